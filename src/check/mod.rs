@@ -1,0 +1,462 @@
+//! Syntax check of a whole text: is it fine, unfinished, or broken, and where.
+//!
+//! Pure: text in, [`Report`] out; no file I/O and no MCP types, so the tools and the
+//! tests share one code path.
+//!
+//! # Layout
+//! - `languages.rs`: the one table (extensions, grammar, validator, closing probes).
+//! - `report.rs`: [`Report`], [`Status`], [`Problem`] and the human summary.
+//! - `syntax.rs`: tree-sitter parsing under a deadline; ERROR/MISSING nodes as findings.
+//! - `json.rs`: JSON validity by serde_json.
+//!
+//! # Incomplete or broken
+//! An agent writes a file in appends, so most checks see a prefix. Problems that all
+//! end at the end of the text (ignoring trailing whitespace and comments) are what a
+//! prefix cut at a line boundary produces: `Incomplete`. A problem that ends earlier
+//! is `Errors`, except when the cut is inside a construct that swallows the rest
+//! (a Python `"""` docstring): tree-sitter then reports mid-file errors, so each of the
+//! language's closing probes is appended and the text re-parsed; if one makes every
+//! mid-file problem vanish, the text is `Incomplete`. The converse does not hold: a
+//! dropped bracket is often only reported at EOF, so `Incomplete` means "unfinished or
+//! broken, look again when done".
+
+mod json;
+mod languages;
+mod report;
+mod syntax;
+
+use std::time::{Duration, Instant};
+
+pub use languages::{Language, language_for};
+pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, Problem, Report, Status};
+pub use syntax::parse_tree;
+
+use languages::Validator;
+use report::locate;
+use syntax::{Finding, content_end, findings, parse_until};
+
+/// Texts larger than this are not checked: a Tree costs ~24x its source in memory.
+pub const MAX_CHECK_BYTES: usize = 8 * 1024 * 1024;
+
+/// Time allowed for all the parses of one check; Python parses ~10 MB/s, but random
+/// bytes that pass as text can take seconds per MB.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(2);
+
+/// Check the whole text of a file. `path` is only used for its extension.
+pub fn check(path: &str, text: &str) -> Report {
+    check_within(path, text, DEFAULT_DEADLINE)
+}
+
+/// Same for raw bytes: NUL bytes or invalid UTF-8 -> NotChecked("binary").
+pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
+    let Some(lang) = language_for(path) else {
+        return Report::not_checked(None, "unknown file type");
+    };
+    if bytes.len() > MAX_CHECK_BYTES {
+        return Report::not_checked(Some(lang.name()), "too large");
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => check(path, text),
+        Err(_) => Report::not_checked(Some(lang.name()), "binary"),
+    }
+}
+
+/// [`check`] with a time budget other than [`DEFAULT_DEADLINE`] for its parses; past
+/// it the report is NotChecked("timed out").
+pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
+    let Some(lang) = language_for(path) else {
+        return Report::not_checked(None, "unknown file type");
+    };
+    if text.len() > MAX_CHECK_BYTES {
+        return Report::not_checked(Some(lang.name()), "too large");
+    }
+    // Valid UTF-8 can still be binary; NUL never occurs in source we check, and
+    // parsing binary is slow and its errors are noise.
+    if text.as_bytes().contains(&0) {
+        return Report::not_checked(Some(lang.name()), "binary");
+    }
+    match lang.spec().validator {
+        Validator::SerdeJson => json::check_json(text),
+        Validator::TreeSitter => check_tree_sitter(lang, text, Instant::now() + budget),
+    }
+}
+
+/// The verdict from tree-sitter, with the closing probes when problems are mid-file.
+fn check_tree_sitter(lang: Language, text: &str, deadline: Instant) -> Report {
+    let name = lang.name();
+    let timed_out = || Report::not_checked(Some(name), "timed out");
+    let Some(tree) = parse_until(lang, text, None, deadline) else {
+        return timed_out();
+    };
+    let found = findings(&tree, text);
+    if found.is_empty() {
+        return Report::ok(name);
+    }
+    let end = content_end(&tree, text);
+    if found.iter().all(|f| f.end >= end) {
+        return Report::found(name, Status::Incomplete, problems(text, &found, Status::Incomplete));
+    }
+    for probe in lang.spec().probes {
+        let probed = format!("{text}{probe}");
+        let Some(probed_tree) = parse_until(lang, &probed, None, deadline) else {
+            return timed_out();
+        };
+        let probed_found = findings(&probed_tree, &probed);
+        let probed_end = content_end(&probed_tree, &probed);
+        if probed_found.iter().all(|f| f.end >= probed_end) {
+            let kept: Vec<Finding> = unclosed(&probed_tree, text.len(), probe)
+                .into_iter()
+                .chain(probed_found.into_iter().filter(|f| f.start < text.len()))
+                .collect();
+            return Report::found(name, Status::Incomplete, problems(text, &kept, Status::Incomplete));
+        }
+    }
+    Report::found(name, Status::Errors, problems(text, &found, Status::Errors))
+}
+
+/// The construct a probe closed: the smallest node holding the probe that starts in
+/// the original text, e.g. the docstring's `string`. Reported where it opens, since
+/// that is where a reader looks.
+fn unclosed(tree: &tree_sitter::Tree, text_len: usize, probe: &str) -> Option<Finding> {
+    let mut node = tree.root_node().descendant_for_byte_range(text_len, text_len + probe.len())?;
+    while node.start_byte() >= text_len {
+        node = node.parent()?;
+    }
+    // The root is not a construct: nothing specific to point at.
+    node.parent()?;
+    let message =
+        format!("{} opened here is not closed yet (`{probe}` would close it)", node.kind().replace('_', " "));
+    Some(Finding::plain(node.start_byte(), node.end_byte(), message))
+}
+
+/// Findings located for humans, in text order, worded for `status`.
+fn problems(text: &str, found: &[Finding], status: Status) -> Vec<Problem> {
+    let mut located: Vec<(usize, &str)> = found
+        .iter()
+        .map(|f| match status {
+            Status::Incomplete => (f.unfinished.0, f.unfinished.1.as_str()),
+            _ => (f.start, f.message.as_str()),
+        })
+        .collect();
+    located.sort_by_key(|&(at, _)| at);
+    located
+        .into_iter()
+        .map(|(at, message)| {
+            let (line, column, source) = locate(text, at);
+            Problem { line, column, message: message.to_owned(), source }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A valid ~60-line Python file: classes, docstrings, decorators, multi-line dicts
+    /// and calls, f-strings, comments.
+    const SAMPLE_PY: &str = include_str!("testdata/sample.py");
+
+    const SAMPLE_JSON: &str = r#"{
+  "name": "filewright",
+  "version": 1,
+  "tags": ["mcp", "files", "ünïcode"],
+  "nested": {
+    "empty_list": [],
+    "empty_object": {},
+    "numbers": [1, -2.5, 3e10],
+    "flags": [true, false, null],
+    "text": "a \"quoted\" line\nwith an escape"
+  },
+  "last": [
+    {"a": 1},
+    {"b": [2, 3]}
+  ]
+}
+"#;
+
+    /// Every prefix of `text` that ends at a line boundary, the empty one included.
+    fn line_prefixes(text: &str) -> impl Iterator<Item = &str> {
+        std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).map(|end| &text[..end])
+    }
+
+    fn first_problem(report: &Report) -> (usize, usize) {
+        let p = report.problems.first().expect("a problem is listed");
+        (p.line, p.column)
+    }
+
+    #[test]
+    fn valid_python_is_ok() {
+        let report = check("pkg/sample.py", SAMPLE_PY);
+        assert_eq!(report.status, Status::Ok, "{}", report.summary());
+        assert_eq!(report.language.as_deref(), Some("python"));
+        assert!(report.problems.is_empty());
+    }
+
+    #[test]
+    fn valid_json_is_ok() {
+        assert_eq!(check("data.json", SAMPLE_JSON).status, Status::Ok);
+    }
+
+    #[test]
+    fn empty_python_is_ok() {
+        assert_eq!(check("a.py", "").status, Status::Ok);
+        assert_eq!(check("a.py", " \n\n").status, Status::Ok);
+    }
+
+    #[test]
+    fn empty_json_is_incomplete() {
+        assert_eq!(check("a.json", "").status, Status::Incomplete);
+    }
+
+    #[test]
+    fn python_error_mid_file_is_errors_at_its_line_and_column() {
+        let text = "x = (1,\ny = 2\nprint(x))\nz = 3\nw = 4\n";
+        let report = check("a.py", text);
+        assert_eq!(report.status, Status::Errors, "{}", report.summary());
+        assert_eq!(first_problem(&report), (2, 1));
+        assert_eq!(report.problems[0].source, "y = 2");
+    }
+
+    #[test]
+    fn python_extra_paren_is_reported_at_the_paren() {
+        let report = check("a.py", "x = 1\nfoo(a, b))\ny = 2\n");
+        assert_eq!(report.status, Status::Errors);
+        assert_eq!(first_problem(&report), (2, 10));
+        assert_eq!(report.problems[0].message, "unexpected `)`");
+    }
+
+    #[test]
+    fn python_missing_token_mid_file_names_the_token_and_context() {
+        let report = check("a.py", "def f(:\n    pass\n\nx = 1\n");
+        assert_eq!(report.status, Status::Errors);
+        assert_eq!(report.problems[0].message, "missing `)` in parameters");
+    }
+
+    #[test]
+    fn python_missing_final_paren_at_eof_is_incomplete() {
+        let text = "def f(a):\n    return a\n\n\nprint(f(1),\n      f(2)\n";
+        let report = check("a.py", text);
+        assert_eq!(report.status, Status::Incomplete, "{}", report.summary());
+        assert!(!report.problems.is_empty());
+    }
+
+    #[test]
+    fn trailing_comments_do_not_make_an_eof_problem_mid_file() {
+        let text = "items = [\n    1,\n    2,\n# more to come\n\n   # and more\n";
+        assert_eq!(check("a.py", text).status, Status::Incomplete);
+    }
+
+    #[test]
+    fn two_broken_statements_apart_are_still_errors() {
+        // ERROR nodes are extras; the first one must still count as ending mid-file.
+        let report = check("a.py", "x = 1\nfoo(a))\ny = 2\nbar(b))\n");
+        assert_eq!(report.status, Status::Errors, "{}", report.summary());
+        assert_eq!(report.problems.len(), 2);
+    }
+
+    #[test]
+    fn python_cut_inside_a_docstring_is_incomplete_not_errors() {
+        for (quote, text) in
+            [("\"\"\"", "class A:\n    \"\"\"Docs.\n\n    x = (1,\n"), ("'''", "def f():\n    '''Docs: f(\n")]
+        {
+            let report = check("a.py", text);
+            assert_eq!(report.status, Status::Incomplete, "{}", report.summary());
+            assert!(!report.problems.is_empty(), "{quote}");
+        }
+    }
+
+    #[test]
+    fn a_real_error_before_an_open_docstring_is_still_errors() {
+        let text = "x = 1\nfoo(a))\ndef f():\n    \"\"\"Docs\n";
+        let report = check("a.py", text);
+        assert_eq!(report.status, Status::Errors, "{}", report.summary());
+        assert_eq!(first_problem(&report).0, 2);
+    }
+
+    #[test]
+    fn python_column_is_counted_in_characters_after_multibyte_text() {
+        let report = check("a.py", "s = \"日本語\" + (1))\nx = 2\n");
+        assert_eq!(report.status, Status::Errors, "{}", report.summary());
+        assert_eq!(first_problem(&report), (1, 16));
+    }
+
+    #[test]
+    fn json_cut_mid_object_is_incomplete() {
+        let cut = &SAMPLE_JSON[..SAMPLE_JSON.find("\"flags\"").unwrap_or_default()];
+        assert_eq!(check("a.json", cut).status, Status::Incomplete);
+    }
+
+    #[test]
+    fn json_trailing_comma_mid_file_is_errors_at_its_line_and_column() {
+        let text = SAMPLE_JSON.replace("\"b\": [2, 3]}", "\"b\": [2, 3],}");
+        let report = check("a.json", &text);
+        assert_eq!(report.status, Status::Errors);
+        assert_eq!(first_problem(&report), (14, 18));
+        assert_eq!(report.problems[0].message, "trailing comma");
+    }
+
+    #[test]
+    fn unknown_extension_is_not_checked() {
+        let report = check("notes.txt", "anything (");
+        assert_eq!(report.status, Status::NotChecked);
+        assert_eq!(report.reason.as_deref(), Some("unknown file type"));
+        assert_eq!(report.language, None);
+    }
+
+    #[test]
+    fn nul_or_invalid_utf8_bytes_are_binary() {
+        for bytes in [&b"x = 1\0\n"[..], &[0x78, 0xff, 0xfe, 0x0a][..]] {
+            let report = check_bytes("a.py", bytes);
+            assert_eq!(report.status, Status::NotChecked);
+            assert_eq!(report.reason.as_deref(), Some("binary"));
+        }
+        assert_eq!(check_bytes("a.py", b"x = 1\n").status, Status::Ok);
+    }
+
+    #[test]
+    fn text_above_the_limit_is_too_large() {
+        let text = " ".repeat(MAX_CHECK_BYTES + 1);
+        let report = check("a.json", &text);
+        assert_eq!(report.status, Status::NotChecked);
+        assert_eq!(report.reason.as_deref(), Some("too large"));
+    }
+
+    #[test]
+    fn parse_past_its_deadline_is_not_checked_timed_out() {
+        let text = "x = [1, 2, 3]\n".repeat(20_000);
+        let report = check_within("a.py", &text, Duration::ZERO);
+        assert_eq!(report.status, Status::NotChecked);
+        assert_eq!(report.reason.as_deref(), Some("timed out"));
+    }
+
+    #[test]
+    fn many_errors_are_capped_and_counted() {
+        let text = "foo(a))\n".repeat(9) + "x = 1\n";
+        let report = check("a.py", &text);
+        assert_eq!(report.status, Status::Errors);
+        assert_eq!(report.problems.len(), MAX_PROBLEMS);
+        assert_eq!(report.more_problems, 4);
+    }
+
+    #[test]
+    fn summary_names_each_status() {
+        assert_eq!(check("a.py", "x = 1\n").summary(), "syntax: ok");
+        assert!(check("a.py", "f(1,\n").summary().starts_with("syntax: incomplete so far (python: "));
+        assert!(
+            check("a.py", "f(1))\nx = 1\n")
+                .summary()
+                .starts_with("syntax: 1 error (python)\n  1:5 unexpected `)`\n      f(1))")
+        );
+        assert_eq!(check("a.md", "#").summary(), "syntax: not checked (unknown file type)");
+    }
+
+    #[test]
+    fn no_line_prefix_of_valid_python_is_errors() {
+        for prefix in line_prefixes(SAMPLE_PY) {
+            let report = check("a.py", prefix);
+            assert_ne!(report.status, Status::Errors, "{prefix}\n---\n{}", report.summary());
+        }
+    }
+
+    #[test]
+    fn no_line_prefix_of_valid_python_with_crlf_endings_is_errors() {
+        let crlf = SAMPLE_PY.replace('\n', "\r\n");
+        for prefix in line_prefixes(&crlf) {
+            let report = check("a.py", prefix);
+            assert_ne!(report.status, Status::Errors, "{prefix}\n---\n{}", report.summary());
+        }
+    }
+
+    #[test]
+    fn some_line_prefix_of_the_sample_is_saved_by_a_closing_probe() {
+        // Guards the prefix test above: it must exercise the probe path, not only EOF.
+        let saved = line_prefixes(SAMPLE_PY).any(|prefix| {
+            let report = check("a.py", prefix);
+            report.problems.iter().any(|p| p.message.contains("would close it"))
+        });
+        assert!(saved);
+    }
+
+    const SAMPLE_JS: &str = include_str!("testdata/sample.js");
+
+    #[test]
+    fn valid_javascript_is_ok() {
+        let report = check("app.js", SAMPLE_JS);
+        assert_eq!(report.status, Status::Ok, "{}", report.summary());
+    }
+
+    #[test]
+    fn no_line_prefix_of_valid_javascript_is_errors() {
+        for prefix in line_prefixes(SAMPLE_JS) {
+            let report = check("app.mjs", prefix);
+            assert_ne!(report.status, Status::Errors, "{prefix}\n---\n{}", report.summary());
+        }
+    }
+
+    #[test]
+    fn javascript_cut_inside_a_block_comment_or_template_is_incomplete() {
+        for cut in ["/**\n * A small store", "const t = `\n  <h1>\n"] {
+            let report = check("a.js", &format!("let a = 1;\n{cut}\n"));
+            assert_eq!(report.status, Status::Incomplete, "{cut}: {}", report.summary());
+        }
+    }
+
+    #[test]
+    fn javascript_error_mid_file_is_errors_at_its_line() {
+        let text = "function f(a {\n  return a;\n}\n\nconst b = f(1);\nconsole.log(b);\n";
+        let report = check("a.js", text);
+        assert_eq!(report.status, Status::Errors, "{}", report.summary());
+        assert_eq!(first_problem(&report).0, 1, "{}", report.summary());
+    }
+
+    #[test]
+    fn no_line_prefix_of_valid_json_is_errors() {
+        for prefix in line_prefixes(SAMPLE_JSON) {
+            let report = check("a.json", prefix);
+            assert_ne!(report.status, Status::Errors, "{prefix}\n---\n{}", report.summary());
+        }
+    }
+
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::Value;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+            ".{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 64, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(".{0,8}", inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_gets_a_report_with_problems_inside_the_text(text in "(?s).{0,200}") {
+            for path in ["a.py", "a.json"] {
+                let report = check(path, &text);
+                let lines = text.split('\n').count();
+                for p in &report.problems {
+                    prop_assert!(p.line >= 1 && p.line <= lines && p.column >= 1, "{:?}", p);
+                }
+                prop_assert!(report.problems.len() <= MAX_PROBLEMS);
+            }
+        }
+
+        #[test]
+        fn generated_json_is_ok_and_no_line_prefix_is_errors(value in json_value()) {
+            let text = serde_json::to_string_pretty(&value).unwrap_or_default() + "\n";
+            prop_assert_eq!(check("g.json", &text).status, Status::Ok);
+            for prefix in line_prefixes(&text) {
+                let report = check("g.json", prefix);
+                prop_assert_ne!(report.status, Status::Errors, "{}\n---\n{}", prefix, report.summary());
+            }
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! The core error type: every variant carries the facts a model needs (root-relative path, sizes,
+//! limits) and its message ends with what to do next, because the model sees only the text.
+
+use std::fmt;
+use std::io;
+
+/// Maximum characters of content we advise per tool call (the model's output limit is ~16-20 KB).
+pub const ADVISED_CHUNK_CHARS: usize = 8_000;
+
+/// A failed tool call, described for the model that made it.
+#[derive(Debug)]
+pub enum Error {
+    /// A required argument is absent: the shape of a call cut off by the model's output limit.
+    Truncated {
+        /// The tool that was called.
+        tool: &'static str,
+        /// The missing argument.
+        field: &'static str,
+    },
+    /// The path resolves outside the root, directly or through a symlink.
+    OutsideRoot {
+        /// The path as the caller sent it.
+        path: String,
+    },
+    /// The path is malformed (empty, NUL byte, names the root itself...).
+    InvalidPath {
+        /// The path as the caller sent it.
+        path: String,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// The file does not exist.
+    NotFound {
+        /// Root-relative path.
+        path: String,
+    },
+    /// The path names a directory where a file was expected.
+    IsDirectory {
+        /// Root-relative path.
+        path: String,
+    },
+    /// The path names a FIFO, device, socket or other non-regular file.
+    NotRegularFile {
+        /// Root-relative path.
+        path: String,
+    },
+    /// A parent component of the path is an existing file, not a directory.
+    ParentNotDirectory {
+        /// Root-relative path.
+        path: String,
+    },
+    /// In-place writes refuse files with several hard links: one of them may live outside the root.
+    HardLinked {
+        /// Root-relative path.
+        path: String,
+        /// Number of links the file has.
+        links: u64,
+    },
+    /// `expected_size` did not match: the file changed since the caller last looked.
+    SizeMismatch {
+        /// Root-relative path.
+        path: String,
+        /// What the caller expected.
+        expected: u64,
+        /// What the file really holds.
+        actual: u64,
+    },
+    /// The file would exceed the server's `--max-file-bytes`.
+    TooLarge {
+        /// Root-relative path.
+        path: String,
+        /// The size the file has or would have.
+        size: u64,
+        /// The configured limit.
+        limit: u64,
+    },
+    /// The file holds NUL bytes or is not valid UTF-8.
+    Binary {
+        /// Root-relative path.
+        path: String,
+        /// `"NUL bytes"` or `"invalid UTF-8"`, with where it was found.
+        detail: String,
+    },
+    /// An argument has a value the tool cannot use.
+    InvalidArgument {
+        /// The argument's name.
+        name: &'static str,
+        /// What is wrong and what is accepted.
+        reason: String,
+    },
+    /// Any other I/O failure.
+    Io {
+        /// What we were doing, e.g. "write", "append", "read".
+        op: &'static str,
+        /// Root-relative path.
+        path: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+}
+
+/// Result alias for the core.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Truncated { tool, field } => write!(
+                f,
+                "{tool} was called without `{field}`: this is what a call cut off by the model's output \
+                 limit looks like, and nothing was written. Send at most ~{ADVISED_CHUNK_CHARS} characters \
+                 of content per call: write_file with the first part, then append_file for each next \
+                 part. If you were continuing a file, read_file with offset -20 shows where it ends now."
+            ),
+            Error::OutsideRoot { path } => write!(
+                f,
+                "{path:?} is outside the sandbox root; nothing was read or written. Use a path relative to \
+                 the root (for example \"src/app.js\"), without `..` above the root and not through a \
+                 symlink that leads out of it."
+            ),
+            Error::InvalidPath { path, reason } => {
+                write!(
+                    f,
+                    "invalid path {path:?}: {reason}. Use a path relative to the root, like \"src/app.js\"."
+                )
+            }
+            Error::NotFound { path } => write!(
+                f,
+                "{path} does not exist. Check the name, or create it with write_file (or append_file)."
+            ),
+            Error::IsDirectory { path } => {
+                write!(
+                    f,
+                    "{path} is a directory, not a file. Name a file inside it, like \"{path}/name.ext\"."
+                )
+            }
+            Error::NotRegularFile { path } => write!(
+                f,
+                "{path} is not a regular file (a FIFO, device or socket); filewright only reads and writes \
+                 regular files. Choose another path."
+            ),
+            Error::ParentNotDirectory { path } => write!(
+                f,
+                "cannot create {path}: a part of its parent path is an existing file, not a directory. \
+                 Choose another path."
+            ),
+            Error::HardLinked { path, links } => write!(
+                f,
+                "{path} has {links} hard links, and writing in place would change every copy (some may be \
+                 outside the root); nothing was written. Replace it whole with write_file instead, which \
+                 gives it its own copy."
+            ),
+            Error::SizeMismatch { path, expected, actual } => write!(
+                f,
+                "nothing was appended: {path} is {actual} bytes, not the expected_size {expected}. It changed \
+                 since you last looked (or an earlier append did land). Run read_file with offset -20 to see \
+                 how it ends, then append only what is missing, with expected_size {actual}."
+            ),
+            Error::TooLarge { path, size, limit } => write!(
+                f,
+                "{path} would be {size} bytes, over this server's limit of {limit} bytes (--max-file-bytes); \
+                 nothing was written. Split the content into several smaller files."
+            ),
+            Error::Binary { path, detail } => write!(
+                f,
+                "{path} is not a text file ({detail}); read_file shows UTF-8 text only. It was not changed."
+            ),
+            Error::InvalidArgument { name, reason } => write!(f, "invalid `{name}`: {reason}"),
+            Error::Io { op, path, source } => write!(
+                f,
+                "could not {op} {path}: {source}. Nothing was changed by this call; check the path and try again."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncated_message_names_the_limit_and_the_next_step() {
+        let text = Error::Truncated { tool: "write_file", field: "content" }.to_string();
+        assert!(text.contains("without `content`"));
+        assert!(text.contains("8000"));
+        assert!(text.contains("append_file"));
+    }
+
+    #[test]
+    fn size_mismatch_message_gives_the_real_size() {
+        let text = Error::SizeMismatch { path: "a.js".into(), expected: 10, actual: 12 }.to_string();
+        assert!(text.contains("is 12 bytes"));
+        assert!(text.contains("expected_size 12"));
+    }
+}

@@ -1,0 +1,130 @@
+//! `append_file`: add a chunk at the end, guarded against stale callers and retried calls.
+
+use crate::error::{Error, Result};
+use crate::workspace::{RootPath, Workspace};
+
+/// A chunk at least this long that the file already ends with is taken for a retry of a call
+/// whose answer was lost, and is not appended again. Shorter chunks (a `}` or a blank line) are
+/// legitimately repeated, so they are always appended.
+pub const DEDUPE_MIN_BYTES: usize = 200;
+
+/// What an append did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    /// The file did not exist before.
+    pub created: bool,
+    /// Size before the call, in bytes.
+    pub size_before: u64,
+    /// Size after the call, in bytes.
+    pub size: u64,
+    /// Bytes actually added (0 when the chunk was a duplicate).
+    pub added: u64,
+    /// The file already ended with this chunk, so nothing was appended.
+    pub duplicate_skipped: bool,
+    /// The whole file after the call, for the syntax check.
+    pub contents: Vec<u8>,
+}
+
+/// Appends `chunk` to the file, creating it and its parents when missing.
+///
+/// Nothing is written when `expected_size` is given and differs from the file's size, when the
+/// result would exceed `max_bytes`, or when the file already ends with `chunk` (see
+/// [`DEDUPE_MIN_BYTES`]). Precondition: `path` has been followed through in-root symlinks.
+pub fn append(
+    ws: &Workspace,
+    path: &RootPath,
+    chunk: &[u8],
+    expected_size: Option<u64>,
+    max_bytes: u64,
+) -> Result<Appended> {
+    let existed = ws.stat(path)?.is_some();
+    if !existed && let Some(expected) = expected_size.filter(|&e| e != 0) {
+        return Err(Error::SizeMismatch { path: path.display(), expected, actual: 0 });
+    }
+    let mut handle = ws.open_append(path)?;
+    let size_before = handle.size()?;
+    if let Some(expected) = expected_size
+        && expected != size_before
+    {
+        return Err(Error::SizeMismatch { path: path.display(), expected, actual: size_before });
+    }
+    let size_after = size_before + chunk.len() as u64;
+    if size_after > max_bytes {
+        return Err(Error::TooLarge { path: path.display(), size: size_after, limit: max_bytes });
+    }
+    let duplicate = chunk.len() >= DEDUPE_MIN_BYTES
+        && size_before >= chunk.len() as u64
+        && handle.tail(chunk.len() as u64)? == chunk;
+    if !duplicate && !chunk.is_empty() {
+        handle.append(chunk)?;
+    }
+    let contents = handle.read_all()?;
+    Ok(Appended {
+        created: !existed,
+        size_before,
+        size: contents.len() as u64,
+        added: if duplicate { 0 } else { chunk.len() as u64 },
+        duplicate_skipped: duplicate,
+        contents,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws() -> (tempfile::TempDir, Workspace) {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let ws = Workspace::open_root(tmp.path()).expect("open root");
+        (tmp, ws)
+    }
+
+    #[test]
+    fn append_creates_missing_file_and_parents() {
+        let (t, ws) = ws();
+        let p = ws.resolve("a/b/c.txt").unwrap();
+        let out = append(&ws, &p, b"hello", None, 1 << 20).unwrap();
+        assert!(out.created);
+        assert_eq!(std::fs::read(t.path().join("a/b/c.txt")).unwrap(), b"hello");
+    }
+
+    #[test]
+    fn append_with_stale_expected_size_writes_nothing() {
+        let (t, ws) = ws();
+        let p = ws.resolve("f").unwrap();
+        append(&ws, &p, b"12345", None, 1 << 20).unwrap();
+        let err = append(&ws, &p, b"more", Some(3), 1 << 20).unwrap_err();
+        assert!(matches!(err, Error::SizeMismatch { expected: 3, actual: 5, .. }));
+        assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"12345");
+    }
+
+    #[test]
+    fn retried_long_chunk_is_not_appended_twice() {
+        let (t, ws) = ws();
+        let p = ws.resolve("f").unwrap();
+        let chunk = "x".repeat(DEDUPE_MIN_BYTES) + "\n";
+        append(&ws, &p, chunk.as_bytes(), None, 1 << 20).unwrap();
+        let again = append(&ws, &p, chunk.as_bytes(), None, 1 << 20).unwrap();
+        assert!(again.duplicate_skipped);
+        assert_eq!(again.added, 0);
+        assert_eq!(std::fs::read(t.path().join("f")).unwrap(), chunk.as_bytes());
+    }
+
+    #[test]
+    fn short_repeated_chunk_is_appended() {
+        let (t, ws) = ws();
+        let p = ws.resolve("f").unwrap();
+        append(&ws, &p, b"}\n", None, 1 << 20).unwrap();
+        append(&ws, &p, b"}\n", None, 1 << 20).unwrap();
+        assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"}\n}\n");
+    }
+
+    #[test]
+    fn append_over_the_size_limit_writes_nothing() {
+        let (t, ws) = ws();
+        let p = ws.resolve("f").unwrap();
+        append(&ws, &p, b"1234", None, 6).unwrap();
+        assert!(matches!(append(&ws, &p, b"567", None, 6), Err(Error::TooLarge { size: 7, .. })));
+        assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"1234");
+    }
+}

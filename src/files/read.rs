@@ -1,0 +1,158 @@
+//! `read_file`: numbered lines of a text file, a window at a time.
+
+use crate::error::{Error, Result};
+use crate::workspace::{RootPath, Workspace};
+
+/// Lines shown when the caller gives no limit (as Claude Code's Read does).
+pub const DEFAULT_READ_LIMIT: usize = 2000;
+/// Longer lines are cut with a marker so one minified line cannot flood the model's context.
+pub const MAX_LINE_CHARS: usize = 2000;
+
+/// A window of numbered lines plus the facts needed to continue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadView {
+    /// `<n>\t<text>` lines joined with `\n` (CR of CRLF endings not shown).
+    pub numbered: String,
+    /// First line shown (1-based); 0 when nothing is shown.
+    pub start_line: usize,
+    /// Last line shown; 0 when nothing is shown.
+    pub end_line: usize,
+    /// Lines in the whole file.
+    pub total_lines: usize,
+    /// Bytes in the whole file.
+    pub total_bytes: u64,
+    /// How many shown lines were cut at [`MAX_LINE_CHARS`].
+    pub cut_lines: usize,
+    /// The file uses CRLF line endings.
+    pub crlf: bool,
+    /// The file ends with a newline.
+    pub ends_with_newline: bool,
+}
+
+impl ReadView {
+    /// Lines after the window: the caller should read on from `end_line + 1`.
+    pub fn more_after(&self) -> bool {
+        self.end_line < self.total_lines
+    }
+}
+
+/// Reads the file and numbers the requested window. Refuses binary and non-UTF-8 files.
+pub fn read(ws: &Workspace, path: &RootPath, offset: i64, limit: usize, max_bytes: u64) -> Result<ReadView> {
+    let bytes = ws.read(path, max_bytes)?;
+    if let Some(pos) = bytes.iter().position(|&b| b == 0) {
+        return Err(Error::Binary { path: path.display(), detail: format!("NUL byte at offset {pos}") });
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|e| Error::Binary {
+        path: path.display(),
+        detail: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+    })?;
+    number_lines(text, offset, limit)
+}
+
+/// Numbers a window of `text`. `offset` is 1-based; a negative offset counts from the end
+/// (`-20` = the last 20 lines); 0 means 1.
+pub fn number_lines(text: &str, offset: i64, limit: usize) -> Result<ReadView> {
+    if limit == 0 {
+        return Err(Error::InvalidArgument { name: "limit", reason: "must be at least 1".into() });
+    }
+    let lines: Vec<&str> = if text.is_empty() {
+        Vec::new()
+    } else {
+        text.strip_suffix('\n').unwrap_or(text).split('\n').collect()
+    };
+    let total = lines.len();
+    let start = if offset < 0 {
+        total.saturating_sub(offset.unsigned_abs() as usize) + 1
+    } else {
+        (offset.max(1)) as usize
+    };
+    if total > 0 && start > total {
+        return Err(Error::InvalidArgument {
+            name: "offset",
+            reason: format!(
+                "the file has only {total} lines; use an offset from 1 to {total}, or a negative offset \
+                 (-20 shows the last 20 lines)"
+            ),
+        });
+    }
+    let mut numbered = String::new();
+    let mut cut_lines = 0;
+    let mut end = start.saturating_sub(1);
+    for (i, line) in lines.iter().enumerate().skip(start - 1).take(limit) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if !numbered.is_empty() {
+            numbered.push('\n');
+        }
+        numbered.push_str(&format!("{}\t", i + 1));
+        match line.char_indices().nth(MAX_LINE_CHARS) {
+            Some((cut, _)) => {
+                cut_lines += 1;
+                numbered.push_str(&line[..cut]);
+                let rest = line[cut..].chars().count();
+                numbered.push_str(&format!(" [... line cut: {rest} more characters]"));
+            }
+            None => numbered.push_str(line),
+        }
+        end = i + 1;
+    }
+    Ok(ReadView {
+        numbered,
+        start_line: if total == 0 { 0 } else { start },
+        end_line: if total == 0 { 0 } else { end },
+        total_lines: total,
+        total_bytes: text.len() as u64,
+        cut_lines,
+        crlf: text.contains("\r\n"),
+        ends_with_newline: text.ends_with('\n'),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_lines_from_one() {
+        let v = number_lines("a\nb\nc\n", 1, 10).unwrap();
+        assert_eq!(v.numbered, "1\ta\n2\tb\n3\tc");
+        assert_eq!((v.start_line, v.end_line, v.total_lines), (1, 3, 3));
+        assert!(!v.more_after());
+    }
+
+    #[test]
+    fn negative_offset_shows_the_tail() {
+        let text: String = (1..=100).map(|i| format!("l{i}\n")).collect();
+        let v = number_lines(&text, -3, 2000).unwrap();
+        assert_eq!(v.numbered, "98\tl98\n99\tl99\n100\tl100");
+        let v = number_lines(&text, -500, 2).unwrap();
+        assert_eq!((v.start_line, v.end_line), (1, 2));
+        assert!(v.more_after());
+    }
+
+    #[test]
+    fn offset_past_the_end_is_an_error_naming_the_line_count() {
+        let err = number_lines("a\nb\n", 5, 10).unwrap_err();
+        assert!(err.to_string().contains("only 2 lines"));
+    }
+
+    #[test]
+    fn long_lines_are_cut_with_a_marker() {
+        let text = "é".repeat(MAX_LINE_CHARS + 5);
+        let v = number_lines(&text, 1, 10).unwrap();
+        assert_eq!(v.cut_lines, 1);
+        assert!(v.numbered.ends_with("[... line cut: 5 more characters]"));
+    }
+
+    #[test]
+    fn crlf_is_reported_and_hidden() {
+        let v = number_lines("a\r\nb\r\n", 1, 10).unwrap();
+        assert_eq!(v.numbered, "1\ta\n2\tb");
+        assert!(v.crlf);
+    }
+
+    #[test]
+    fn empty_file_has_no_lines() {
+        let v = number_lines("", 1, 10).unwrap();
+        assert_eq!((v.total_lines, v.start_line, v.end_line), (0, 0, 0));
+    }
+}

@@ -1,0 +1,24 @@
+//! `write_file`: create or replace a whole file, atomically.
+
+use crate::error::{Error, Result};
+use crate::workspace::{RootPath, Workspace};
+
+/// What a whole-file write did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The file did not exist before.
+    pub created: bool,
+    /// Size after the write, in bytes.
+    pub size: u64,
+}
+
+/// Writes `content` as the whole file (temp file + rename; parents created).
+/// Precondition: `path` has been followed through in-root symlinks ([`Workspace::follow`]).
+pub fn write(ws: &Workspace, path: &RootPath, content: &[u8], max_bytes: u64) -> Result<Written> {
+    let size = content.len() as u64;
+    if size > max_bytes {
+        return Err(Error::TooLarge { path: path.display(), size, limit: max_bytes });
+    }
+    let created = ws.replace(path, content)?;
+    Ok(Written { created, size })
+}

@@ -1,0 +1,86 @@
+//! The `filewright` binary: parse the command line, set up logging on stderr (stdout carries the
+//! protocol), open the root and serve MCP over stdio; or write the tool schemas to a directory.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use filewright::server::FilewrightServer;
+use filewright::session::{Config, Session};
+use filewright::workspace::Workspace;
+use rmcp::ServiceExt;
+
+/// An MCP server (stdio) with file tools built for writing large files in pieces.
+#[derive(Debug, Parser)]
+#[command(version, about, long_about = None)]
+struct Cli {
+    /// The sandbox root: every path is relative to it and nothing outside can be reached.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    root: PathBuf,
+    /// The name of the writer, shown in results.
+    #[arg(long, value_name = "NAME", env = "FILEWRIGHT_AGENT", default_value = "default")]
+    agent: String,
+    /// The largest file the server will hold in memory, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
+    max_file_bytes: u64,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Write one JSON file per tool (name, description, inputSchema, outputSchema, annotations),
+    /// exactly as sent on the wire, into DIR.
+    Schemas {
+        /// Output directory (created if missing).
+        dir: PathBuf,
+    },
+}
+
+fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("FILEWRIGHT_LOG").unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Some(Command::Schemas { ref dir }) => write_schemas(dir),
+        None => serve(cli),
+    };
+    match outcome {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("filewright: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(cli: Cli) -> anyhow::Result<()> {
+    let ws = Workspace::open_root(&cli.root)?;
+    tracing::info!(root = %ws.host_root().display(), agent = %cli.agent, "serving MCP on stdio");
+    let session = Session::new(ws, Config { agent: cli.agent, max_file_bytes: cli.max_file_bytes });
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let service = FilewrightServer::new(session)
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("MCP initialization failed")?;
+        service.waiting().await.context("MCP service stopped with an error")?;
+        anyhow::Ok(())
+    })
+}
+
+fn write_schemas(dir: &std::path::Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for tool in FilewrightServer::tool_list() {
+        let path = dir.join(format!("{}.json", tool.name));
+        let json = serde_json::to_string_pretty(&tool)? + "\n";
+        std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}

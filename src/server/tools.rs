@@ -1,0 +1,114 @@
+//! The tools: one small function each that takes the arguments, calls the session on a blocking
+//! thread (file I/O and parsing) and renders the outcome.
+
+use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::FilewrightServer;
+use super::render;
+use crate::session::{AppendOutcome, ReadOutcome, WriteOutcome};
+
+// `path` and `content` are `Option` so that a call cut off by the model's output limit (which
+// arrives without them) reaches the session and gets an error that explains what happened,
+// instead of a bare "missing field". The schema still marks them required.
+
+/// Arguments of `write_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WriteArgs {
+    /// File path relative to the root (for example "src/app.js"); missing parent directories are created.
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+    /// The whole content, or the FIRST PART of a large file (at most ~8,000 characters per call;
+    /// add the rest with append_file).
+    #[schemars(required, with = "String")]
+    pub content: Option<String>,
+}
+
+/// Arguments of `append_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AppendArgs {
+    /// File path relative to the root; the file (and its parents) is created when missing.
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+    /// The next part, added exactly as sent at the end of the file (at most ~8,000 characters;
+    /// include the newline that ends the previous line if the file lacks one).
+    #[schemars(required, with = "String")]
+    pub content: Option<String>,
+    /// Optional guard: the file's current size in bytes (the `size` of your last result). When it
+    /// differs, nothing is appended and the error tells the real size.
+    pub expected_size: Option<u64>,
+}
+
+/// Arguments of `read_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    /// File path relative to the root.
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+    /// First line to show, 1-based; negative counts from the end (-20 shows the last 20 lines).
+    pub offset: Option<i64>,
+    /// Maximum lines to show (default 2000).
+    #[schemars(range(min = 1))]
+    pub limit: Option<usize>,
+}
+
+#[tool_router(vis = "pub(crate)")]
+impl FilewrightServer {
+    /// Create or replace a file with `content`. For a large file send only the FIRST PART here
+    /// (at most ~8,000 characters) and add each next part with append_file: a longer call may be
+    /// cut off by your output limit. The write is atomic and missing parent directories are
+    /// created. The result ends with a syntax check of the file (.py, .json).
+    #[tool(
+        output_schema = schema_for_output::<WriteOutcome>(),
+        annotations(title = "Write file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn write_file(&self, Parameters(args): Parameters<WriteArgs>) -> CallToolResult {
+        let session = self.session.clone();
+        render::result(
+            tokio::task::spawn_blocking(move || {
+                session.write_file(args.path.as_deref(), args.content.as_deref())
+            })
+            .await,
+        )
+    }
+
+    /// Append the next part of a file (at most ~8,000 characters per call). Content is added
+    /// exactly as sent; the file is created if missing. Pass `expected_size` (the size from your
+    /// last result) to be safe after an interruption. A retried call whose chunk the file already
+    /// ends with is not appended twice. The result gives the new size and a syntax check of the
+    /// whole file ("incomplete so far" is expected until the last part).
+    #[tool(
+        output_schema = schema_for_output::<AppendOutcome>(),
+        annotations(title = "Append to file", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn append_file(&self, Parameters(args): Parameters<AppendArgs>) -> CallToolResult {
+        let session = self.session.clone();
+        render::result(
+            tokio::task::spawn_blocking(move || {
+                session.append_file(args.path.as_deref(), args.content.as_deref(), args.expected_size)
+            })
+            .await,
+        )
+    }
+
+    /// Read a text file as numbered lines (`<n>\t<text>`), 2000 lines at a time by default. Use a
+    /// negative `offset` to see the end (`offset: -20` = last 20 lines), for example to find
+    /// where an interrupted file stops before appending the rest. Reports total lines and bytes.
+    #[tool(
+        output_schema = schema_for_output::<ReadOutcome>(),
+        annotations(title = "Read file", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn read_file(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
+        let session = self.session.clone();
+        render::result(
+            tokio::task::spawn_blocking(move || {
+                session.read_file(args.path.as_deref(), args.offset, args.limit)
+            })
+            .await,
+        )
+    }
+}

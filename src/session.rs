@@ -1,0 +1,371 @@
+//! Per-process state and one method per tool, composing the core: sandbox, file operations,
+//! unescaping and the syntax check. Plain Rust in and out: the MCP layer only parses arguments
+//! and renders what these methods return.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::check::{self, Report, Status};
+use crate::error::{ADVISED_CHUNK_CHARS, Error, Result};
+use crate::files;
+use crate::unescape;
+use crate::workspace::{RootPath, Workspace};
+
+/// Settings fixed for the life of the process (from the command line).
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The writer named in results (`--agent`).
+    pub agent: String,
+    /// Largest file the server will hold in memory (`--max-file-bytes`).
+    pub max_file_bytes: u64,
+}
+
+/// The state of one server process: the sandbox, the settings, and which files this session
+/// has seen (read or written), for the "you had not read this file" warning.
+#[derive(Debug)]
+pub struct Session {
+    ws: Workspace,
+    config: Config,
+    /// A `std` mutex, not a Tokio one: it is held only inside blocking tasks, never across an
+    /// await. It also serialises this process's writes, so two calls cannot interleave.
+    seen: Mutex<HashSet<RootPath>>,
+}
+
+/// Result of `write_file`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct WriteOutcome {
+    /// Always `"write"`.
+    pub action: String,
+    /// Root-relative path written.
+    pub path: String,
+    /// Agent that wrote it.
+    pub agent: String,
+    /// The file did not exist before.
+    pub created: bool,
+    /// Size of the file in bytes.
+    pub size: u64,
+    /// Characters of content written.
+    pub chars: usize,
+    /// Lines in the file.
+    pub lines: usize,
+    /// The content arrived over-escaped (literal `\n`) and was unescaped before writing.
+    pub unescaped: bool,
+    /// Things the caller should know although the write succeeded.
+    pub warnings: Vec<String>,
+    /// Syntax check of the file as written.
+    pub syntax: Report,
+}
+
+/// Result of `append_file`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AppendOutcome {
+    /// Always `"append"`.
+    pub action: String,
+    /// Root-relative path appended to.
+    pub path: String,
+    /// Agent that appended.
+    pub agent: String,
+    /// The file did not exist before this call.
+    pub created: bool,
+    /// Size of the file after the call, in bytes.
+    pub size: u64,
+    /// Bytes appended by this call (0 when the chunk was a retried duplicate).
+    pub appended: u64,
+    /// Characters in the chunk.
+    pub chars: usize,
+    /// Lines in the file after the call.
+    pub lines: usize,
+    /// The file already ended with this chunk, so nothing was appended (a retried call).
+    pub duplicate_skipped: bool,
+    /// The chunk arrived over-escaped (literal `\n`) and was unescaped before appending.
+    pub unescaped: bool,
+    /// Things the caller should know although the append succeeded.
+    pub warnings: Vec<String>,
+    /// Syntax check of the whole file after the append.
+    pub syntax: Report,
+}
+
+/// Result of `read_file`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReadOutcome {
+    /// Root-relative path read.
+    pub path: String,
+    /// Numbered lines, `<n>\t<text>` each.
+    pub content: String,
+    /// First line shown (1-based; 0 for an empty file).
+    pub start_line: usize,
+    /// Last line shown (0 for an empty file).
+    pub end_line: usize,
+    /// Lines in the whole file.
+    pub total_lines: usize,
+    /// Bytes in the whole file (use it as `expected_size` for the next append).
+    pub total_bytes: u64,
+    /// More lines follow the ones shown.
+    pub more: bool,
+    /// The offset to read on from, when more lines follow.
+    pub next_offset: Option<usize>,
+    /// Lines shown cut at 2000 characters.
+    pub cut_lines: usize,
+    /// `"lf"`, `"crlf"` or `"none"` (a single line).
+    pub line_endings: String,
+    /// The file ends with a newline.
+    pub ends_with_newline: bool,
+}
+
+impl Session {
+    /// A session over an opened root.
+    pub fn new(ws: Workspace, config: Config) -> Self {
+        Session { ws, config, seen: Mutex::new(HashSet::new()) }
+    }
+
+    /// The sandbox this session serves.
+    pub fn workspace(&self) -> &Workspace {
+        &self.ws
+    }
+
+    /// `write_file`: create or replace the whole file.
+    pub fn write_file(&self, path: Option<&str>, content: Option<&str>) -> Result<WriteOutcome> {
+        let raw_path = path.ok_or(Error::Truncated { tool: "write_file", field: "path" })?;
+        let content = content.ok_or(Error::Truncated { tool: "write_file", field: "content" })?;
+        let path = self.ws.follow(&self.ws.resolve(raw_path)?)?;
+        let mut seen = self.lock_seen();
+        let (text, unescaped) = choose_form(&path, "", content);
+        let existing = self.ws.stat(&path)?;
+        let written = files::write(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes)?;
+        let mut warnings = Vec::new();
+        if let Some(info) = existing
+            && !seen.contains(&path)
+        {
+            warnings.push(format!(
+                "you had not read {path} in this session before replacing it (it held {} bytes); if \
+                 that was not intended, its old content is gone: rebuild it from what you know",
+                info.size
+            ));
+        }
+        if content.is_empty() {
+            warnings.push(format!(
+                "content was empty, so {path} is now an empty file. If your call was cut off, send the \
+                 content in parts of at most ~{ADVISED_CHUNK_CHARS} characters (write_file, then append_file)"
+            ));
+        }
+        warnings.extend(common_warnings(content, &text, unescaped));
+        seen.insert(path.clone());
+        let syntax = check::check(&path.display(), &text);
+        Ok(WriteOutcome {
+            action: "write".into(),
+            path: path.display(),
+            agent: self.config.agent.clone(),
+            created: written.created,
+            size: written.size,
+            chars: text.chars().count(),
+            lines: files::count_lines(text.as_bytes()),
+            unescaped,
+            warnings,
+            syntax,
+        })
+    }
+
+    /// `append_file`: add a chunk at the end of the file.
+    pub fn append_file(
+        &self,
+        path: Option<&str>,
+        content: Option<&str>,
+        expected_size: Option<u64>,
+    ) -> Result<AppendOutcome> {
+        let raw_path = path.ok_or(Error::Truncated { tool: "append_file", field: "path" })?;
+        let content = content.ok_or(Error::Truncated { tool: "append_file", field: "content" })?;
+        let path = self.ws.follow(&self.ws.resolve(raw_path)?)?;
+        let mut seen = self.lock_seen();
+        let (text, unescaped) = if unescape::looks_over_escaped(content) {
+            let before = match self.ws.stat(&path)? {
+                Some(_) => {
+                    String::from_utf8_lossy(&self.ws.read(&path, self.config.max_file_bytes)?).into_owned()
+                }
+                None => String::new(),
+            };
+            choose_form(&path, &before, content)
+        } else {
+            (content.to_string(), false)
+        };
+        let out = files::append(&self.ws, &path, text.as_bytes(), expected_size, self.config.max_file_bytes)?;
+        let mut warnings = Vec::new();
+        if out.duplicate_skipped {
+            warnings.push(format!(
+                "{path} already ended with exactly this chunk ({} bytes), so it was not appended again \
+                 (a retried call?). If you really meant to repeat it, append it with expected_size {}",
+                text.len(),
+                out.size
+            ));
+        }
+        if content.is_empty() {
+            warnings.push("content was empty: nothing was appended".into());
+        }
+        warnings.extend(common_warnings(content, &text, unescaped));
+        seen.insert(path.clone());
+        let syntax = check::check_bytes(&path.display(), &out.contents);
+        Ok(AppendOutcome {
+            action: "append".into(),
+            path: path.display(),
+            agent: self.config.agent.clone(),
+            created: out.created,
+            size: out.size,
+            appended: out.added,
+            chars: text.chars().count(),
+            lines: files::count_lines(&out.contents),
+            duplicate_skipped: out.duplicate_skipped,
+            unescaped,
+            warnings,
+            syntax,
+        })
+    }
+
+    /// `read_file`: numbered lines of a text file.
+    pub fn read_file(
+        &self,
+        path: Option<&str>,
+        offset: Option<i64>,
+        limit: Option<usize>,
+    ) -> Result<ReadOutcome> {
+        let raw_path = path.ok_or(Error::Truncated { tool: "read_file", field: "path" })?;
+        let path = self.ws.resolve(raw_path)?;
+        let view = files::read(
+            &self.ws,
+            &path,
+            offset.unwrap_or(1),
+            limit.unwrap_or(files::DEFAULT_READ_LIMIT),
+            self.config.max_file_bytes,
+        )?;
+        self.lock_seen().insert(self.ws.follow(&path).unwrap_or(path.clone()));
+        let more = view.more_after();
+        Ok(ReadOutcome {
+            path: path.display(),
+            content: view.numbered,
+            start_line: view.start_line,
+            end_line: view.end_line,
+            total_lines: view.total_lines,
+            total_bytes: view.total_bytes,
+            more,
+            next_offset: more.then_some(view.end_line + 1),
+            cut_lines: view.cut_lines,
+            line_endings: if view.crlf {
+                "crlf".into()
+            } else if view.total_lines > 1 {
+                "lf".into()
+            } else {
+                "none".into()
+            },
+            ends_with_newline: view.ends_with_newline,
+        })
+    }
+
+    fn lock_seen(&self) -> std::sync::MutexGuard<'_, HashSet<RootPath>> {
+        // A poisoned lock only means another call panicked mid-way; the set itself is still valid.
+        self.seen.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Decides whether to write `content` as sent or unescaped. For a language we can check, the
+/// unescaped form is chosen only when `before + unescaped` parses better than `before + raw`;
+/// for other files the over-escaping heuristic alone decides.
+fn choose_form(path: &RootPath, before: &str, content: &str) -> (String, bool) {
+    let Some(unescaped) = unescape::unescape_if_over_escaped(content) else {
+        return (content.to_string(), false);
+    };
+    let name = path.display();
+    if check::language_for(&name).is_none() {
+        return (unescaped, true);
+    }
+    let raw_report = check::check(&name, &format!("{before}{content}"));
+    let new_report = check::check(&name, &format!("{before}{unescaped}"));
+    if rank(&new_report) < rank(&raw_report) { (unescaped, true) } else { (content.to_string(), false) }
+}
+
+/// Lower is healthier: status first, then the number of problems.
+fn rank(report: &Report) -> (u8, usize) {
+    let status = match report.status {
+        Status::Ok => 0,
+        Status::Incomplete => 1,
+        Status::Errors => 2,
+        Status::NotChecked => 3,
+    };
+    (status, report.problems.len() + report.more_problems)
+}
+
+fn common_warnings(sent: &str, written: &str, unescaped: bool) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if unescaped {
+        warnings.push(format!(
+            "the content arrived over-escaped (one line with {} literal \\n sequences) and was unescaped \
+             before writing; send real newlines in `content`",
+            unescape::count_escaped_newlines(sent)
+        ));
+    }
+    let chars = written.chars().count();
+    if chars > 2 * ADVISED_CHUNK_CHARS {
+        warnings.push(format!(
+            "this call carried {chars} characters; calls over ~{ADVISED_CHUNK_CHARS} risk being cut off by \
+             your output limit: send smaller parts with append_file"
+        ));
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> (tempfile::TempDir, Session) {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let ws = Workspace::open_root(tmp.path()).expect("open root");
+        (tmp, Session::new(ws, Config { agent: "tester".into(), max_file_bytes: 1 << 20 }))
+    }
+
+    #[test]
+    fn replacing_an_unread_file_warns_but_writes() {
+        let (t, s) = session();
+        std::fs::write(t.path().join("a.txt"), "old").unwrap();
+        let out = s.write_file(Some("a.txt"), Some("new")).unwrap();
+        assert!(out.warnings.iter().any(|w| w.contains("had not read")));
+        assert_eq!(std::fs::read_to_string(t.path().join("a.txt")).unwrap(), "new");
+    }
+
+    #[test]
+    fn replacing_a_read_file_does_not_warn() {
+        let (t, s) = session();
+        std::fs::write(t.path().join("a.txt"), "old\n").unwrap();
+        s.read_file(Some("a.txt"), None, None).unwrap();
+        let out = s.write_file(Some("a.txt"), Some("new")).unwrap();
+        assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    }
+
+    #[test]
+    fn missing_content_is_reported_as_truncated() {
+        let (t, s) = session();
+        let err = s.write_file(Some("a.txt"), None).unwrap_err();
+        assert!(matches!(err, Error::Truncated { field: "content", .. }));
+        assert!(!t.path().join("a.txt").exists());
+    }
+
+    #[test]
+    fn over_escaped_python_is_unescaped_when_it_parses_better() {
+        let (t, s) = session();
+        let out = s.write_file(Some("a.py"), Some("def f():\\n    return 1\\n\\nprint(f())\\n")).unwrap();
+        assert!(out.unescaped);
+        assert_eq!(
+            std::fs::read_to_string(t.path().join("a.py")).unwrap(),
+            "def f():\n    return 1\n\nprint(f())\n"
+        );
+    }
+
+    #[test]
+    fn one_line_python_with_newline_escapes_in_strings_is_kept() {
+        let (t, s) = session();
+        let line = "print(\"a\\nb\\nc\")\n";
+        let out = s.write_file(Some("a.py"), Some(line)).unwrap();
+        assert!(!out.unescaped);
+        assert_eq!(std::fs::read_to_string(t.path().join("a.py")).unwrap(), line);
+    }
+}

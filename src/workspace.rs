@@ -1,0 +1,483 @@
+//! The sandbox: every file operation of the server goes through the cap-std [`Dir`] of the root.
+//!
+//! cap-std resolves each path beneath the root in one `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`
+//! call (or a checked component walk), so `..`, absolute symlinks, `/proc` magic links and a parent
+//! swapped for a symlink mid-call cannot lead out of it. What cap-std does not cover, this module adds:
+//! a hard-link guard for in-place writes (a link inside the root may share its inode with a file
+//! outside), a refusal of FIFOs and devices (a read could block forever), and root-relative names in
+//! every message. Paths are taken literally: never URL-decoded, tilde-expanded or Unicode-normalised.
+//!
+//! [`Workspace::open_root`] is the only function here that touches a host path (ambient authority).
+
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Component, Path, PathBuf};
+
+use cap_fs_ext::{FollowSymlinks, MetadataExt, OpenOptionsFollowExt};
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, File, OpenOptions};
+use cap_tempfile::TempFile;
+
+use crate::error::{Error, Result};
+
+/// The sandbox root, opened once; every other operation is relative to it.
+#[derive(Debug)]
+pub struct Workspace {
+    dir: Dir,
+    /// The root as given on the command line, made absolute, and its canonical form: an absolute
+    /// path argument is accepted when it lies under either.
+    given_root: PathBuf,
+    canonical_root: PathBuf,
+}
+
+/// A path checked to lie lexically inside the root: relative, non-empty, made only of normal
+/// components. It is still resolved by cap-std on every use, so symlinks are checked there.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RootPath(PathBuf);
+
+impl RootPath {
+    /// The path relative to the root, as the model should write it (`/`-separated).
+    pub fn display(&self) -> String {
+        self.0.to_string_lossy().into_owned()
+    }
+
+    /// The relative path, for cap-std calls.
+    pub fn as_path(&self) -> &Path {
+        &self.0
+    }
+
+    fn split(&self) -> (&Path, &std::ffi::OsStr) {
+        let parent = self.0.parent().unwrap_or(Path::new(""));
+        // A RootPath is never empty and never ends in `..` (see Workspace::resolve), so it has a name.
+        let name = self.0.file_name().unwrap_or_default();
+        (parent, name)
+    }
+}
+
+impl std::fmt::Display for RootPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.display())
+    }
+}
+
+/// What a file is, as far as the tools care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+/// The facts about a file that the tools use (after following in-root symlinks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileInfo {
+    /// File, directory or other.
+    pub kind: Kind,
+    /// Size in bytes.
+    pub size: u64,
+    /// Number of hard links.
+    pub links: u64,
+    /// Device and inode: together they identify the file across renames.
+    pub dev: u64,
+    /// See `dev`.
+    pub ino: u64,
+    /// Modification time, nanoseconds since the epoch (0 when unknown).
+    pub mtime_ns: i128,
+}
+
+impl FileInfo {
+    fn from_metadata(m: &cap_std::fs::Metadata) -> Self {
+        let kind = if m.is_file() {
+            Kind::File
+        } else if m.is_dir() {
+            Kind::Directory
+        } else {
+            Kind::Other
+        };
+        let mtime_ns = m
+            .modified()
+            .ok()
+            .and_then(|t| t.into_std().duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or(0);
+        FileInfo { kind, size: m.len(), links: m.nlink(), dev: m.dev(), ino: m.ino(), mtime_ns }
+    }
+}
+
+impl Workspace {
+    /// Opens `root` as the sandbox.
+    ///
+    /// # Ambient authority
+    /// This is the one place the server opens a host path; everything after goes through the
+    /// returned handle. A missing root or one that is not a directory is an error for the caller
+    /// to report at startup.
+    pub fn open_root(root: &Path) -> anyhow::Result<Self> {
+        use anyhow::Context;
+        let given_root = std::path::absolute(root)
+            .with_context(|| format!("cannot make the root {} absolute", root.display()))?;
+        let meta = std::fs::metadata(&given_root)
+            .with_context(|| format!("the root {} does not exist or cannot be read", root.display()))?;
+        anyhow::ensure!(meta.is_dir(), "the root {} is not a directory", root.display());
+        let canonical_root = std::fs::canonicalize(&given_root)
+            .with_context(|| format!("cannot resolve the root {}", root.display()))?;
+        let dir = Dir::open_ambient_dir(&canonical_root, ambient_authority())
+            .with_context(|| format!("cannot open the root {}", root.display()))?;
+        Ok(Workspace { dir, given_root, canonical_root })
+    }
+
+    /// The canonical host path of the root (for logs and startup messages only).
+    pub fn host_root(&self) -> &Path {
+        &self.canonical_root
+    }
+
+    /// Checks a path argument and turns it into a [`RootPath`].
+    ///
+    /// Relative paths are taken relative to the root; `.` is dropped and `..` is applied lexically
+    /// but may never climb above the root. An absolute path is accepted only when it lies under
+    /// the root (compared component by component, so `/root-evil` is not under `/root`).
+    pub fn resolve(&self, raw: &str) -> Result<RootPath> {
+        if raw.is_empty() {
+            return Err(invalid(raw, "the path is empty"));
+        }
+        if raw.contains('\0') {
+            return Err(invalid(raw, "the path contains a NUL byte"));
+        }
+        let path = Path::new(raw);
+        let relative = if path.is_absolute() {
+            path.strip_prefix(&self.canonical_root)
+                .or_else(|_| path.strip_prefix(&self.given_root))
+                .map_err(|_| Error::OutsideRoot { path: raw.to_string() })?
+        } else {
+            path
+        };
+        let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+        for component in relative.components() {
+            match component {
+                Component::Normal(name) => parts.push(name),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if parts.pop().is_none() {
+                        return Err(Error::OutsideRoot { path: raw.to_string() });
+                    }
+                }
+                Component::RootDir | Component::Prefix(_) => {
+                    return Err(Error::OutsideRoot { path: raw.to_string() });
+                }
+            }
+        }
+        if parts.is_empty() {
+            return Err(invalid(raw, "it names the root directory itself, not a file in it"));
+        }
+        Ok(RootPath(parts.iter().collect()))
+    }
+
+    /// Facts about the file at `path` (following symlinks that stay inside the root), or `None`
+    /// when nothing is there.
+    pub fn stat(&self, path: &RootPath) -> Result<Option<FileInfo>> {
+        match self.dir.metadata(path.as_path()) {
+            Ok(m) => Ok(Some(FileInfo::from_metadata(&m))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // A dangling symlink is "nothing there" for reads but must not be written through.
+                match self.dir.symlink_metadata(path.as_path()) {
+                    Ok(_) => Err(Error::InvalidPath {
+                        path: path.display(),
+                        reason: "it is a symbolic link whose target does not exist".into(),
+                    }),
+                    Err(_) => Ok(None),
+                }
+            }
+            Err(e) => Err(map_io(e, "inspect", path)),
+        }
+    }
+
+    /// When `path` is a symlink (to somewhere inside the root), the path of its target; otherwise
+    /// `path` itself. Writes go to the target, so a link is never replaced by a regular file.
+    pub fn follow(&self, path: &RootPath) -> Result<RootPath> {
+        match self.dir.symlink_metadata(path.as_path()) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = self.dir.canonicalize(path.as_path()).map_err(|e| match e.kind() {
+                    io::ErrorKind::NotFound => Error::InvalidPath {
+                        path: path.display(),
+                        reason: "it is a symbolic link whose target does not exist".into(),
+                    },
+                    _ => map_io(e, "resolve", path),
+                })?;
+                self.resolve(&target.to_string_lossy())
+            }
+            _ => Ok(path.clone()),
+        }
+    }
+
+    /// Reads a whole regular file, refusing anything larger than `limit` bytes.
+    pub fn read(&self, path: &RootPath, limit: u64) -> Result<Vec<u8>> {
+        let info = self.stat(path)?.ok_or_else(|| Error::NotFound { path: path.display() })?;
+        require_file(path, &info)?;
+        if info.size > limit {
+            return Err(Error::TooLarge { path: path.display(), size: info.size, limit });
+        }
+        let mut file = self.dir.open(path.as_path()).map_err(|e| map_io(e, "open", path))?;
+        let meta = file.metadata().map_err(|e| map_io(e, "inspect", path))?;
+        require_file(path, &FileInfo::from_metadata(&meta))?;
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        (&mut file).take(limit + 1).read_to_end(&mut bytes).map_err(|e| map_io(e, "read", path))?;
+        if bytes.len() as u64 > limit {
+            return Err(Error::TooLarge { path: path.display(), size: bytes.len() as u64, limit });
+        }
+        Ok(bytes)
+    }
+
+    /// Replaces (or creates) the file with `bytes` atomically: a temporary file in the same
+    /// directory is written, synced and renamed over the target, so a reader sees the old
+    /// content or the new, never a mix. Missing parent directories are created. A replaced
+    /// file keeps its permissions. Returns whether the file was created.
+    pub fn replace(&self, path: &RootPath, bytes: &[u8]) -> Result<bool> {
+        let existing = self.stat(path)?;
+        if let Some(info) = &existing {
+            require_file(path, info)?;
+        }
+        let parent_dir = self.open_parent(path, true)?;
+        let (_, name) = path.split();
+        let permissions = match &existing {
+            Some(_) => Some(parent_dir.metadata(name).map_err(|e| map_io(e, "inspect", path))?.permissions()),
+            None => None,
+        };
+        let mut tmp =
+            TempFile::new(&parent_dir).map_err(|e| map_io(e, "create a temporary file for", path))?;
+        tmp.write_all(bytes).map_err(|e| map_io(e, "write", path))?;
+        if let Some(perms) = permissions {
+            tmp.as_file().set_permissions(perms).map_err(|e| map_io(e, "set permissions of", path))?;
+        }
+        tmp.as_file().sync_all().map_err(|e| map_io(e, "sync", path))?;
+        tmp.replace(name).map_err(|e| map_io(e, "rename into place", path))?;
+        Ok(existing.is_none())
+    }
+
+    /// Opens the file for appending, creating it (and its parents) when missing. Refuses
+    /// non-regular files and files with more than one hard link (checked on the opened handle,
+    /// so a swap between check and use cannot slip through).
+    pub fn open_append(&self, path: &RootPath) -> Result<AppendHandle> {
+        if let Some(info) = self.stat(path)? {
+            require_file(path, &info)?;
+        }
+        let parent_dir = self.open_parent(path, true)?;
+        let (_, name) = path.split();
+        let mut options = OpenOptions::new();
+        options.read(true).append(true).create(true).follow(FollowSymlinks::No);
+        let file = parent_dir.open_with(name, &options).map_err(|e| map_io(e, "open", path))?;
+        let meta = file.metadata().map_err(|e| map_io(e, "inspect", path))?;
+        let info = FileInfo::from_metadata(&meta);
+        require_file(path, &info)?;
+        if info.links > 1 {
+            return Err(Error::HardLinked { path: path.display(), links: info.links });
+        }
+        Ok(AppendHandle { file, path: path.clone() })
+    }
+
+    /// Opens the directory holding `path`, creating it first when `create` is set.
+    fn open_parent(&self, path: &RootPath, create: bool) -> Result<Dir> {
+        let (parent, _) = path.split();
+        if parent.as_os_str().is_empty() {
+            return self.dir.try_clone().map_err(|e| map_io(e, "open the root for", path));
+        }
+        if create {
+            self.dir.create_dir_all(parent).map_err(|e| map_parent_error(e, path))?;
+        }
+        self.dir.open_dir(parent).map_err(|e| map_parent_error(e, path))
+    }
+}
+
+/// An open file positioned for appends, with the checks of [`Workspace::open_append`] done.
+#[derive(Debug)]
+pub struct AppendHandle {
+    file: File,
+    path: RootPath,
+}
+
+impl AppendHandle {
+    /// Current size in bytes, from the open handle.
+    pub fn size(&self) -> Result<u64> {
+        Ok(self.file.metadata().map_err(|e| map_io(e, "inspect", &self.path))?.len())
+    }
+
+    /// The last `n` bytes of the file (fewer when the file is shorter).
+    pub fn tail(&mut self, n: u64) -> Result<Vec<u8>> {
+        let size = self.size()?;
+        let start = size.saturating_sub(n);
+        self.read_from(start)
+    }
+
+    /// The whole file.
+    pub fn read_all(&mut self) -> Result<Vec<u8>> {
+        self.read_from(0)
+    }
+
+    fn read_from(&mut self, start: u64) -> Result<Vec<u8>> {
+        let path = &self.path;
+        self.file.seek(SeekFrom::Start(start)).map_err(|e| map_io(e, "read", path))?;
+        let mut bytes = Vec::new();
+        self.file.read_to_end(&mut bytes).map_err(|e| map_io(e, "read", path))?;
+        Ok(bytes)
+    }
+
+    /// Appends `bytes` at the end (O_APPEND, so concurrent appenders never overwrite each other)
+    /// and syncs the data.
+    pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file.write_all(bytes).map_err(|e| map_io(e, "append to", &self.path))?;
+        self.file.sync_data().map_err(|e| map_io(e, "sync", &self.path))
+    }
+
+    /// Facts about the open file.
+    pub fn info(&self) -> Result<FileInfo> {
+        let meta = self.file.metadata().map_err(|e| map_io(e, "inspect", &self.path))?;
+        Ok(FileInfo::from_metadata(&meta))
+    }
+}
+
+fn invalid(raw: &str, reason: &str) -> Error {
+    Error::InvalidPath { path: raw.to_string(), reason: reason.to_string() }
+}
+
+fn require_file(path: &RootPath, info: &FileInfo) -> Result<()> {
+    match info.kind {
+        Kind::File => Ok(()),
+        Kind::Directory => Err(Error::IsDirectory { path: path.display() }),
+        Kind::Other => Err(Error::NotRegularFile { path: path.display() }),
+    }
+}
+
+/// True for cap-std's "a path led outside of the filesystem" (a synthesised PermissionDenied
+/// without an OS error code) and the kernel's refusals under RESOLVE_BENEATH (EXDEV, ELOOP on a
+/// magic link).
+fn is_escape(e: &io::Error) -> bool {
+    const EXDEV: i32 = 18;
+    (e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_none())
+        || e.raw_os_error() == Some(EXDEV)
+}
+
+fn map_io(e: io::Error, op: &'static str, path: &RootPath) -> Error {
+    const ELOOP: i32 = 40;
+    if is_escape(&e) {
+        return Error::OutsideRoot { path: path.display() };
+    }
+    match e.kind() {
+        io::ErrorKind::NotFound => Error::NotFound { path: path.display() },
+        io::ErrorKind::IsADirectory => Error::IsDirectory { path: path.display() },
+        io::ErrorKind::NotADirectory => Error::ParentNotDirectory { path: path.display() },
+        _ if e.raw_os_error() == Some(ELOOP) => Error::InvalidPath {
+            path: path.display(),
+            reason: "it is a symbolic link (or leads through one) that changed during the call or loops"
+                .into(),
+        },
+        _ => Error::Io { op, path: path.display(), source: e },
+    }
+}
+
+fn map_parent_error(e: io::Error, path: &RootPath) -> Error {
+    match e.kind() {
+        io::ErrorKind::AlreadyExists | io::ErrorKind::NotADirectory => {
+            Error::ParentNotDirectory { path: path.display() }
+        }
+        _ => map_io(e, "create the parent directory of", path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws() -> (tempfile::TempDir, Workspace) {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let ws = Workspace::open_root(tmp.path()).expect("open root");
+        (tmp, ws)
+    }
+
+    #[test]
+    fn resolve_normalises_dot_and_inner_dotdot() {
+        let (_t, ws) = ws();
+        assert_eq!(ws.resolve("./a/b/../c.txt").unwrap().display(), "a/c.txt");
+    }
+
+    #[test]
+    fn resolve_refuses_dotdot_above_the_root() {
+        let (_t, ws) = ws();
+        assert!(matches!(ws.resolve("../x"), Err(Error::OutsideRoot { .. })));
+        assert!(matches!(ws.resolve("a/../../x"), Err(Error::OutsideRoot { .. })));
+    }
+
+    #[test]
+    fn resolve_accepts_absolute_inside_and_refuses_sibling_prefix() {
+        let (t, ws) = ws();
+        let inside = ws.host_root().join("d/f.txt");
+        assert_eq!(ws.resolve(inside.to_str().unwrap()).unwrap().display(), "d/f.txt");
+        let evil = format!("{}-evil/f.txt", ws.host_root().display());
+        assert!(matches!(ws.resolve(&evil), Err(Error::OutsideRoot { .. })));
+        assert!(matches!(ws.resolve("/etc/passwd"), Err(Error::OutsideRoot { .. })));
+        drop(t);
+    }
+
+    #[test]
+    fn resolve_refuses_empty_nul_and_root_itself() {
+        let (_t, ws) = ws();
+        assert!(matches!(ws.resolve(""), Err(Error::InvalidPath { .. })));
+        assert!(matches!(ws.resolve("a\0b"), Err(Error::InvalidPath { .. })));
+        assert!(matches!(ws.resolve("."), Err(Error::InvalidPath { .. })));
+    }
+
+    #[test]
+    fn resolve_keeps_names_literal() {
+        let (_t, ws) = ws();
+        for name in ["%2e%2e/x", "~/x", "\u{ff0e}\u{ff0e}/x"] {
+            assert_eq!(ws.resolve(name).unwrap().display(), name);
+        }
+    }
+
+    #[test]
+    fn replace_creates_parents_and_keeps_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let (t, ws) = ws();
+        let p = ws.resolve("deep/er/f.sh").unwrap();
+        assert!(ws.replace(&p, b"one").unwrap());
+        let host = t.path().join("deep/er/f.sh");
+        std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o751)).unwrap();
+        assert!(!ws.replace(&p, b"two").unwrap());
+        assert_eq!(std::fs::read(&host).unwrap(), b"two");
+        assert_eq!(std::fs::metadata(&host).unwrap().permissions().mode() & 0o777, 0o751);
+    }
+
+    #[test]
+    fn new_files_are_writable_by_their_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let (t, ws) = ws();
+        ws.replace(&ws.resolve("n.txt").unwrap(), b"x").unwrap();
+        let mode = std::fs::metadata(t.path().join("n.txt")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o600, 0o600, "mode {mode:o}");
+    }
+
+    #[test]
+    fn symlink_out_of_the_root_is_outside() {
+        let (t, ws) = ws();
+        std::os::unix::fs::symlink("/etc", t.path().join("out")).unwrap();
+        let p = ws.resolve("out/passwd").unwrap();
+        assert!(matches!(ws.read(&p, 1 << 20), Err(Error::OutsideRoot { .. })));
+        assert!(matches!(ws.replace(&p, b"x"), Err(Error::OutsideRoot { .. })));
+    }
+
+    #[test]
+    fn append_refuses_hard_linked_file() {
+        let (t, ws) = ws();
+        std::fs::write(t.path().join("a"), b"x").unwrap();
+        std::fs::hard_link(t.path().join("a"), t.path().join("b")).unwrap();
+        let err = ws.open_append(&ws.resolve("b").unwrap()).unwrap_err();
+        assert!(matches!(err, Error::HardLinked { links: 2, .. }));
+    }
+
+    #[test]
+    fn parent_that_is_a_file_is_reported() {
+        let (t, ws) = ws();
+        std::fs::write(t.path().join("f"), b"x").unwrap();
+        let err = ws.replace(&ws.resolve("f/g.txt").unwrap(), b"x").unwrap_err();
+        assert!(matches!(err, Error::ParentNotDirectory { .. }), "{err:?}");
+    }
+}

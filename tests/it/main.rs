@@ -1,0 +1,12 @@
+//! One integration-test binary: every module spawns the real `filewright` binary and speaks MCP
+//! to it over stdio through rmcp's client.
+
+mod util;
+
+mod append;
+mod guidance;
+mod read;
+mod sandbox;
+mod schemas;
+mod syntax;
+mod write;

@@ -1,0 +1,135 @@
+//! Every escape attempt fails with "outside the sandbox root" (or an equally safe refusal) and
+//! creates or changes nothing outside the root.
+
+use serde_json::json;
+
+use crate::util::{Root, Server};
+
+async fn assert_refused_everywhere(server: &Server, path: &str) {
+    for (tool, args) in [
+        ("write_file", json!({"path": path, "content": "pwned\n"})),
+        ("append_file", json!({"path": path, "content": "pwned\n"})),
+        ("read_file", json!({"path": path})),
+    ] {
+        let reply = server.call(tool, args).await;
+        assert!(reply.is_error(), "{tool} {path:?} succeeded: {}", reply.text());
+    }
+}
+
+#[tokio::test]
+async fn escapes_fail_and_change_nothing_outside() {
+    let root = Root::new();
+    std::fs::write(root.outside().join("secret.txt"), "secret\n").unwrap();
+    let outside = root.outside();
+    let root = root
+        .symlink("out_dir", &outside)
+        .symlink("out_file", outside.join("secret.txt"))
+        .symlink("dangling", outside.join("created-by-escape.txt"))
+        .symlink("rel_up", "../outside");
+    let before = Root::snapshot(&root.outside());
+    let server = Server::spawn(&root).await;
+    let abs_outside = outside.join("secret.txt");
+    let sibling_prefix = format!("{}-evil/x.txt", root.path().display());
+    let cases = [
+        "../outside/secret.txt".to_string(),
+        "a/../../outside/x.txt".to_string(),
+        abs_outside.display().to_string(),
+        "/etc/passwd".to_string(),
+        "//etc/passwd".to_string(),
+        sibling_prefix,
+        "out_dir/secret.txt".to_string(),
+        "out_dir/new.txt".to_string(),
+        "out_file".to_string(),
+        "dangling".to_string(),
+        "rel_up/secret.txt".to_string(),
+        "/proc/self/root/etc/passwd".to_string(),
+        "/proc/self/cwd/x.txt".to_string(),
+    ];
+    for case in &cases {
+        assert_refused_everywhere(&server, case).await;
+    }
+    let text = server.call("read_file", json!({"path": "../outside/secret.txt"})).await.err();
+    assert!(text.contains("outside the sandbox root"), "{text}");
+    let text = server.call("read_file", json!({"path": "out_dir/secret.txt"})).await.err();
+    assert!(text.contains("outside the sandbox root"), "{text}");
+    assert_eq!(Root::snapshot(&root.outside()), before, "something changed outside the root");
+    assert!(
+        !root
+            .path()
+            .parent()
+            .unwrap()
+            .join(format!("{}-evil", root.path().file_name().unwrap().to_string_lossy()))
+            .exists()
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn nul_bytes_in_a_path_are_refused() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    let text = server.call("write_file", json!({"path": "a\u{0}b.txt", "content": "x"})).await.err();
+    assert!(text.contains("NUL"), "{text}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn absolute_paths_inside_the_root_are_accepted_and_names_stay_literal() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    let abs = root.path().join("sub/abs.txt");
+    server.call("write_file", json!({"path": abs.to_str().unwrap(), "content": "ok\n"})).await.ok();
+    assert_eq!(root.read("sub/abs.txt"), b"ok\n");
+    for name in ["%2e%2e/x.txt", "~/x.txt", "\u{ff0e}\u{ff0e}/x.txt"] {
+        let reply = server.call("write_file", json!({"path": name, "content": "literal\n"})).await.ok();
+        assert_eq!(reply.json()["path"], name);
+        assert_eq!(root.read(name), b"literal\n");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn symlinks_inside_the_root_are_followed_to_their_target() {
+    let root = Root::new().file("real/target.txt", "one\n").symlink("link.txt", "real/target.txt");
+    let server = Server::spawn(&root).await;
+    server.call("append_file", json!({"path": "link.txt", "content": "two\n"})).await.ok();
+    server.call("read_file", json!({"path": "link.txt"})).await.ok();
+    assert_eq!(root.read("real/target.txt"), b"one\ntwo\n");
+    assert!(std::fs::symlink_metadata(root.path().join("link.txt")).unwrap().file_type().is_symlink());
+    server.stop().await;
+}
+
+/// A thread keeps swapping directory `d` for a symlink to the outside directory while the server
+/// writes and appends through `d/`. Nothing may ever land outside.
+#[tokio::test]
+async fn parent_swapped_for_a_symlink_mid_call_never_escapes() {
+    let root = Root::new();
+    let dir = root.path().join("d");
+    let outside = root.outside();
+    std::fs::create_dir(&dir).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (stop, dir, outside) = (stop.clone(), dir.clone(), outside.clone());
+        let parked = dir.with_file_name("parked");
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if std::fs::rename(&dir, &parked).is_ok() {
+                    let _ = std::os::unix::fs::symlink(&outside, &dir);
+                    std::thread::yield_now();
+                    let _ = std::fs::remove_file(&dir);
+                    let _ = std::fs::rename(&parked, &dir);
+                }
+            }
+        })
+    };
+    let server = Server::spawn(&root).await;
+    for i in 0..300 {
+        let (tool, content) = if i % 2 == 0 { ("write_file", "w\n") } else { ("append_file", "a\n") };
+        let _ = server.call(tool, json!({"path": "d/f.txt", "content": content})).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    let escaped: Vec<_> = std::fs::read_dir(&outside).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(escaped.is_empty(), "files appeared outside the root: {escaped:?}");
+    server.stop().await;
+}

@@ -1,0 +1,152 @@
+//! Fixtures: a temporary root with files in it, and the real `filewright` binary spawned as a
+//! child process and driven over stdio by rmcp's client.
+
+use std::path::{Path, PathBuf};
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+
+/// A temporary directory used as the sandbox root, with a sibling "outside" directory for
+/// escape tests. Both are removed on drop.
+pub struct Root {
+    base: tempfile::TempDir,
+}
+
+impl Root {
+    pub fn new() -> Self {
+        let base = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir(base.path().join("root")).expect("root dir");
+        std::fs::create_dir(base.path().join("outside")).expect("outside dir");
+        Root { base }
+    }
+
+    /// The sandbox root.
+    pub fn path(&self) -> PathBuf {
+        self.base.path().join("root")
+    }
+
+    /// A directory next to the root, which no tool may reach.
+    pub fn outside(&self) -> PathBuf {
+        self.base.path().join("outside")
+    }
+
+    pub fn file(self, rel: &str, content: impl AsRef<[u8]>) -> Self {
+        let path = self.path().join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("parent");
+        }
+        std::fs::write(path, content).expect("write fixture");
+        self
+    }
+
+    pub fn symlink(self, rel: &str, target: impl AsRef<Path>) -> Self {
+        std::os::unix::fs::symlink(target, self.path().join(rel)).expect("symlink");
+        self
+    }
+
+    pub fn read(&self, rel: &str) -> Vec<u8> {
+        std::fs::read(self.path().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.path().join(rel).symlink_metadata().is_ok()
+    }
+
+    /// Every entry (relative path and content) under `dir`, to prove nothing changed there.
+    pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).expect("read_dir") {
+                let entry = entry.expect("entry");
+                let path = entry.path();
+                let ft = entry.file_type().expect("file type");
+                if ft.is_dir() {
+                    stack.push(path.clone());
+                    out.push((path.strip_prefix(dir).unwrap().to_path_buf(), Vec::new()));
+                } else if ft.is_file() {
+                    out.push((path.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&path).unwrap()));
+                } else {
+                    out.push((path.strip_prefix(dir).unwrap().to_path_buf(), b"<other>".to_vec()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+/// A running `filewright` process and the rmcp client connected to it.
+pub struct Server {
+    pub client: RunningService<RoleClient, ()>,
+}
+
+impl Server {
+    pub async fn spawn(root: &Root) -> Server {
+        Self::spawn_with(root, &[]).await
+    }
+
+    pub async fn spawn_with(root: &Root, extra: &[&str]) -> Server {
+        let root_path = root.path();
+        let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_filewright")).configure(|c| {
+            c.arg("--root").arg(&root_path).args(extra).env("FILEWRIGHT_LOG", "warn");
+        });
+        let transport = TokioChildProcess::new(command).expect("spawn filewright");
+        let client = ().serve(transport).await.expect("MCP initialize");
+        Server { client }
+    }
+
+    /// Calls a tool; panics only on a protocol failure (a tool error is a normal result).
+    pub async fn call(&self, tool: &'static str, args: Value) -> Reply {
+        let Value::Object(map) = args else { panic!("arguments must be an object") };
+        let result = self
+            .client
+            .call_tool(CallToolRequestParams::new(tool).with_arguments(map))
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: protocol error {e}"));
+        Reply(result)
+    }
+
+    pub async fn stop(self) {
+        let _ = self.client.cancel().await;
+    }
+}
+
+/// A tool result with helpers for assertions.
+#[derive(Debug)]
+pub struct Reply(pub CallToolResult);
+
+impl Reply {
+    pub fn is_error(&self) -> bool {
+        self.0.is_error == Some(true)
+    }
+
+    pub fn text(&self) -> String {
+        self.0
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The structured result; panics when absent (every success has one).
+    pub fn json(&self) -> &Value {
+        self.0.structured_content.as_ref().unwrap_or_else(|| panic!("no structuredContent in {self:?}"))
+    }
+
+    /// Asserts success and returns self, showing the text on failure.
+    pub fn ok(self) -> Self {
+        assert!(!self.is_error(), "expected success, got error: {}", self.text());
+        self
+    }
+
+    /// Asserts an error and returns its text.
+    pub fn err(self) -> String {
+        assert!(self.is_error(), "expected an error, got: {}", self.text());
+        self.text()
+    }
+}
