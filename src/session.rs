@@ -105,7 +105,9 @@ pub struct ReadOutcome {
     pub total_bytes: u64,
     /// More lines follow the ones shown.
     pub more: bool,
-    /// The offset to read on from, when more lines follow.
+    /// The offset to read on from; absent at the end of the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
     pub next_offset: Option<usize>,
     /// Lines shown cut at 2000 characters.
     pub cut_lines: usize,

@@ -41,11 +41,16 @@ pub struct Problem {
 /// The result of checking one text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Report {
-    /// `"python"`, `"json"`, or None when the file type is not checked.
+    /// `"python"`, `"json"`, `"javascript"`...; absent when the file type is not checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub language: Option<String>,
     /// The verdict.
     pub status: Status,
-    /// Why the text was not checked: "unknown file type", "binary", "too large", "timed out".
+    /// Why the text was not checked: "unknown file type", "binary", "too large", "timed out";
+    /// absent when it was checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub reason: Option<String>,
     /// The first problems in text order, at most [`MAX_PROBLEMS`], one per line.
     pub problems: Vec<Problem>,

@@ -40,6 +40,8 @@ pub struct AppendArgs {
     pub content: Option<String>,
     /// Optional guard: the file's current size in bytes (the `size` of your last result). When it
     /// differs, nothing is appended and the error tells the real size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub expected_size: Option<u64>,
 }
 
@@ -50,9 +52,12 @@ pub struct ReadArgs {
     #[schemars(required, with = "String")]
     pub path: Option<String>,
     /// First line to show, 1-based; negative counts from the end (-20 shows the last 20 lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i64")]
     pub offset: Option<i64>,
     /// Maximum lines to show (default 2000).
-    #[schemars(range(min = 1))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1), with = "usize")]
     pub limit: Option<usize>,
 }
 

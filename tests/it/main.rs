@@ -4,6 +4,7 @@
 mod util;
 
 mod append;
+mod cli;
 mod guidance;
 mod read;
 mod sandbox;
