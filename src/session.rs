@@ -8,11 +8,12 @@ use std::sync::Mutex;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::check::cache::{DEFAULT_BUDGET_BYTES, Fingerprint, TreeCache};
 use crate::check::{self, Report, Status};
 use crate::error::{ADVISED_CHUNK_CHARS, Error, Result};
 use crate::files;
 use crate::unescape;
-use crate::workspace::{RootPath, Workspace};
+use crate::workspace::{FileInfo, RootPath, Workspace};
 
 /// Settings fixed for the life of the process (from the command line).
 #[derive(Debug, Clone)]
@@ -32,6 +33,10 @@ pub struct Session {
     /// A `std` mutex, not a Tokio one: it is held only inside blocking tasks, never across an
     /// await. It also serialises this process's writes, so two calls cannot interleave.
     seen: Mutex<HashSet<RootPath>>,
+    /// Files written or appended to through this process, for `check_files` without paths.
+    written: Mutex<std::collections::BTreeSet<RootPath>>,
+    /// Syntax trees of files this session wrote, for incremental checks after appends.
+    trees: Mutex<TreeCache>,
 }
 
 /// Result of `write_file`.
@@ -117,10 +122,128 @@ pub struct ReadOutcome {
     pub ends_with_newline: bool,
 }
 
+/// One file's verdict in `check_files`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileCheck {
+    /// Root-relative path.
+    pub path: String,
+    /// The file exists.
+    pub exists: bool,
+    /// Size in bytes (0 when missing).
+    pub size: u64,
+    /// Lines (0 when missing).
+    pub lines: usize,
+    /// Language checked as; absent when not checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub language: Option<String>,
+    /// `complete`, `incomplete`, `errors`, `not_checked`, `missing` or `unreadable`.
+    pub status: String,
+    /// The first problem or the reason, in a few words; absent when complete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub note: Option<String>,
+    /// The full syntax report; absent when the file could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Report")]
+    pub syntax: Option<Report>,
+}
+
+impl FileCheck {
+    fn failed(path: String, status: &str, note: String) -> Self {
+        FileCheck {
+            path,
+            exists: false,
+            size: 0,
+            lines: 0,
+            language: None,
+            status: status.into(),
+            note: Some(note),
+            syntax: None,
+        }
+    }
+}
+
+/// Result of `check_files`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CheckOutcome {
+    /// One entry per file, in path order.
+    pub files: Vec<FileCheck>,
+    /// Files that parse cleanly.
+    pub complete: usize,
+    /// Files that are unfinished (problems only at the end) or empty.
+    pub incomplete: usize,
+    /// Files with problems before the end.
+    pub errors: usize,
+    /// Files that are missing or could not be read.
+    pub missing: usize,
+    /// Files of a type that is not checked.
+    pub not_checked: usize,
+    /// Every file is complete (or of a type that is not checked).
+    pub all_complete: bool,
+    /// One line for humans, e.g. "3 files complete, 1 incomplete (src/app.js: ...)".
+    pub verdict: String,
+}
+
+impl CheckOutcome {
+    fn summarise(files: Vec<FileCheck>) -> Self {
+        let count = |s: &str| files.iter().filter(|f| f.status == s).count();
+        let (complete, incomplete, errors, not_checked) =
+            (count("complete"), count("incomplete"), count("errors"), count("not_checked"));
+        let missing = count("missing") + count("unreadable");
+        let examples = |s: &[&str]| {
+            let named: Vec<String> = files
+                .iter()
+                .filter(|f| s.contains(&f.status.as_str()))
+                .take(3)
+                .map(|f| match &f.note {
+                    Some(note) => format!("{}: {note}", f.path),
+                    None => f.path.clone(),
+                })
+                .collect();
+            if named.is_empty() { String::new() } else { format!(" ({})", named.join("; ")) }
+        };
+        let mut parts = vec![format!("{complete} file{} complete", if complete == 1 { "" } else { "s" })];
+        if incomplete > 0 {
+            parts.push(format!("{incomplete} incomplete{}", examples(&["incomplete"])));
+        }
+        if errors > 0 {
+            parts.push(format!("{errors} with errors{}", examples(&["errors"])));
+        }
+        if missing > 0 {
+            parts.push(format!("{missing} missing or unreadable{}", examples(&["missing", "unreadable"])));
+        }
+        if not_checked > 0 {
+            parts.push(format!("{not_checked} not checked"));
+        }
+        let verdict = if files.is_empty() {
+            "no files to check: name them in `paths`, or write files through this server first".to_string()
+        } else {
+            parts.join(", ")
+        };
+        CheckOutcome {
+            all_complete: !files.is_empty() && incomplete + errors + missing == 0,
+            files,
+            complete,
+            incomplete,
+            errors,
+            missing,
+            not_checked,
+            verdict,
+        }
+    }
+}
+
 impl Session {
     /// A session over an opened root.
     pub fn new(ws: Workspace, config: Config) -> Self {
-        Session { ws, config, seen: Mutex::new(HashSet::new()) }
+        Session {
+            ws,
+            config,
+            seen: Mutex::new(HashSet::new()),
+            written: Mutex::default(),
+            trees: Mutex::new(TreeCache::new(DEFAULT_BUDGET_BYTES)),
+        }
     }
 
     /// The sandbox this session serves.
@@ -155,7 +278,9 @@ impl Session {
         }
         warnings.extend(common_warnings(content, &text, unescaped));
         seen.insert(path.clone());
-        let syntax = check::check(&path.display(), &text);
+        self.mark_written(&path);
+        let after = self.ws.stat(&path)?;
+        let syntax = self.check_and_keep(&path, &text, None, after);
         Ok(WriteOutcome {
             action: "write".into(),
             path: path.display(),
@@ -207,7 +332,17 @@ impl Session {
         }
         warnings.extend(common_warnings(content, &text, unescaped));
         seen.insert(path.clone());
-        let syntax = check::check_bytes(&path.display(), &out.contents);
+        self.mark_written(&path);
+        let syntax = match std::str::from_utf8(&out.contents) {
+            Ok(full) => {
+                let old = self.lock_trees().take_for_append(&path.display(), fingerprint(&out.before), full);
+                self.check_and_keep(&path, full, old, Some(out.after))
+            }
+            Err(_) => {
+                self.lock_trees().invalidate(&path.display());
+                check::check_bytes(&path.display(), &out.contents)
+            }
+        };
         Ok(AppendOutcome {
             action: "append".into(),
             path: path.display(),
@@ -263,10 +398,101 @@ impl Session {
         })
     }
 
+    /// `check_files`: the strict check an agent runs before it says it is done. Incomplete
+    /// counts as a failure here. Without `paths`, every file written through this process.
+    pub fn check_files(&self, paths: Option<&[String]>) -> Result<CheckOutcome> {
+        let targets: Vec<Result<RootPath>> = match paths {
+            Some(list) if !list.is_empty() => list.iter().map(|p| self.ws.resolve(p)).collect(),
+            _ => self.written.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().map(Ok).collect(),
+        };
+        let mut files = Vec::new();
+        for (i, target) in targets.into_iter().enumerate() {
+            files.push(match target {
+                Ok(path) => self.check_one(&path),
+                Err(e) => FileCheck::failed(
+                    paths.and_then(|p| p.get(i)).cloned().unwrap_or_default(),
+                    "unreadable",
+                    e.to_string(),
+                ),
+            });
+        }
+        Ok(CheckOutcome::summarise(files))
+    }
+
+    fn check_one(&self, path: &RootPath) -> FileCheck {
+        let name = path.display();
+        let bytes = match self.ws.read(path, self.config.max_file_bytes) {
+            Ok(bytes) => bytes,
+            Err(Error::NotFound { .. }) => {
+                return FileCheck::failed(name, "missing", "the file does not exist: write it".into());
+            }
+            Err(e) => return FileCheck::failed(name, "unreadable", e.to_string()),
+        };
+        let syntax = check::check_bytes(&name, &bytes);
+        let (status, note) = if bytes.iter().all(u8::is_ascii_whitespace) {
+            ("incomplete", Some("the file is empty".to_string()))
+        } else {
+            match syntax.status {
+                Status::Ok => ("complete", None),
+                Status::Incomplete => (
+                    "incomplete",
+                    syntax.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message)),
+                ),
+                Status::Errors => (
+                    "errors",
+                    syntax.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message)),
+                ),
+                Status::NotChecked => ("not_checked", syntax.reason.clone()),
+            }
+        };
+        FileCheck {
+            path: name,
+            exists: true,
+            size: bytes.len() as u64,
+            lines: files::count_lines(&bytes),
+            language: syntax.language.clone(),
+            status: status.into(),
+            note,
+            syntax: Some(syntax),
+        }
+    }
+
+    fn mark_written(&self, path: &RootPath) {
+        self.written.lock().unwrap_or_else(|p| p.into_inner()).insert(path.clone());
+    }
+
+    /// Checks `text` (reusing `old`, an edited earlier tree, when given) and keeps the new
+    /// tree for the next append, keyed to the file's fingerprint `on_disk`.
+    fn check_and_keep(
+        &self,
+        path: &RootPath,
+        text: &str,
+        old: Option<tree_sitter::Tree>,
+        on_disk: Option<FileInfo>,
+    ) -> Report {
+        let key = path.display();
+        let (report, tree) = check::check_incremental(&key, text, old.as_ref());
+        let mut trees = self.lock_trees();
+        match (tree, on_disk) {
+            (Some(tree), Some(info)) => trees.insert(&key, tree, text, fingerprint(&info)),
+            _ => trees.invalidate(&key),
+        }
+        report
+    }
+
+    fn lock_trees(&self) -> std::sync::MutexGuard<'_, TreeCache> {
+        // As for `seen`: a cache is valid whatever call panicked while holding it.
+        self.trees.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn lock_seen(&self) -> std::sync::MutexGuard<'_, HashSet<RootPath>> {
         // A poisoned lock only means another call panicked mid-way; the set itself is still valid.
         self.seen.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+fn fingerprint(info: &FileInfo) -> Fingerprint {
+    Fingerprint { size: info.size, mtime_ns: info.mtime_ns, dev: info.dev, ino: info.ino }
 }
 
 /// Decides whether to write `content` as sent or unescaped. For a language we can check, the

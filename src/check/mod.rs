@@ -20,6 +20,7 @@
 //! dropped bracket is often only reported at EOF, so `Incomplete` means "unfinished or
 //! broken, look again when done".
 
+pub mod cache;
 mod json;
 mod languages;
 mod report;
@@ -77,22 +78,57 @@ pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
     }
     match lang.spec().validator {
         Validator::SerdeJson => json::check_json(text),
-        Validator::TreeSitter => check_tree_sitter(lang, text, Instant::now() + budget),
+        Validator::TreeSitter => check_tree_sitter(lang, text, Instant::now() + budget, None).0,
     }
 }
 
+/// [`check`] that reuses `old`, the tree of an earlier version of this text already
+/// adjusted with `Tree::edit` (see [`cache::TreeCache`]), and returns the new tree for
+/// next time. Tree-sitter then re-parses only what changed: appending 4 KB to 1 MB costs
+/// a few milliseconds instead of a full parse. The tree is None when the language is not
+/// judged by tree-sitter, or when the text was not parsed (too large, binary, timed out).
+pub fn check_incremental(
+    path: &str,
+    text: &str,
+    old: Option<&tree_sitter::Tree>,
+) -> (Report, Option<tree_sitter::Tree>) {
+    let Some(lang) = language_for(path) else {
+        return (Report::not_checked(None, "unknown file type"), None);
+    };
+    if lang.spec().validator != Validator::TreeSitter
+        || text.len() > MAX_CHECK_BYTES
+        || text.as_bytes().contains(&0)
+    {
+        return (check(path, text), None);
+    }
+    check_tree_sitter(lang, text, Instant::now() + DEFAULT_DEADLINE, old)
+}
+
 /// The verdict from tree-sitter, with the closing probes when problems are mid-file.
-fn check_tree_sitter(lang: Language, text: &str, deadline: Instant) -> Report {
+/// Returns the tree of `text` too, for the incremental cache.
+fn check_tree_sitter(
+    lang: Language,
+    text: &str,
+    deadline: Instant,
+    old: Option<&tree_sitter::Tree>,
+) -> (Report, Option<tree_sitter::Tree>) {
+    let name = lang.name();
+    let Some(tree) = parse_until(lang, text, old, deadline) else {
+        return (Report::not_checked(Some(name), "timed out"), None);
+    };
+    let report = verdict(lang, text, &tree, deadline);
+    (report, Some(tree))
+}
+
+/// The verdict on a parsed text: findings, then the closing probes if they are mid-file.
+fn verdict(lang: Language, text: &str, tree: &tree_sitter::Tree, deadline: Instant) -> Report {
     let name = lang.name();
     let timed_out = || Report::not_checked(Some(name), "timed out");
-    let Some(tree) = parse_until(lang, text, None, deadline) else {
-        return timed_out();
-    };
-    let found = findings(&tree, text);
+    let found = findings(tree, text);
     if found.is_empty() {
         return Report::ok(name);
     }
-    let end = content_end(&tree, text);
+    let end = content_end(tree, text);
     if found.iter().all(|f| f.end >= end) {
         return Report::found(name, Status::Incomplete, problems(text, &found, Status::Incomplete));
     }

@@ -1,7 +1,7 @@
 //! `append_file`: add a chunk at the end, guarded against stale callers and retried calls.
 
 use crate::error::{Error, Result};
-use crate::workspace::{RootPath, Workspace};
+use crate::workspace::{FileInfo, RootPath, Workspace};
 
 /// A chunk at least this long that the file already ends with is taken for a retry of a call
 /// whose answer was lost, and is not appended again. Shorter chunks (a `}` or a blank line) are
@@ -23,6 +23,10 @@ pub struct Appended {
     pub duplicate_skipped: bool,
     /// The whole file after the call, for the syntax check.
     pub contents: Vec<u8>,
+    /// The file as it was just before the append (identity, size, mtime).
+    pub before: FileInfo,
+    /// The file just after the append.
+    pub after: FileInfo,
 }
 
 /// Appends `chunk` to the file, creating it and its parents when missing.
@@ -42,7 +46,8 @@ pub fn append(
         return Err(Error::SizeMismatch { path: path.display(), expected, actual: 0 });
     }
     let mut handle = ws.open_append(path)?;
-    let size_before = handle.size()?;
+    let before = handle.info()?;
+    let size_before = before.size;
     if let Some(expected) = expected_size
         && expected != size_before
     {
@@ -59,7 +64,10 @@ pub fn append(
         handle.append(chunk)?;
     }
     let contents = handle.read_all()?;
+    let after = handle.info()?;
     Ok(Appended {
+        before,
+        after,
         created: !existed,
         size_before,
         size: contents.len() as u64,

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::check::{Report, Status};
 use crate::error::Error;
-use crate::session::{AppendOutcome, ReadOutcome, WriteOutcome};
+use crate::session::{AppendOutcome, CheckOutcome, ReadOutcome, WriteOutcome};
 
 /// Something a tool can return: structured data and its human-readable text.
 pub trait Rendered: Serialize {
@@ -53,10 +53,13 @@ fn with_warnings(mut text: String, warnings: &[String]) -> String {
     text
 }
 
-/// The syntax line for a result after a write or append. Problems only at the end are
-/// "incomplete so far", the expected state while a file is still being appended to.
-fn syntax_line(report: &Report) -> String {
-    report.summary()
+/// The syntax line after an append. A clean parse of a file still being built is not proof
+/// that it is finished (many prefixes parse clean), so it never says "ok" here.
+fn append_syntax_line(report: &Report) -> String {
+    match report.status {
+        Status::Ok => "syntax: no problems so far (run check_files when the file is finished)".to_string(),
+        _ => report.summary(),
+    }
 }
 
 impl Rendered for WriteOutcome {
@@ -70,7 +73,7 @@ impl Rendered for WriteOutcome {
             self.size,
             if self.unescaped { ", unescaped" } else { "" }
         );
-        let mut text = format!("{head}\n{}", syntax_line(&self.syntax));
+        let mut text = format!("{head}\n{}", self.syntax.summary());
         if self.syntax.status == Status::Incomplete {
             text.push_str("\nnext: append_file the next part");
         }
@@ -95,7 +98,7 @@ impl Rendered for AppendOutcome {
                 if self.unescaped { ", unescaped" } else { "" }
             )
         };
-        with_warnings(format!("{head}\n{}", syntax_line(&self.syntax)), &self.warnings)
+        with_warnings(format!("{head}\n{}", append_syntax_line(&self.syntax)), &self.warnings)
     }
 }
 
@@ -121,6 +124,53 @@ impl Rendered for ReadOutcome {
         }
         if self.cut_lines > 0 {
             text.push_str(&format!("\n({} long lines were cut at 2000 characters)", self.cut_lines));
+        }
+        text
+    }
+}
+
+impl Rendered for CheckOutcome {
+    fn text(&self) -> String {
+        let mut text = String::new();
+        for file in &self.files {
+            let facts = if file.exists {
+                format!(
+                    "{} bytes, {} lines, {}",
+                    file.size,
+                    file.lines,
+                    file.language.as_deref().unwrap_or("not checked")
+                )
+            } else {
+                "-".to_string()
+            };
+            text.push_str(&format!("{}: {} ({facts})", file.path, file.status.replace('_', " ")));
+            if file.status != "complete" {
+                match &file.syntax {
+                    Some(report) if !report.problems.is_empty() => {
+                        for p in &report.problems {
+                            text.push_str(&format!(
+                                "\n  {}:{} {}\n      {}",
+                                p.line, p.column, p.message, p.source
+                            ));
+                        }
+                        if report.more_problems > 0 {
+                            text.push_str(&format!("\n  ... and {} more", report.more_problems));
+                        }
+                    }
+                    _ => {
+                        if let Some(note) = &file.note {
+                            text.push_str(&format!("\n  {note}"));
+                        }
+                    }
+                }
+            }
+            text.push('\n');
+        }
+        text.push_str(&format!("verdict: {}", self.verdict));
+        if !self.all_complete && !self.files.is_empty() {
+            text.push_str(
+                "\nnext: finish or fix the files above (append_file adds what is missing), then check again",
+            );
         }
         text
     }

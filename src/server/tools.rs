@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::FilewrightServer;
 use super::render;
-use crate::session::{AppendOutcome, ReadOutcome, WriteOutcome};
+use crate::session::{AppendOutcome, CheckOutcome, ReadOutcome, WriteOutcome};
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
 // arrives without them) reaches the session and gets an error that explains what happened,
@@ -59,6 +59,16 @@ pub struct ReadArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1), with = "usize")]
     pub limit: Option<usize>,
+}
+
+/// Arguments of `check_files`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CheckArgs {
+    /// Files to check, relative to the root. Omit to check every file written through this
+    /// server since it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<String>")]
+    pub paths: Option<Vec<String>>,
 }
 
 #[tool_router(vis = "pub(crate)")]
@@ -115,5 +125,19 @@ impl FilewrightServer {
             })
             .await,
         )
+    }
+
+    /// Strict final check: call it BEFORE you say you are done. For each file (the given
+    /// `paths`, or every file written through this server) it reports size, lines, language
+    /// and whether it is complete, incomplete (unclosed at the end, or empty), broken
+    /// (errors at line:col) or missing, ending with a one-line verdict. Incomplete counts as
+    /// a failure here: finish those files with append_file.
+    #[tool(
+        output_schema = schema_for_output::<CheckOutcome>(),
+        annotations(title = "Check files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn check_files(&self, Parameters(args): Parameters<CheckArgs>) -> CallToolResult {
+        let session = self.session.clone();
+        render::result(tokio::task::spawn_blocking(move || session.check_files(args.paths.as_deref())).await)
     }
 }

@@ -4,6 +4,7 @@
 mod util;
 
 mod append;
+mod check_files;
 mod cli;
 mod guidance;
 mod read;
