@@ -88,6 +88,32 @@ pub enum Error {
         /// What is wrong and what is accepted.
         reason: String,
     },
+    /// Another agent holds a live claim on the path.
+    Conflict {
+        /// Root-relative path.
+        path: String,
+        /// The owning agent.
+        owner: String,
+        /// When the owner claimed it (RFC 3339, UTC).
+        since: String,
+    },
+    /// `claim_files` claimed nothing because other agents hold some of the paths.
+    ClaimsRefused {
+        /// (path, owner, since) for each blocking claim.
+        conflicts: Vec<(String, String, String)>,
+    },
+    /// The path lies in filewright's own state directory.
+    Reserved {
+        /// The path as the caller sent it.
+        path: String,
+    },
+    /// The shared state database failed.
+    Store {
+        /// Another process held the database for longer than the busy timeout.
+        busy: bool,
+        /// SQLite's message.
+        detail: String,
+    },
     /// Any other I/O failure.
     Io {
         /// What we were doing, e.g. "write", "append", "read".
@@ -164,6 +190,38 @@ impl fmt::Display for Error {
             Error::Binary { path, detail } => write!(
                 f,
                 "{path} is not a text file ({detail}); read_file shows UTF-8 text only. It was not changed."
+            ),
+            Error::Conflict { path, owner, since } => write!(
+                f,
+                "CONFLICT: {path} is owned by agent {owner:?} since {}; write a different file or ask that \
+                 agent to release it (release_files). Nothing was written.",
+                since.replace('T', " ").replace('Z', " UTC")
+            ),
+            Error::ClaimsRefused { conflicts } => {
+                write!(f, "CONFLICT: nothing was claimed (all or nothing):")?;
+                for (path, owner, since) in conflicts {
+                    write!(
+                        f,
+                        " {path} is owned by agent {owner:?} since {};",
+                        since.replace('T', " ").replace('Z', " UTC")
+                    )?;
+                }
+                write!(f, " claim other files, or ask those agents to release them.")
+            }
+            Error::Reserved { path } => write!(
+                f,
+                "{path:?} is inside filewright's state directory, which no tool may read or write. Choose \
+                 another path."
+            ),
+            Error::Store { busy: true, detail } => write!(
+                f,
+                "the shared claims database stayed locked by another process for over 5 s ({detail}); \
+                 nothing was written. Retry in a moment."
+            ),
+            Error::Store { busy: false, detail } => write!(
+                f,
+                "the shared claims database failed ({detail}). Retry; if it keeps failing, the server's \
+                 operator should check its --state-dir."
             ),
             Error::InvalidArgument { name, reason } => write!(f, "invalid `{name}`: {reason}"),
             Error::Io { op, path, source } => write!(

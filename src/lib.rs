@@ -8,6 +8,7 @@
 //! - [`check`]: syntax check of a text by file extension, truthful about "incomplete" versus "broken".
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root); the only door to host paths.
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read.
+//! - [`store`]: claims and the artifact journal in SQLite, shared by every process on a root.
 //! - [`session`]: per-process state and one method per tool, composing the above.
 //! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors.
 #![warn(missing_docs)]
@@ -17,5 +18,6 @@ pub mod error;
 pub mod files;
 pub mod server;
 pub mod session;
+pub mod store;
 pub mod unescape;
 pub mod workspace;

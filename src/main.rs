@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use filewright::server::FilewrightServer;
 use filewright::session::{Config, Session};
+use filewright::store::{Store, default_state_dir};
 use filewright::workspace::Workspace;
 use rmcp::ServiceExt;
 
@@ -23,6 +24,13 @@ struct Cli {
     /// The largest file the server will hold in memory, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 16 * 1024 * 1024)]
     max_file_bytes: u64,
+    /// Where claims and the journal are kept (SQLite). Default: the platform's state
+    /// directory, keyed by the root, so every process on the same root shares it.
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+    /// Claims expire this many seconds after their owner's last write (default: never).
+    #[arg(long, value_name = "SECONDS")]
+    claim_ttl: Option<u64>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -60,9 +68,16 @@ fn main() -> std::process::ExitCode {
 }
 
 fn serve(cli: Cli) -> anyhow::Result<()> {
-    let ws = Workspace::open_root(&cli.root)?;
-    tracing::info!(root = %ws.host_root().display(), agent = %cli.agent, "serving MCP on stdio");
-    let session = Session::new(ws, Config { agent: cli.agent, max_file_bytes: cli.max_file_bytes });
+    let mut ws = Workspace::open_root(&cli.root)?;
+    let state_dir = match cli.state_dir {
+        Some(dir) => dir,
+        None => default_state_dir(ws.host_root())
+            .context("no state directory is known for this platform: pass --state-dir")?,
+    };
+    let store = Store::open(&state_dir, cli.claim_ttl.map(std::time::Duration::from_secs))?;
+    ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
+    tracing::info!(root = %ws.host_root().display(), agent = %cli.agent, state = %store.path().display(), "serving MCP on stdio");
+    let session = Session::new(ws, Config { agent: cli.agent, max_file_bytes: cli.max_file_bytes }, store);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let service = FilewrightServer::new(session)

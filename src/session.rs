@@ -12,6 +12,7 @@ use crate::check::cache::{DEFAULT_BUDGET_BYTES, Fingerprint, TreeCache};
 use crate::check::{self, Report, Status};
 use crate::error::{ADVISED_CHUNK_CHARS, Error, Result};
 use crate::files;
+use crate::store::{Action, Artifact, Claim, ClaimOutcome, ReleaseOutcome, Store, WriteFacts, sha256_hex};
 use crate::unescape;
 use crate::workspace::{FileInfo, RootPath, Workspace};
 
@@ -30,11 +31,11 @@ pub struct Config {
 pub struct Session {
     ws: Workspace,
     config: Config,
+    /// Claims and the journal, shared with every other process on this root.
+    store: Store,
     /// A `std` mutex, not a Tokio one: it is held only inside blocking tasks, never across an
     /// await. It also serialises this process's writes, so two calls cannot interleave.
     seen: Mutex<HashSet<RootPath>>,
-    /// Files written or appended to through this process, for `check_files` without paths.
-    written: Mutex<std::collections::BTreeSet<RootPath>>,
     /// Syntax trees of files this session wrote, for incremental checks after appends.
     trees: Mutex<TreeCache>,
 }
@@ -120,6 +121,38 @@ pub struct ReadOutcome {
     pub line_endings: String,
     /// The file ends with a newline.
     pub ends_with_newline: bool,
+}
+
+/// Result of `claim_files`, `release_files` and `list_claims`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ClaimsOutcome {
+    /// The agent the call acted for.
+    pub agent: String,
+    /// Paths claimed by this call.
+    pub claimed: Vec<String>,
+    /// Paths released by this call.
+    pub released: Vec<String>,
+    /// Paths this call could not release (owned by another agent, or by nobody).
+    pub not_released: Vec<crate::store::NotReleased>,
+    /// Every live claim on the root after the call.
+    pub claims: Vec<Claim>,
+}
+
+/// One artifact from the journal, with how the file on disk compares.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ArtifactView {
+    /// What the journal recorded.
+    #[serde(flatten)]
+    pub artifact: Artifact,
+    /// `matches` (same sha256 as the last recorded write), `changed since`, `missing` or `unreadable`.
+    pub on_disk: String,
+}
+
+/// Result of `list_artifacts`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ArtifactsOutcome {
+    /// One entry per file, by path.
+    pub artifacts: Vec<ArtifactView>,
 }
 
 /// One file's verdict in `check_files`.
@@ -236,12 +269,12 @@ impl CheckOutcome {
 
 impl Session {
     /// A session over an opened root.
-    pub fn new(ws: Workspace, config: Config) -> Self {
+    pub fn new(ws: Workspace, config: Config, store: Store) -> Self {
         Session {
             ws,
             config,
+            store,
             seen: Mutex::new(HashSet::new()),
-            written: Mutex::default(),
             trees: Mutex::new(TreeCache::new(DEFAULT_BUDGET_BYTES)),
         }
     }
@@ -252,14 +285,25 @@ impl Session {
     }
 
     /// `write_file`: create or replace the whole file.
-    pub fn write_file(&self, path: Option<&str>, content: Option<&str>) -> Result<WriteOutcome> {
+    pub fn write_file(
+        &self,
+        path: Option<&str>,
+        content: Option<&str>,
+        agent: Option<&str>,
+    ) -> Result<WriteOutcome> {
         let raw_path = path.ok_or(Error::Truncated { tool: "write_file", field: "path" })?;
         let content = content.ok_or(Error::Truncated { tool: "write_file", field: "content" })?;
+        let agent = self.agent(agent)?;
         let path = self.ws.follow(&self.ws.resolve(raw_path)?)?;
         let mut seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
         let existing = self.ws.stat(&path)?;
-        let written = files::write(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes)?;
+        let written = self.store.write_claimed(&path.display(), &agent, Action::Write, || {
+            let written = files::write(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes)?;
+            let facts =
+                WriteFacts { size: written.size, added: written.size, sha256: sha256_hex(text.as_bytes()) };
+            Ok((written, Some(facts)))
+        })?;
         let mut warnings = Vec::new();
         if let Some(info) = existing
             && !seen.contains(&path)
@@ -278,13 +322,12 @@ impl Session {
         }
         warnings.extend(common_warnings(content, &text, unescaped));
         seen.insert(path.clone());
-        self.mark_written(&path);
         let after = self.ws.stat(&path)?;
         let syntax = self.check_and_keep(&path, &text, None, after);
         Ok(WriteOutcome {
             action: "write".into(),
             path: path.display(),
-            agent: self.config.agent.clone(),
+            agent,
             created: written.created,
             size: written.size,
             chars: text.chars().count(),
@@ -301,9 +344,11 @@ impl Session {
         path: Option<&str>,
         content: Option<&str>,
         expected_size: Option<u64>,
+        agent: Option<&str>,
     ) -> Result<AppendOutcome> {
         let raw_path = path.ok_or(Error::Truncated { tool: "append_file", field: "path" })?;
         let content = content.ok_or(Error::Truncated { tool: "append_file", field: "content" })?;
+        let agent = self.agent(agent)?;
         let path = self.ws.follow(&self.ws.resolve(raw_path)?)?;
         let mut seen = self.lock_seen();
         let (text, unescaped) = if unescape::looks_over_escaped(content) {
@@ -317,7 +362,16 @@ impl Session {
         } else {
             (content.to_string(), false)
         };
-        let out = files::append(&self.ws, &path, text.as_bytes(), expected_size, self.config.max_file_bytes)?;
+        let out = self.store.write_claimed(&path.display(), &agent, Action::Append, || {
+            let out =
+                files::append(&self.ws, &path, text.as_bytes(), expected_size, self.config.max_file_bytes)?;
+            let facts = (out.added > 0 || out.created).then(|| WriteFacts {
+                size: out.size,
+                added: out.added,
+                sha256: sha256_hex(&out.contents),
+            });
+            Ok((out, facts))
+        })?;
         let mut warnings = Vec::new();
         if out.duplicate_skipped {
             warnings.push(format!(
@@ -332,7 +386,6 @@ impl Session {
         }
         warnings.extend(common_warnings(content, &text, unescaped));
         seen.insert(path.clone());
-        self.mark_written(&path);
         let syntax = match std::str::from_utf8(&out.contents) {
             Ok(full) => {
                 let old = self.lock_trees().take_for_append(&path.display(), fingerprint(&out.before), full);
@@ -346,7 +399,7 @@ impl Session {
         Ok(AppendOutcome {
             action: "append".into(),
             path: path.display(),
-            agent: self.config.agent.clone(),
+            agent,
             created: out.created,
             size: out.size,
             appended: out.added,
@@ -367,7 +420,7 @@ impl Session {
         limit: Option<usize>,
     ) -> Result<ReadOutcome> {
         let raw_path = path.ok_or(Error::Truncated { tool: "read_file", field: "path" })?;
-        let path = self.ws.resolve(raw_path)?;
+        let path = self.ws.follow(&self.ws.resolve(raw_path)?)?;
         let view = files::read(
             &self.ws,
             &path,
@@ -375,7 +428,7 @@ impl Session {
             limit.unwrap_or(files::DEFAULT_READ_LIMIT),
             self.config.max_file_bytes,
         )?;
-        self.lock_seen().insert(self.ws.follow(&path).unwrap_or(path.clone()));
+        self.lock_seen().insert(path.clone());
         let more = view.more_after();
         Ok(ReadOutcome {
             path: path.display(),
@@ -403,7 +456,7 @@ impl Session {
     pub fn check_files(&self, paths: Option<&[String]>) -> Result<CheckOutcome> {
         let targets: Vec<Result<RootPath>> = match paths {
             Some(list) if !list.is_empty() => list.iter().map(|p| self.ws.resolve(p)).collect(),
-            _ => self.written.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().map(Ok).collect(),
+            _ => self.store.journal_paths()?.iter().map(|p| self.ws.resolve(p)).collect(),
         };
         let mut files = Vec::new();
         for (i, target) in targets.into_iter().enumerate() {
@@ -421,6 +474,10 @@ impl Session {
 
     fn check_one(&self, path: &RootPath) -> FileCheck {
         let name = path.display();
+        let path = &match self.ws.follow(path) {
+            Ok(p) => p,
+            Err(e) => return FileCheck::failed(name, "unreadable", e.to_string()),
+        };
         let bytes = match self.ws.read(path, self.config.max_file_bytes) {
             Ok(bytes) => bytes,
             Err(Error::NotFound { .. }) => {
@@ -457,8 +514,92 @@ impl Session {
         }
     }
 
-    fn mark_written(&self, path: &RootPath) {
-        self.written.lock().unwrap_or_else(|p| p.into_inner()).insert(path.clone());
+    /// `claim_files`: claim every path for the agent, or none.
+    pub fn claim_files(&self, paths: Option<&[String]>, agent: Option<&str>) -> Result<ClaimsOutcome> {
+        let agent = self.agent(agent)?;
+        let paths =
+            self.resolve_all(paths.ok_or(Error::Truncated { tool: "claim_files", field: "paths" })?)?;
+        if paths.is_empty() {
+            return Err(Error::InvalidArgument { name: "paths", reason: "name at least one file".into() });
+        }
+        let ClaimOutcome { claimed, conflicts } = self.store.claim(&paths, &agent)?;
+        if !conflicts.is_empty() {
+            return Err(Error::ClaimsRefused {
+                conflicts: conflicts.into_iter().map(|c| (c.path, c.agent, c.since)).collect(),
+            });
+        }
+        Ok(ClaimsOutcome {
+            agent,
+            claimed,
+            released: Vec::new(),
+            not_released: Vec::new(),
+            claims: self.store.claims()?,
+        })
+    }
+
+    /// `release_files`: give up the agent's claims on `paths`, or all of them.
+    pub fn release_files(&self, paths: Option<&[String]>, agent: Option<&str>) -> Result<ClaimsOutcome> {
+        let agent = self.agent(agent)?;
+        let paths = paths.map(|p| self.resolve_all(p)).transpose()?;
+        let ReleaseOutcome { released, not_released } = self.store.release(paths.as_deref(), &agent)?;
+        Ok(ClaimsOutcome { agent, claimed: Vec::new(), released, not_released, claims: self.store.claims()? })
+    }
+
+    /// `list_claims`: every live claim on this root.
+    pub fn list_claims(&self) -> Result<ClaimsOutcome> {
+        Ok(ClaimsOutcome {
+            agent: self.config.agent.clone(),
+            claimed: Vec::new(),
+            released: Vec::new(),
+            not_released: Vec::new(),
+            claims: self.store.claims()?,
+        })
+    }
+
+    /// `list_artifacts`: what the journal says was written, and whether the file on disk
+    /// still matches it.
+    pub fn list_artifacts(
+        &self,
+        agent: Option<&str>,
+        path: Option<&str>,
+        history: bool,
+    ) -> Result<ArtifactsOutcome> {
+        let path = path.map(|p| self.ws.resolve(p)).transpose()?.map(|p| p.display());
+        let artifacts = self
+            .store
+            .artifacts(agent, path.as_deref(), history)?
+            .into_iter()
+            .map(|artifact| {
+                let on_disk = match self
+                    .ws
+                    .resolve(&artifact.path)
+                    .and_then(|p| self.ws.read(&p, self.config.max_file_bytes))
+                {
+                    Ok(bytes) if sha256_hex(&bytes) == artifact.sha256 => "matches",
+                    Ok(_) => "changed since",
+                    Err(Error::NotFound { .. }) => "missing",
+                    Err(_) => "unreadable",
+                };
+                ArtifactView { artifact, on_disk: on_disk.into() }
+            })
+            .collect();
+        Ok(ArtifactsOutcome { artifacts })
+    }
+
+    /// The agent for a call: the argument when given, else the process's `--agent`.
+    fn agent(&self, given: Option<&str>) -> Result<String> {
+        match given.map(str::trim) {
+            None => Ok(self.config.agent.clone()),
+            Some("") => Err(Error::InvalidArgument {
+                name: "agent",
+                reason: "must not be empty; omit it to use the server's agent".into(),
+            }),
+            Some(name) => Ok(name.to_string()),
+        }
+    }
+
+    fn resolve_all(&self, paths: &[String]) -> Result<Vec<String>> {
+        paths.iter().map(|p| Ok(self.ws.follow(&self.ws.resolve(p)?)?.display())).collect()
     }
 
     /// Checks `text` (reusing `old`, an edited earlier tree, when given) and keeps the new
@@ -547,43 +688,46 @@ mod tests {
 
     fn session() -> (tempfile::TempDir, Session) {
         let tmp = tempfile::tempdir().expect("temp dir");
-        let ws = Workspace::open_root(tmp.path()).expect("open root");
-        (tmp, Session::new(ws, Config { agent: "tester".into(), max_file_bytes: 1 << 20 }))
+        std::fs::create_dir(tmp.path().join("root")).expect("root");
+        let ws = Workspace::open_root(&tmp.path().join("root")).expect("open root");
+        let store = Store::open(&tmp.path().join("state"), None).expect("store");
+        (tmp, Session::new(ws, Config { agent: "tester".into(), max_file_bytes: 1 << 20 }, store))
     }
 
     #[test]
     fn replacing_an_unread_file_warns_but_writes() {
         let (t, s) = session();
-        std::fs::write(t.path().join("a.txt"), "old").unwrap();
-        let out = s.write_file(Some("a.txt"), Some("new")).unwrap();
+        std::fs::write(t.path().join("root/a.txt"), "old").unwrap();
+        let out = s.write_file(Some("a.txt"), Some("new"), None).unwrap();
         assert!(out.warnings.iter().any(|w| w.contains("had not read")));
-        assert_eq!(std::fs::read_to_string(t.path().join("a.txt")).unwrap(), "new");
+        assert_eq!(std::fs::read_to_string(t.path().join("root/a.txt")).unwrap(), "new");
     }
 
     #[test]
     fn replacing_a_read_file_does_not_warn() {
         let (t, s) = session();
-        std::fs::write(t.path().join("a.txt"), "old\n").unwrap();
+        std::fs::write(t.path().join("root/a.txt"), "old\n").unwrap();
         s.read_file(Some("a.txt"), None, None).unwrap();
-        let out = s.write_file(Some("a.txt"), Some("new")).unwrap();
+        let out = s.write_file(Some("a.txt"), Some("new"), None).unwrap();
         assert!(out.warnings.is_empty(), "{:?}", out.warnings);
     }
 
     #[test]
     fn missing_content_is_reported_as_truncated() {
         let (t, s) = session();
-        let err = s.write_file(Some("a.txt"), None).unwrap_err();
+        let err = s.write_file(Some("a.txt"), None, None).unwrap_err();
         assert!(matches!(err, Error::Truncated { field: "content", .. }));
-        assert!(!t.path().join("a.txt").exists());
+        assert!(!t.path().join("root/a.txt").exists());
     }
 
     #[test]
     fn over_escaped_python_is_unescaped_when_it_parses_better() {
         let (t, s) = session();
-        let out = s.write_file(Some("a.py"), Some("def f():\\n    return 1\\n\\nprint(f())\\n")).unwrap();
+        let out =
+            s.write_file(Some("a.py"), Some("def f():\\n    return 1\\n\\nprint(f())\\n"), None).unwrap();
         assert!(out.unescaped);
         assert_eq!(
-            std::fs::read_to_string(t.path().join("a.py")).unwrap(),
+            std::fs::read_to_string(t.path().join("root/a.py")).unwrap(),
             "def f():\n    return 1\n\nprint(f())\n"
         );
     }
@@ -592,8 +736,8 @@ mod tests {
     fn one_line_python_with_newline_escapes_in_strings_is_kept() {
         let (t, s) = session();
         let line = "print(\"a\\nb\\nc\")\n";
-        let out = s.write_file(Some("a.py"), Some(line)).unwrap();
+        let out = s.write_file(Some("a.py"), Some(line), None).unwrap();
         assert!(!out.unescaped);
-        assert_eq!(std::fs::read_to_string(t.path().join("a.py")).unwrap(), line);
+        assert_eq!(std::fs::read_to_string(t.path().join("root/a.py")).unwrap(), line);
     }
 }

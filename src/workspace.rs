@@ -27,6 +27,17 @@ pub struct Workspace {
     /// path argument is accepted when it lies under either.
     given_root: PathBuf,
     canonical_root: PathBuf,
+    /// filewright's state directory when it lies inside the root: no tool may touch it.
+    reserved: Option<Reserved>,
+}
+
+/// The state directory inside the root, by relative path (for a clear early refusal) and by
+/// identity (device, inode), which also catches a symlink that leads into it.
+#[derive(Debug)]
+struct Reserved {
+    relative: PathBuf,
+    dev: u64,
+    ino: u64,
 }
 
 /// A path checked to lie lexically inside the root: relative, non-empty, made only of normal
@@ -124,7 +135,19 @@ impl Workspace {
             .with_context(|| format!("cannot resolve the root {}", root.display()))?;
         let dir = Dir::open_ambient_dir(&canonical_root, ambient_authority())
             .with_context(|| format!("cannot open the root {}", root.display()))?;
-        Ok(Workspace { dir, given_root, canonical_root })
+        Ok(Workspace { dir, given_root, canonical_root, reserved: None })
+    }
+
+    /// Keeps `state_dir` (a host path, which must exist) out of every tool's reach when it
+    /// lies inside the root. A state directory outside the root is unreachable anyway.
+    pub fn reserve(&mut self, state_dir: &Path) -> anyhow::Result<()> {
+        let canonical = std::fs::canonicalize(state_dir)?;
+        if let Ok(relative) = canonical.strip_prefix(&self.canonical_root) {
+            let meta = self.dir.metadata(relative)?;
+            self.reserved =
+                Some(Reserved { relative: relative.to_path_buf(), dev: meta.dev(), ino: meta.ino() });
+        }
+        Ok(())
     }
 
     /// The canonical host path of the root (for logs and startup messages only).
@@ -170,7 +193,13 @@ impl Workspace {
         if parts.is_empty() {
             return Err(invalid(raw, "it names the root directory itself, not a file in it"));
         }
-        Ok(RootPath(parts.iter().collect()))
+        let path: PathBuf = parts.iter().collect();
+        if let Some(reserved) = &self.reserved
+            && path.starts_with(&reserved.relative)
+        {
+            return Err(Error::Reserved { path: raw.to_string() });
+        }
+        Ok(RootPath(path))
     }
 
     /// Facts about the file at `path` (following symlinks that stay inside the root), or `None`
@@ -213,6 +242,11 @@ impl Workspace {
     /// Reads a whole regular file, refusing anything larger than `limit` bytes.
     pub fn read(&self, path: &RootPath, limit: u64) -> Result<Vec<u8>> {
         let info = self.stat(path)?.ok_or_else(|| Error::NotFound { path: path.display() })?;
+        if self.reserved.is_some() {
+            // Catches a symlink into the state directory (the lexical check in `resolve`
+            // cannot see through links).
+            self.open_parent(path, false)?;
+        }
         require_file(path, &info)?;
         if info.size > limit {
             return Err(Error::TooLarge { path: path.display(), size: info.size, limit });
@@ -281,10 +315,25 @@ impl Workspace {
         if parent.as_os_str().is_empty() {
             return self.dir.try_clone().map_err(|e| map_io(e, "open the root for", path));
         }
+        if let Some(reserved) = &self.reserved {
+            // Resolve the deepest existing ancestor through symlinks (inside the root) so a
+            // link into the state directory is refused before anything is created there.
+            let real = parent.ancestors().find_map(|a| self.dir.canonicalize(a).ok());
+            if real.is_some_and(|r| r.starts_with(&reserved.relative)) {
+                return Err(Error::Reserved { path: path.display() });
+            }
+        }
         if create {
             self.dir.create_dir_all(parent).map_err(|e| map_parent_error(e, path))?;
         }
-        self.dir.open_dir(parent).map_err(|e| map_parent_error(e, path))
+        let dir = self.dir.open_dir(parent).map_err(|e| map_parent_error(e, path))?;
+        if let Some(reserved) = &self.reserved {
+            let meta = dir.dir_metadata().map_err(|e| map_io(e, "inspect the parent of", path))?;
+            if (meta.dev(), meta.ino()) == (reserved.dev, reserved.ino) {
+                return Err(Error::Reserved { path: path.display() });
+            }
+        }
+        Ok(dir)
     }
 }
 

@@ -6,7 +6,9 @@ use serde::Serialize;
 
 use crate::check::{Report, Status};
 use crate::error::Error;
-use crate::session::{AppendOutcome, CheckOutcome, ReadOutcome, WriteOutcome};
+use crate::session::{
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, ReadOutcome, WriteOutcome,
+};
 
 /// Something a tool can return: structured data and its human-readable text.
 pub trait Rendered: Serialize {
@@ -171,6 +173,69 @@ impl Rendered for CheckOutcome {
             text.push_str(
                 "\nnext: finish or fix the files above (append_file adds what is missing), then check again",
             );
+        }
+        text
+    }
+}
+
+impl Rendered for ClaimsOutcome {
+    fn text(&self) -> String {
+        let mut text = String::new();
+        if !self.claimed.is_empty() {
+            text.push_str(&format!("Claimed for agent {:?}: {}\n", self.agent, self.claimed.join(", ")));
+        }
+        if !self.released.is_empty() {
+            text.push_str(&format!("Released by agent {:?}: {}\n", self.agent, self.released.join(", ")));
+        }
+        for n in &self.not_released {
+            match &n.owner {
+                Some(owner) => text.push_str(&format!(
+                    "Not released: {} is owned by agent {owner:?}, not {:?}\n",
+                    n.path, self.agent
+                )),
+                None => text.push_str(&format!("Not released: {} was not claimed\n", n.path)),
+            }
+        }
+        if self.claims.is_empty() {
+            text.push_str("No file is claimed on this root.");
+        } else {
+            text.push_str(&format!("{} claim(s) on this root:", self.claims.len()));
+            for c in &self.claims {
+                text.push_str(&format!("\n  {}  agent {:?} since {}", c.path, c.agent, c.since));
+                if let Some(expires) = &c.expires {
+                    text.push_str(&format!(" (expires {expires})"));
+                }
+            }
+        }
+        text
+    }
+}
+
+impl Rendered for ArtifactsOutcome {
+    fn text(&self) -> String {
+        if self.artifacts.is_empty() {
+            return "No artifacts recorded (nothing written through filewright on this root yet, or none matches the filter).".into();
+        }
+        let mut text = format!("{} artifact(s):", self.artifacts.len());
+        for v in &self.artifacts {
+            let a = &v.artifact;
+            text.push_str(&format!(
+                "\n  {}  {} bytes, last {} by {:?} at {}, {} write(s), sha256 {}..., on disk: {}",
+                a.path,
+                a.size,
+                a.action,
+                a.agent,
+                a.time,
+                a.writes,
+                &a.sha256[..a.sha256.len().min(12)],
+                v.on_disk
+            ));
+            for h in &a.history {
+                text.push_str(&format!(
+                    "\n      {} {} by {:?}: +{} -> {} bytes",
+                    h.time, h.action, h.agent, h.added, h.size
+                ));
+            }
         }
         text
     }

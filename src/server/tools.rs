@@ -10,7 +10,9 @@ use serde::Deserialize;
 
 use super::FilewrightServer;
 use super::render;
-use crate::session::{AppendOutcome, CheckOutcome, ReadOutcome, WriteOutcome};
+use crate::session::{
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, ReadOutcome, WriteOutcome,
+};
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
 // arrives without them) reaches the session and gets an error that explains what happened,
@@ -26,6 +28,11 @@ pub struct WriteArgs {
     /// add the rest with append_file).
     #[schemars(required, with = "String")]
     pub content: Option<String>,
+    /// Optional: the agent writing, when one connection serves several sub-agents (default:
+    /// the server's --agent). The file is claimed for this agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
 }
 
 /// Arguments of `append_file`.
@@ -43,6 +50,10 @@ pub struct AppendArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "u64")]
     pub expected_size: Option<u64>,
+    /// Optional: the agent writing (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
 }
 
 /// Arguments of `read_file`.
@@ -71,6 +82,52 @@ pub struct CheckArgs {
     pub paths: Option<Vec<String>>,
 }
 
+/// Arguments of `claim_files`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ClaimArgs {
+    /// Files to claim, relative to the root (all or nothing).
+    #[schemars(required, with = "Vec<String>")]
+    pub paths: Option<Vec<String>>,
+    /// Optional: the agent claiming (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
+/// Arguments of `release_files`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReleaseArgs {
+    /// Files to release; omit to release every claim of the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<String>")]
+    pub paths: Option<Vec<String>>,
+    /// Optional: the agent releasing (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
+/// Arguments of `list_claims` (none).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+/// Arguments of `list_artifacts`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ArtifactsArgs {
+    /// Only files this agent wrote to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+    /// Only this file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub path: Option<String>,
+    /// Include every recorded write of each file, oldest first (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub history: Option<bool>,
+}
+
 #[tool_router(vis = "pub(crate)")]
 impl FilewrightServer {
     /// Create or replace a file with `content`. For a large file send only the FIRST PART here
@@ -85,7 +142,7 @@ impl FilewrightServer {
         let session = self.session.clone();
         render::result(
             tokio::task::spawn_blocking(move || {
-                session.write_file(args.path.as_deref(), args.content.as_deref())
+                session.write_file(args.path.as_deref(), args.content.as_deref(), args.agent.as_deref())
             })
             .await,
         )
@@ -104,7 +161,12 @@ impl FilewrightServer {
         let session = self.session.clone();
         render::result(
             tokio::task::spawn_blocking(move || {
-                session.append_file(args.path.as_deref(), args.content.as_deref(), args.expected_size)
+                session.append_file(
+                    args.path.as_deref(),
+                    args.content.as_deref(),
+                    args.expected_size,
+                    args.agent.as_deref(),
+                )
             })
             .await,
         )
@@ -139,5 +201,70 @@ impl FilewrightServer {
     async fn check_files(&self, Parameters(args): Parameters<CheckArgs>) -> CallToolResult {
         let session = self.session.clone();
         render::result(tokio::task::spawn_blocking(move || session.check_files(args.paths.as_deref())).await)
+    }
+
+    /// Claim files for an agent before writing them, so no other agent can overwrite them
+    /// (all or nothing: if any is owned by another agent, nothing is claimed and the error
+    /// names the owners). Writing a file also claims it. Claims coordinate cooperating agents
+    /// on this root; they are not access control.
+    #[tool(
+        output_schema = schema_for_output::<ClaimsOutcome>(),
+        annotations(title = "Claim files", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn claim_files(&self, Parameters(args): Parameters<ClaimArgs>) -> CallToolResult {
+        let session = self.session.clone();
+        render::result(
+            tokio::task::spawn_blocking(move || {
+                session.claim_files(args.paths.as_deref(), args.agent.as_deref())
+            })
+            .await,
+        )
+    }
+
+    /// Release an agent's claims on files (all of its claims when `paths` is omitted), so
+    /// other agents may write them.
+    #[tool(
+        output_schema = schema_for_output::<ClaimsOutcome>(),
+        annotations(title = "Release files", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn release_files(&self, Parameters(args): Parameters<ReleaseArgs>) -> CallToolResult {
+        let session = self.session.clone();
+        render::result(
+            tokio::task::spawn_blocking(move || {
+                session.release_files(args.paths.as_deref(), args.agent.as_deref())
+            })
+            .await,
+        )
+    }
+
+    /// List every live claim on this root: which agent owns which file, since when.
+    #[tool(
+        output_schema = schema_for_output::<ClaimsOutcome>(),
+        annotations(title = "List claims", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn list_claims(&self, Parameters(_): Parameters<NoArgs>) -> CallToolResult {
+        let session = self.session.clone();
+        render::result(tokio::task::spawn_blocking(move || session.list_claims()).await)
+    }
+
+    /// List the artifacts written through filewright on this root (by any agent): latest
+    /// size, sha256, writer and time per file, whether the file on disk still matches, and
+    /// with `history: true` every recorded write.
+    #[tool(
+        output_schema = schema_for_output::<ArtifactsOutcome>(),
+        annotations(title = "List artifacts", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn list_artifacts(&self, Parameters(args): Parameters<ArtifactsArgs>) -> CallToolResult {
+        let session = self.session.clone();
+        render::result(
+            tokio::task::spawn_blocking(move || {
+                session.list_artifacts(
+                    args.agent.as_deref(),
+                    args.path.as_deref(),
+                    args.history.unwrap_or(false),
+                )
+            })
+            .await,
+        )
     }
 }

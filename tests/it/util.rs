@@ -28,6 +28,11 @@ impl Root {
         self.base.path().join("root")
     }
 
+    /// The state directory the servers of this root share (claims, journal).
+    pub fn state(&self) -> PathBuf {
+        self.base.path().join("state")
+    }
+
     /// A directory next to the root, which no tool may reach.
     pub fn outside(&self) -> PathBuf {
         self.base.path().join("outside")
@@ -89,14 +94,26 @@ impl Server {
         Self::spawn_with(root, &[]).await
     }
 
+    /// Spawns a server on `root` with its shared state directory and `extra` arguments
+    /// (which may override `--state-dir`).
     pub async fn spawn_with(root: &Root, extra: &[&str]) -> Server {
         let root_path = root.path();
+        let state = root.state();
         let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_filewright")).configure(|c| {
-            c.arg("--root").arg(&root_path).args(extra).env("FILEWRIGHT_LOG", "warn");
+            c.arg("--root").arg(&root_path);
+            if !extra.contains(&"--state-dir") {
+                c.arg("--state-dir").arg(&state);
+            }
+            c.args(extra).env("FILEWRIGHT_LOG", "warn");
         });
         let transport = TokioChildProcess::new(command).expect("spawn filewright");
         let client = ().serve(transport).await.expect("MCP initialize");
         Server { client }
+    }
+
+    /// Spawns a server acting as `agent`.
+    pub async fn spawn_as(root: &Root, agent: &str) -> Server {
+        Self::spawn_with(root, &["--agent", agent]).await
     }
 
     /// Calls a tool; panics only on a protocol failure (a tool error is a normal result).

@@ -1,0 +1,328 @@
+//! The state shared by every filewright process on one root: who owns which file (claims)
+//! and what was written (the journal), in one SQLite database.
+//!
+//! Each MCP client spawns its own server process, so a lock inside one process coordinates
+//! nothing; SQLite in WAL mode, opened by every process on the same root, does. A write
+//! happens inside an IMMEDIATE transaction that first checks and takes the claim, then runs
+//! the file operation, then records it in the journal: the database's write lock is held
+//! throughout, so two processes can never both win a claim, and writes to one root are
+//! serialised (no interleaved appends).
+
+mod claims;
+mod journal;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, TransactionBehavior};
+
+pub use claims::{Claim, ClaimOutcome, NotReleased, ReleaseOutcome};
+pub use journal::{Action, Artifact, JournalEntry};
+
+use crate::error::{Error, Result};
+
+/// How long a call waits for another process's transaction before giving up with an error
+/// (never a hang).
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The database file's name inside the state directory.
+pub const DB_FILE: &str = "state.db";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS claims (
+    path    TEXT PRIMARY KEY,
+    agent   TEXT NOT NULL,
+    since   INTEGER NOT NULL,  -- unix ms: first claimed
+    touched INTEGER NOT NULL   -- unix ms: last write by the owner (TTL counts from here)
+);
+CREATE TABLE IF NOT EXISTS journal (
+    id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    time   INTEGER NOT NULL,   -- unix ms
+    agent  TEXT NOT NULL,
+    action TEXT NOT NULL,      -- write | append | edit
+    path   TEXT NOT NULL,
+    size   INTEGER NOT NULL,   -- bytes after
+    added  INTEGER NOT NULL,   -- bytes added by this action
+    sha256 TEXT NOT NULL       -- of the whole file after
+);
+CREATE INDEX IF NOT EXISTS journal_by_path ON journal (path, id);
+";
+
+/// What the journal records about one write, computed by the caller from the bytes on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteFacts {
+    /// Size after the write.
+    pub size: u64,
+    /// Bytes added by this write (the whole size for write_file).
+    pub added: u64,
+    /// Hex sha256 of the whole file after the write.
+    pub sha256: String,
+}
+
+/// The shared store of one root.
+#[derive(Debug)]
+pub struct Store {
+    /// A `std` mutex: calls run on blocking threads and never await while holding it.
+    conn: Mutex<Connection>,
+    path: PathBuf,
+    claim_ttl: Option<Duration>,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database in `state_dir`.
+    ///
+    /// # Ambient authority
+    /// Opens a host path outside the sandbox; the workspace is told to keep this directory
+    /// out of every tool's reach.
+    pub fn open(state_dir: &Path, claim_ttl: Option<Duration>) -> anyhow::Result<Self> {
+        use anyhow::Context;
+        std::fs::create_dir_all(state_dir)
+            .with_context(|| format!("cannot create the state directory {}", state_dir.display()))?;
+        let path = state_dir.join(DB_FILE);
+        let hint = || {
+            format!(
+                "cannot use the state database {}: if it is corrupt, move it away (claims and the journal \
+                 start afresh) or pass another --state-dir",
+                path.display()
+            )
+        };
+        let conn = Connection::open(&path).with_context(hint)?;
+        conn.busy_timeout(BUSY_TIMEOUT).with_context(hint)?;
+        conn.pragma_update(None, "journal_mode", "WAL").with_context(hint)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").with_context(hint)?;
+        conn.execute_batch(SCHEMA).with_context(hint)?;
+        let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).with_context(hint)?;
+        anyhow::ensure!(check == "ok", "{}: quick_check says {check}", hint());
+        Ok(Store { conn: Mutex::new(conn), path, claim_ttl })
+    }
+
+    /// Where the database lives (for startup logs).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `write` as `agent`'s `action` on `path` under the claim rules: when another
+    /// agent holds a live claim, nothing runs and the error names the owner; otherwise the
+    /// claim is taken (or refreshed), `write` runs, and its facts go to the journal, all in
+    /// one transaction. A failed `write` leaves no claim and no journal row behind; a
+    /// `write` that changed nothing returns no facts and adds no row.
+    pub fn write_claimed<T>(
+        &self,
+        path: &str,
+        agent: &str,
+        action: Action,
+        write: impl FnOnce() -> Result<(T, Option<WriteFacts>)>,
+    ) -> Result<T> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
+        let now = now_ms();
+        claims::take(&tx, path, agent, now, self.claim_ttl)?;
+        let (value, facts) = write()?;
+        let recorded = match &facts {
+            Some(facts) => journal::record(&tx, now, agent, action, path, facts),
+            None => Ok(()),
+        }
+        .and_then(|()| tx.commit().map_err(db_error));
+        recorded.map_err(|e| Error::Store {
+            busy: false,
+            detail: format!("{e}; the file itself WAS changed, only its claim and journal row are missing: read_file shows its state"),
+        })?;
+        Ok(value)
+    }
+
+    /// Claims every path for `agent`, or none when any is owned by someone else.
+    pub fn claim(&self, paths: &[String], agent: &str) -> Result<ClaimOutcome> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
+        let outcome = claims::take_all(&tx, paths, agent, now_ms(), self.claim_ttl)?;
+        tx.commit().map_err(db_error)?;
+        Ok(outcome)
+    }
+
+    /// Releases `agent`'s claims on `paths`, or all of them when `paths` is None.
+    pub fn release(&self, paths: Option<&[String]>, agent: &str) -> Result<ReleaseOutcome> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
+        let outcome = claims::release(&tx, paths, agent)?;
+        tx.commit().map_err(db_error)?;
+        Ok(outcome)
+    }
+
+    /// Every live claim, oldest first.
+    pub fn claims(&self) -> Result<Vec<Claim>> {
+        claims::list(&self.lock(), now_ms(), self.claim_ttl)
+    }
+
+    /// The owner of `path`'s live claim, if any.
+    pub fn owner(&self, path: &str) -> Result<Option<Claim>> {
+        let conn = self.lock();
+        let claim = claims::get(&conn, path).map_err(db_error)?;
+        Ok(claim.filter(|c| !claims::expired(c, now_ms(), self.claim_ttl)))
+    }
+
+    /// The latest journal state of each file (filtered), with its history when asked.
+    pub fn artifacts(&self, agent: Option<&str>, path: Option<&str>, history: bool) -> Result<Vec<Artifact>> {
+        journal::artifacts(&self.lock(), agent, path, history)
+    }
+
+    /// Every path the journal knows, in order.
+    pub fn journal_paths(&self) -> Result<Vec<String>> {
+        journal::paths(&self.lock())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A poisoned lock means a call panicked; SQLite rolled its transaction back when the
+        // Transaction was dropped, so the connection is still usable.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The state directory for `root` when `--state-dir` is not given: the platform's state
+/// directory, keyed by a hash of the canonical root so that every process on the same root
+/// finds the same database.
+pub fn default_state_dir(canonical_root: &Path) -> Option<PathBuf> {
+    use sha2::{Digest, Sha256};
+    let base = dirs::state_dir().or_else(dirs::data_local_dir)?;
+    let digest = Sha256::digest(canonical_root.as_os_str().as_encoded_bytes());
+    let key: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let name =
+        canonical_root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into());
+    Some(base.join("filewright").join(format!("{name}-{key}")))
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// An RFC 3339 UTC time for a unix-ms timestamp, e.g. `2026-11-22T12:03:11Z`.
+pub fn format_time(ms: i64) -> String {
+    let t = UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// Hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn db_error(e: rusqlite::Error) -> Error {
+    let busy = matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    );
+    Error::Store { busy, detail: e.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(ttl: Option<Duration>) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), ttl).unwrap();
+        (dir, store)
+    }
+
+    fn facts(size: u64) -> Option<WriteFacts> {
+        Some(WriteFacts { size, added: size, sha256: sha256_hex(b"x") })
+    }
+
+    #[test]
+    fn first_writer_claims_and_second_agent_gets_a_conflict() {
+        let (_d, s) = store(None);
+        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+        let mut ran = false;
+        let err = s
+            .write_claimed("a.js", "bob", Action::Append, || {
+                ran = true;
+                Ok(((), facts(2)))
+            })
+            .unwrap_err();
+        assert!(!ran, "the write must not run when the claim fails");
+        let text = err.to_string();
+        assert!(text.starts_with("CONFLICT: a.js is owned by agent \"alice\" since "), "{text}");
+        assert!(text.contains("UTC; write a different file or ask that agent to release it"), "{text}");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_claim_and_no_journal_row() {
+        let (_d, s) = store(None);
+        let r: Result<()> =
+            s.write_claimed("a.js", "alice", Action::Write, || Err(Error::NotFound { path: "a.js".into() }));
+        assert!(r.is_err());
+        assert!(s.claims().unwrap().is_empty());
+        assert!(s.artifacts(None, None, true).unwrap().is_empty());
+    }
+
+    #[test]
+    fn claims_expire_after_the_ttl() {
+        let (_d, s) = store(Some(Duration::from_millis(50)));
+        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+        std::thread::sleep(Duration::from_millis(80));
+        assert!(s.claims().unwrap().is_empty(), "expired claims are not listed");
+        s.write_claimed("a.js", "bob", Action::Write, || Ok(((), facts(1)))).unwrap();
+        assert_eq!(s.claims().unwrap()[0].agent, "bob");
+    }
+
+    #[test]
+    fn claim_all_is_all_or_nothing() {
+        let (_d, s) = store(None);
+        s.claim(&["b.js".into()], "bob").unwrap();
+        let out = s.claim(&["a.js".into(), "b.js".into()], "alice").unwrap();
+        assert_eq!(out.conflicts.len(), 1);
+        assert!(out.claimed.is_empty());
+        assert_eq!(s.claims().unwrap().len(), 1, "a.js was not claimed");
+    }
+
+    #[test]
+    fn release_drops_only_the_callers_claims() {
+        let (_d, s) = store(None);
+        s.claim(&["a".into(), "b".into()], "alice").unwrap();
+        s.claim(&["c".into()], "bob").unwrap();
+        let out = s.release(Some(&["a".into(), "c".into()]), "alice").unwrap();
+        assert_eq!(out.released, vec!["a".to_string()]);
+        assert_eq!(out.not_released.len(), 1);
+        let out = s.release(None, "alice").unwrap();
+        assert_eq!(out.released, vec!["b".to_string()]);
+        assert_eq!(s.claims().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn journal_keeps_history_and_latest_state() {
+        let (_d, s) = store(None);
+        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(10)))).unwrap();
+        s.write_claimed("a.js", "alice", Action::Append, || {
+            Ok(((), Some(WriteFacts { size: 15, added: 5, sha256: "h".into() })))
+        })
+        .unwrap();
+        s.write_claimed("b.py", "bob", Action::Write, || Ok(((), facts(3)))).unwrap();
+        let latest = s.artifacts(None, None, false).unwrap();
+        assert_eq!(latest.len(), 2);
+        assert_eq!(latest[0].path, "a.js");
+        assert_eq!(latest[0].size, 15);
+        assert_eq!(latest[0].writes, 2);
+        assert!(latest[0].history.is_empty());
+        let only_bob = s.artifacts(Some("bob"), None, true).unwrap();
+        assert_eq!(only_bob.len(), 1);
+        assert_eq!(only_bob[0].history.len(), 1);
+        assert_eq!(s.journal_paths().unwrap(), vec!["a.js".to_string(), "b.py".to_string()]);
+    }
+
+    #[test]
+    fn a_corrupt_database_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(DB_FILE), vec![b'x'; 4096]).unwrap();
+        let err = Store::open(dir.path(), None).unwrap_err();
+        assert!(format!("{err:#}").contains("if it is corrupt, move it away"), "{err:#}");
+    }
+
+    #[test]
+    fn default_state_dir_is_stable_per_root_and_differs_between_roots() {
+        let a = default_state_dir(Path::new("/srv/project"));
+        assert_eq!(a, default_state_dir(Path::new("/srv/project")));
+        assert_ne!(a, default_state_dir(Path::new("/srv/project2")));
+    }
+}
