@@ -5,6 +5,7 @@ mod util;
 
 mod append;
 mod check_files;
+mod claims;
 mod cli;
 mod guidance;
 mod read;
