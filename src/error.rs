@@ -7,6 +7,27 @@ use std::io;
 /// Maximum characters of content we advise per tool call (the model's output limit is ~16-20 KB).
 pub const ADVISED_CHUNK_CHARS: usize = 8_000;
 
+/// Why one edit of an `edit_file` call could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditFailure {
+    /// `old_string` does not occur; the closest lines (number, text) help correct it.
+    NotFound {
+        /// Up to three similar lines.
+        closest: Vec<(usize, String)>,
+    },
+    /// `old_string` occurs several times and `replace_all` was not set.
+    Ambiguous {
+        /// Occurrences.
+        count: usize,
+        /// Lines where they start.
+        lines: Vec<usize>,
+    },
+    /// `old_string` equals `new_string`.
+    NoChange,
+    /// `old_string` is empty but the file is not.
+    EmptyOldOnNonEmptyFile,
+}
+
 /// A failed tool call, described for the model that made it.
 #[derive(Debug)]
 pub enum Error {
@@ -96,6 +117,17 @@ pub enum Error {
         owner: String,
         /// When the owner claimed it (RFC 3339, UTC).
         since: String,
+    },
+    /// An edit of `edit_file` failed; no edit was applied.
+    Edit {
+        /// Root-relative path.
+        path: String,
+        /// 0-based index of the failing edit.
+        index: usize,
+        /// Number of edits in the call.
+        total: usize,
+        /// What went wrong.
+        failure: EditFailure,
     },
     /// `claim_files` claimed nothing because other agents hold some of the paths.
     ClaimsRefused {
@@ -197,6 +229,42 @@ impl fmt::Display for Error {
                  agent to release it (release_files). Nothing was written.",
                 since.replace('T', " ").replace('Z', " UTC")
             ),
+            Error::Edit { path, index, total, failure } => {
+                let which =
+                    if *total > 1 { format!("edit {} of {total}", index + 1) } else { "the edit".into() };
+                write!(f, "{path} was not changed ({which} failed; edits are all or nothing): ")?;
+                match failure {
+                    EditFailure::NotFound { closest } if closest.is_empty() => write!(
+                        f,
+                        "old_string was not found. It must match the file exactly, including indentation; \
+                         read_file to copy the exact text."
+                    ),
+                    EditFailure::NotFound { closest } => {
+                        write!(f, "old_string was not found exactly. Closest lines:")?;
+                        for (line, text) in closest {
+                            write!(f, "\n  {line}: {text}")?;
+                        }
+                        write!(
+                            f,
+                            "\nCopy the exact text (read_file with an offset near these lines) and retry."
+                        )
+                    }
+                    EditFailure::Ambiguous { count, lines } => write!(
+                        f,
+                        "old_string occurs {count} times (lines {}). Add surrounding lines to make it unique, \
+                         or set replace_all to change every occurrence.",
+                        lines.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                    ),
+                    EditFailure::NoChange => {
+                        write!(f, "old_string and new_string are identical, so there is nothing to change.")
+                    }
+                    EditFailure::EmptyOldOnNonEmptyFile => write!(
+                        f,
+                        "old_string is empty, which only creates a missing or empty file; this file has \
+                         content. Give the exact text to replace, or append_file to add at the end."
+                    ),
+                }
+            }
             Error::ClaimsRefused { conflicts } => {
                 write!(f, "CONFLICT: nothing was claimed (all or nothing):")?;
                 for (path, owner, since) in conflicts {

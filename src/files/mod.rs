@@ -2,10 +2,12 @@
 //! cannot duplicate on retry, and numbered reads. Syntax checks and bookkeeping live elsewhere.
 
 mod append;
+mod edit;
 mod read;
 mod write;
 
 pub use append::{Appended, DEDUPE_MIN_BYTES, append};
+pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
 pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, number_lines, read};
 pub use write::{Written, write};
 
