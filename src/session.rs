@@ -123,6 +123,54 @@ pub struct ReadOutcome {
     pub ends_with_newline: bool,
 }
 
+/// One replacement as the model sends it (`edits` item of `edit_file`).
+#[derive(Debug, Clone, serde::Deserialize, JsonSchema)]
+pub struct EditSpec {
+    /// Exact text to replace (must occur exactly once unless replace_all). Empty only to
+    /// create a missing or empty file.
+    #[schemars(required, with = "String")]
+    pub old_string: Option<String>,
+    /// The replacement text.
+    #[schemars(required, with = "String")]
+    pub new_string: Option<String>,
+    /// Replace every occurrence (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub replace_all: Option<bool>,
+}
+
+/// Result of `edit_file`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EditOutcome {
+    /// Always `"edit"`.
+    pub action: String,
+    /// Root-relative path.
+    pub path: String,
+    /// Agent that edited.
+    pub agent: String,
+    /// Nothing was written: the diff shows what would change.
+    pub dry_run: bool,
+    /// The file did not exist before (created by an empty old_string).
+    pub created: bool,
+    /// Replacements made, over all edits.
+    pub replacements: usize,
+    /// Size after the edit, in bytes.
+    pub size: u64,
+    /// Lines after the edit.
+    pub lines: usize,
+    /// The edit strings used LF and were converted to the file's CRLF line endings.
+    pub converted_to_crlf: bool,
+    /// Unified diff of the change (capped).
+    pub diff: String,
+    /// Syntax check of the file after the edit.
+    pub syntax: Report,
+    /// How many of the reported problems were not there before the edit.
+    pub new_problems: usize,
+}
+
+/// Lines of diff shown in an edit result.
+const MAX_DIFF_LINES: usize = 200;
+
 /// Result of `claim_files`, `release_files` and `list_claims`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ClaimsOutcome {
@@ -512,6 +560,85 @@ impl Session {
             note,
             syntax: Some(syntax),
         }
+    }
+
+    /// `edit_file`: exact replacements, all or nothing, written atomically once.
+    pub fn edit_file(
+        &self,
+        path: Option<&str>,
+        edits: Vec<EditSpec>,
+        dry_run: bool,
+        agent: Option<&str>,
+    ) -> Result<EditOutcome> {
+        let raw_path = path.ok_or(Error::Truncated { tool: "edit_file", field: "path" })?;
+        let agent = self.agent(agent)?;
+        let edits = edits
+            .into_iter()
+            .map(|e| {
+                Ok(files::Edit {
+                    old: e.old_string.ok_or(Error::Truncated { tool: "edit_file", field: "old_string" })?,
+                    new: e.new_string.ok_or(Error::Truncated { tool: "edit_file", field: "new_string" })?,
+                    replace_all: e.replace_all.unwrap_or(false),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let path = self.ws.follow(&self.ws.resolve(raw_path)?)?;
+        let key = path.display();
+        let mut seen = self.lock_seen();
+        let existed = self.ws.stat(&path)?.is_some();
+        let before_bytes =
+            if existed { self.ws.read(&path, self.config.max_file_bytes)? } else { Vec::new() };
+        let before = String::from_utf8(before_bytes).map_err(|e| Error::Binary {
+            path: key.clone(),
+            detail: format!(
+                "invalid UTF-8 at byte {}; edit_file changes text files only",
+                e.utf8_error().valid_up_to()
+            ),
+        })?;
+        if !existed && edits.first().is_none_or(|e| !e.old.is_empty()) {
+            return Err(Error::NotFound { path: key });
+        }
+        let edited = files::apply_edits(&key, &before, &edits)?;
+        let diff = files::unified_diff(&key, &before, &edited.text, MAX_DIFF_LINES);
+        let before_report = check::check(&key, &before);
+        let syntax = if dry_run {
+            check::check(&key, &edited.text)
+        } else {
+            let text = edited.text.as_bytes();
+            self.store.write_claimed(&key, &agent, Action::Edit, || {
+                let written = files::write(&self.ws, &path, text, self.config.max_file_bytes)?;
+                let facts = WriteFacts {
+                    size: written.size,
+                    added: written.size.saturating_sub(before.len() as u64),
+                    sha256: sha256_hex(text),
+                };
+                Ok(((), Some(facts)))
+            })?;
+            seen.insert(path.clone());
+            let after = self.ws.stat(&path)?;
+            self.check_and_keep(&path, &edited.text, None, after)
+        };
+        let new_problems = syntax
+            .problems
+            .iter()
+            .filter(|p| {
+                !before_report.problems.iter().any(|b| b.message == p.message && b.source == p.source)
+            })
+            .count();
+        Ok(EditOutcome {
+            action: "edit".into(),
+            path: key,
+            agent,
+            dry_run,
+            created: !existed,
+            replacements: edited.replacements.iter().sum(),
+            size: edited.text.len() as u64,
+            lines: files::count_lines(edited.text.as_bytes()),
+            converted_to_crlf: edited.converted_to_crlf,
+            diff,
+            syntax,
+            new_problems,
+        })
     }
 
     /// `claim_files`: claim every path for the agent, or none.

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::check::{Report, Status};
 use crate::error::Error;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, ReadOutcome, WriteOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, ReadOutcome, WriteOutcome,
 };
 
 /// Something a tool can return: structured data and its human-readable text.
@@ -236,6 +236,35 @@ impl Rendered for ArtifactsOutcome {
                     h.time, h.action, h.agent, h.added, h.size
                 ));
             }
+        }
+        text
+    }
+}
+
+impl Rendered for EditOutcome {
+    fn text(&self) -> String {
+        let verb = match (self.dry_run, self.created) {
+            (true, _) => "Dry run, nothing written:",
+            (false, true) => "Created",
+            (false, false) => "Edited",
+        };
+        let mut text = format!(
+            "{verb} {}: {} replacement{}, {} lines ({} bytes){}\n{}",
+            self.path,
+            self.replacements,
+            if self.replacements == 1 { "" } else { "s" },
+            self.lines,
+            self.size,
+            if self.converted_to_crlf { ", LF in your strings matched as the file's CRLF" } else { "" },
+            self.diff.trim_end()
+        );
+        text.push('\n');
+        text.push_str(&self.syntax.summary());
+        if self.new_problems > 0 {
+            text.push_str(&format!(
+                "\n{} of these problems are new: this edit introduced them",
+                self.new_problems
+            ));
         }
         text
     }

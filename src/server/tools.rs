@@ -10,8 +10,10 @@ use serde::Deserialize;
 
 use super::FilewrightServer;
 use super::render;
+use crate::error::Error;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, ReadOutcome, WriteOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, EditSpec, ReadOutcome,
+    WriteOutcome,
 };
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
@@ -80,6 +82,59 @@ pub struct CheckArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Vec<String>")]
     pub paths: Option<Vec<String>>,
+}
+
+/// Arguments of `edit_file`: one edit inline, or several in `edits`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditArgs {
+    /// File path relative to the root.
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+    /// Exact text to replace; it must occur exactly once unless replace_all. Empty only to
+    /// create a missing or empty file. Use this, or `edits` for several changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub old_string: Option<String>,
+    /// The replacement for old_string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub new_string: Option<String>,
+    /// Replace every occurrence of old_string (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub replace_all: Option<bool>,
+    /// Several edits, applied in order, each to the result of the previous; all or nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Vec<EditSpec>")]
+    pub edits: Option<Vec<EditSpec>>,
+    /// Only show the diff; write nothing (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub dry_run: Option<bool>,
+    /// Optional: the agent editing (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
+impl EditArgs {
+    /// The edits of the call: the inline one or the `edits` list, not both.
+    fn edits(&mut self) -> Result<Vec<EditSpec>, Error> {
+        let inline = self.old_string.is_some() || self.new_string.is_some();
+        match (inline, self.edits.take()) {
+            (true, Some(_)) => Err(Error::InvalidArgument {
+                name: "edits",
+                reason: "give either old_string/new_string or an `edits` list, not both".into(),
+            }),
+            (true, None) => Ok(vec![EditSpec {
+                old_string: self.old_string.take(),
+                new_string: self.new_string.take(),
+                replace_all: self.replace_all,
+            }]),
+            (false, Some(list)) => Ok(list),
+            (false, None) => Err(Error::Truncated { tool: "edit_file", field: "old_string" }),
+        }
+    }
 }
 
 /// Arguments of `claim_files`.
@@ -262,6 +317,35 @@ impl FilewrightServer {
                     args.agent.as_deref(),
                     args.path.as_deref(),
                     args.history.unwrap_or(false),
+                )
+            })
+            .await,
+        )
+    }
+
+    /// Replace exact text in a file: `old_string` must occur exactly once (or set
+    /// replace_all), or pass `edits` to apply several in order, all or nothing. The file's
+    /// line endings (CRLF kept even when you send LF), final newline and BOM are preserved;
+    /// the write is atomic. Not found: the error shows the closest lines with numbers. The
+    /// result shows a unified diff and the syntax check, counting problems the edit introduced.
+    /// `dry_run: true` shows the diff without writing.
+    #[tool(
+        output_schema = schema_for_output::<EditOutcome>(),
+        annotations(title = "Edit file", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn edit_file(&self, Parameters(mut args): Parameters<EditArgs>) -> CallToolResult {
+        let edits = match args.edits() {
+            Ok(edits) => edits,
+            Err(e) => return render::error_result(&e.to_string()),
+        };
+        let session = self.session.clone();
+        render::result(
+            tokio::task::spawn_blocking(move || {
+                session.edit_file(
+                    args.path.as_deref(),
+                    edits,
+                    args.dry_run.unwrap_or(false),
+                    args.agent.as_deref(),
                 )
             })
             .await,

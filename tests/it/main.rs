@@ -7,6 +7,7 @@ mod append;
 mod check_files;
 mod claims;
 mod cli;
+mod edit;
 mod guidance;
 mod read;
 mod sandbox;

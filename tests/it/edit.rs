@@ -1,0 +1,165 @@
+//! `edit_file` over stdio: exact, unique, all or nothing, line endings kept.
+
+use serde_json::json;
+
+use crate::util::{Root, Server};
+
+#[tokio::test]
+async fn a_unique_edit_is_applied_and_shown_as_a_diff() {
+    let root = Root::new().file("app.py", "def add(a, b):\n    return a - b\n");
+    let server = Server::spawn(&root).await;
+    let reply = server
+        .call(
+            "edit_file",
+            json!({"path": "app.py", "old_string": "return a - b", "new_string": "return a + b"}),
+        )
+        .await
+        .ok();
+    assert_eq!(root.read("app.py"), b"def add(a, b):\n    return a + b\n");
+    let text = reply.text();
+    assert!(text.contains("-    return a - b\n+    return a + b"), "{text}");
+    assert!(text.contains("syntax: ok"), "{text}");
+    assert_eq!(reply.json()["replacements"], 1);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn crlf_files_edited_with_lf_strings_keep_crlf() {
+    let root = Root::new().file("win.txt", "\u{feff}first\r\nsecond\r\nthird\r\n");
+    let server = Server::spawn(&root).await;
+    let reply = server
+        .call(
+            "edit_file",
+            json!({"path": "win.txt", "old_string": "first\nsecond\n", "new_string": "1st\n2nd\n"}),
+        )
+        .await
+        .ok();
+    assert_eq!(root.read("win.txt"), "\u{feff}1st\r\n2nd\r\nthird\r\n".as_bytes());
+    assert_eq!(reply.json()["converted_to_crlf"], true);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn when_the_third_of_three_edits_fails_nothing_changes() {
+    let original = "alpha\nbeta\ngamma\n";
+    let root = Root::new().file("f.txt", original);
+    let server = Server::spawn(&root).await;
+    let text = server
+        .call(
+            "edit_file",
+            json!({"path": "f.txt", "edits": [
+                {"old_string": "alpha", "new_string": "ALPHA"},
+                {"old_string": "beta", "new_string": "BETA"},
+                {"old_string": "delta", "new_string": "DELTA"}
+            ]}),
+        )
+        .await
+        .err();
+    assert!(text.contains("edit 3 of 3 failed"), "{text}");
+    assert_eq!(root.read("f.txt"), original.as_bytes());
+    let reply = server.call("list_artifacts", json!({"path": "f.txt"})).await.ok();
+    assert_eq!(reply.json()["artifacts"].as_array().unwrap().len(), 0, "no journal row for a failed edit");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn edits_apply_in_order_each_to_the_previous_result() {
+    let root = Root::new().file("f.txt", "a\n");
+    let server = Server::spawn(&root).await;
+    server
+        .call(
+            "edit_file",
+            json!({"path": "f.txt", "edits": [
+                {"old_string": "a", "new_string": "b"},
+                {"old_string": "b", "new_string": "c"}
+            ]}),
+        )
+        .await
+        .ok();
+    assert_eq!(root.read("f.txt"), b"c\n");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn not_found_and_ambiguous_edits_say_where_to_look() {
+    let root = Root::new().file("m.js", "function load(path) {\n  return 1;\n}\nreturn 1;\n");
+    let server = Server::spawn(&root).await;
+    let text = server
+        .call("edit_file", json!({"path": "m.js", "old_string": "function load(pth) {", "new_string": "x"}))
+        .await
+        .err();
+    assert!(text.contains("Closest lines:\n  1: function load(path) {"), "{text}");
+    let text = server
+        .call("edit_file", json!({"path": "m.js", "old_string": "return 1;", "new_string": "return 2;"}))
+        .await
+        .err();
+    assert!(text.contains("occurs 2 times (lines 2, 4)") && text.contains("replace_all"), "{text}");
+    let text =
+        server.call("edit_file", json!({"path": "m.js", "old_string": "x", "new_string": "x"})).await.err();
+    assert!(text.contains("identical"), "{text}");
+    server
+        .call("edit_file", json!({"path": "m.js", "old_string": "return 1;", "new_string": "return 2;", "replace_all": true}))
+        .await
+        .ok();
+    assert_eq!(root.read("m.js"), b"function load(path) {\n  return 2;\n}\nreturn 2;\n");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn dry_run_writes_nothing_and_empty_old_string_creates_a_file() {
+    let root = Root::new().file("d.txt", "keep\n");
+    let server = Server::spawn(&root).await;
+    let reply = server
+        .call(
+            "edit_file",
+            json!({"path": "d.txt", "old_string": "keep", "new_string": "drop", "dry_run": true}),
+        )
+        .await
+        .ok();
+    assert!(reply.text().contains("+drop"), "{}", reply.text());
+    assert_eq!(root.read("d.txt"), b"keep\n");
+    server
+        .call("edit_file", json!({"path": "new/seed.py", "old_string": "", "new_string": "x = 1\n"}))
+        .await
+        .ok();
+    assert_eq!(root.read("new/seed.py"), b"x = 1\n");
+    let text = server
+        .call("edit_file", json!({"path": "absent.py", "old_string": "a", "new_string": "b"}))
+        .await
+        .err();
+    assert!(text.contains("does not exist"), "{text}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_edit_that_breaks_the_syntax_marks_the_problem_as_new() {
+    let root = Root::new().file("s.py", "def f():\n    return 1\n\nprint(f())\n");
+    let server = Server::spawn(&root).await;
+    let reply = server
+        .call("edit_file", json!({"path": "s.py", "old_string": "def f():", "new_string": "def f(:"}))
+        .await
+        .ok();
+    assert_eq!(reply.json()["syntax"]["status"], "errors", "{}", reply.text());
+    assert!(reply.json()["new_problems"].as_u64().unwrap() >= 1);
+    assert!(reply.text().contains("this edit introduced them"), "{}", reply.text());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn edits_are_claimed_and_journaled_like_writes() {
+    let root = Root::new();
+    let a = Server::spawn_as(&root, "a").await;
+    let b = Server::spawn_as(&root, "b").await;
+    a.call("write_file", json!({"path": "c.txt", "content": "one\n"})).await.ok();
+    let text =
+        b.call("edit_file", json!({"path": "c.txt", "old_string": "one", "new_string": "two"})).await.err();
+    assert!(text.starts_with("CONFLICT"), "{text}");
+    a.call("edit_file", json!({"path": "c.txt", "old_string": "one", "new_string": "two"})).await.ok();
+    let reply = a.call("list_artifacts", json!({"path": "c.txt", "history": true})).await.ok();
+    let artifact = &reply.json()["artifacts"][0];
+    assert_eq!(artifact["action"], "edit");
+    assert_eq!(artifact["writes"], 2);
+    assert_eq!(artifact["on_disk"], "matches");
+    a.stop().await;
+    b.stop().await;
+}
