@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use filewright::server::FilewrightServer;
+use filewright::server::{FilewrightServer, Profile};
 use filewright::session::{Config, Session};
 use filewright::store::{Store, default_state_dir};
 use filewright::workspace::Workspace;
@@ -28,6 +28,10 @@ struct Cli {
     /// directory, keyed by the root, so every process on the same root shares it.
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
+    /// Which tools to list: full (all), coding (write/append/edit/read/list/check) or
+    /// readonly (read/list/check).
+    #[arg(long, value_name = "PROFILE", default_value = "full")]
+    profile: Profile,
     /// Claims expire this many seconds after their owner's last write (default: never).
     #[arg(long, value_name = "SECONDS")]
     claim_ttl: Option<u64>,
@@ -80,7 +84,7 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     let session = Session::new(ws, Config { agent: cli.agent, max_file_bytes: cli.max_file_bytes }, store);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let service = FilewrightServer::new(session)
+        let service = FilewrightServer::new(session, cli.profile)
             .serve(rmcp::transport::stdio())
             .await
             .context("MCP initialization failed")?;

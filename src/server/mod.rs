@@ -1,14 +1,16 @@
 //! The MCP layer: server identity, instructions, and the tool router. Thin glue over
 //! [`crate::session::Session`]; no file or parsing logic lives here.
 
+mod prompts;
 mod render;
 mod tools;
 
 use std::sync::Arc;
 
+use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig, Tool};
-use rmcp::{ServerHandler, tool_handler};
+use rmcp::{ServerHandler, prompt_handler, tool_handler};
 
 use crate::session::Session;
 
@@ -22,17 +24,69 @@ If a call was interrupted or you are unsure where a file ends, read_file with a 
 (offset: -20 shows the last 20 lines) and continue from there, passing expected_size (the file's size in \
 bytes) to append_file so a stale append is refused instead of duplicated. Paths are relative to the root.";
 
-/// The MCP server: a session plus the generated tool router.
+/// Which tools a server lists (`--profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// Every tool.
+    #[default]
+    Full,
+    /// Writing, reading, listing and checking; no claim or journal tools.
+    Coding,
+    /// Reading, listing and checking only.
+    Readonly,
+}
+
+impl Profile {
+    /// The tools this profile lists, or None for all of them.
+    fn tools(self) -> Option<&'static [&'static str]> {
+        match self {
+            Profile::Full => None,
+            Profile::Coding => Some(&[
+                "write_file",
+                "append_file",
+                "edit_file",
+                "read_file",
+                "list_directory",
+                "check_files",
+            ]),
+            Profile::Readonly => Some(&["read_file", "list_directory", "check_files"]),
+        }
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "full" => Ok(Profile::Full),
+            "coding" => Ok(Profile::Coding),
+            "readonly" => Ok(Profile::Readonly),
+            other => Err(format!("unknown profile {other:?}: use full, coding or readonly")),
+        }
+    }
+}
+
+/// The MCP server: a session plus the generated tool and prompt routers.
 #[derive(Clone)]
 pub struct FilewrightServer {
     session: Arc<Session>,
     tool_router: ToolRouter<Self>,
+    prompt_router: PromptRouter<Self>,
 }
 
 impl FilewrightServer {
-    /// A server for `session`.
-    pub fn new(session: Session) -> Self {
-        FilewrightServer { session: Arc::new(session), tool_router: Self::tool_router() }
+    /// A server for `session` listing the tools of `profile`. A tool outside the profile is
+    /// removed from the router, so it is neither listed nor callable.
+    pub fn new(session: Session, profile: Profile) -> Self {
+        let mut tool_router = Self::tool_router();
+        if let Some(keep) = profile.tools() {
+            let names: Vec<String> = tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect();
+            for name in names.iter().filter(|n| !keep.contains(&n.as_str())) {
+                tool_router.remove_route(name);
+            }
+        }
+        FilewrightServer { session: Arc::new(session), tool_router, prompt_router: Self::prompt_router() }
     }
 
     /// Every tool exactly as listed on the wire (name, schemas, annotations), for `schemas/`.
@@ -42,9 +96,10 @@ impl FilewrightServer {
 }
 
 #[tool_handler(router = self.tool_router)]
+#[prompt_handler(router = self.prompt_router)]
 impl ServerHandler for FilewrightServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
             .with_server_info(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }

@@ -40,7 +40,15 @@ fn schemas_command_writes_one_file_per_tool() {
     let tmp = tempfile::tempdir().unwrap();
     let out = filewright().arg("schemas").arg(tmp.path()).output().unwrap();
     assert!(out.status.success());
-    for tool in ["write_file", "append_file", "read_file", "edit_file", "check_files", "claim_files", "list_artifacts"] {
+    for tool in [
+        "write_file",
+        "append_file",
+        "read_file",
+        "edit_file",
+        "check_files",
+        "claim_files",
+        "list_artifacts",
+    ] {
         let text = std::fs::read_to_string(tmp.path().join(format!("{tool}.json"))).unwrap();
         let json: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(json["name"], tool);

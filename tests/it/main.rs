@@ -9,6 +9,7 @@ mod claims;
 mod cli;
 mod edit;
 mod guidance;
+mod profiles;
 mod read;
 mod sandbox;
 mod schemas;

@@ -1,0 +1,111 @@
+//! `--profile` chooses the tools listed; prompts render with real arguments.
+
+use rmcp::model::GetPromptRequestParams;
+use serde_json::json;
+
+use crate::util::{Root, Server};
+
+async fn tool_names(server: &Server) -> Vec<String> {
+    let mut names: Vec<String> =
+        server.client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn profiles_choose_the_tools_listed_and_callable() {
+    let root = Root::new().file("a.txt", "a\n");
+    let server = Server::spawn_with(&root, &["--profile", "readonly"]).await;
+    let names = tool_names(&server).await;
+    assert!(
+        names.contains(&"read_file".to_string()) && names.contains(&"check_files".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().all(|n| ["read_file", "check_files", "list_directory"].contains(&n.as_str())),
+        "{names:?}"
+    );
+    let refused = server
+        .client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("write_file")
+                .with_arguments(json!({"path": "b.txt", "content": "x"}).as_object().unwrap().clone()),
+        )
+        .await;
+    assert!(refused.is_err() || refused.unwrap().is_error == Some(true));
+    assert!(!root.exists("b.txt"));
+    server.stop().await;
+
+    let server = Server::spawn_with(&root, &["--profile", "coding"]).await;
+    let names = tool_names(&server).await;
+    for expected in ["append_file", "check_files", "edit_file", "read_file", "write_file"] {
+        assert!(names.contains(&expected.to_string()), "{names:?}");
+    }
+    assert!(!names.iter().any(|n| n.contains("claim") || n == "list_artifacts"), "{names:?}");
+    server.stop().await;
+
+    let server = Server::spawn(&root).await;
+    assert!(tool_names(&server).await.len() >= 9);
+    server.stop().await;
+}
+
+#[test]
+fn an_unknown_profile_is_a_startup_error() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_filewright"))
+        .args(["--profile", "admin"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown profile \"admin\""));
+}
+
+#[tokio::test]
+async fn annotations_are_truthful() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    let tools = server.client.list_all_tools().await.unwrap();
+    for tool in &tools {
+        let a = tool.annotations.as_ref().expect("annotations");
+        let read_only = ["read_file", "check_files", "list_claims", "list_artifacts", "list_directory"]
+            .contains(&&*tool.name);
+        assert_eq!(a.read_only_hint, Some(read_only), "{}", tool.name);
+        assert_eq!(a.open_world_hint, Some(false), "{}", tool.name);
+    }
+    let hint = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.annotations.as_ref())
+            .and_then(|a| a.destructive_hint)
+    };
+    assert_eq!(hint("write_file"), Some(true));
+    assert_eq!(hint("append_file"), Some(false));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn prompts_render_with_real_arguments() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    let prompts = server.client.list_all_prompts().await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|p| &*p.name).collect();
+    assert!(names.contains(&"build_large_file") && names.contains(&"finish_incomplete_files"), "{names:?}");
+    let args = json!({"path": "web/app.js", "description": "a todo app"}).as_object().unwrap().clone();
+    let prompt = server
+        .client
+        .get_prompt(GetPromptRequestParams::new("build_large_file").with_arguments(args))
+        .await
+        .unwrap();
+    let text = serde_json::to_string(&prompt.messages).unwrap();
+    assert!(
+        text.contains("web/app.js") && text.contains("a todo app") && text.contains("append_file"),
+        "{text}"
+    );
+
+    server.call("write_file", json!({"path": "half.js", "content": "function f() {\n"})).await.ok();
+    let prompt =
+        server.client.get_prompt(GetPromptRequestParams::new("finish_incomplete_files")).await.unwrap();
+    let text = serde_json::to_string(&prompt.messages).unwrap();
+    assert!(text.contains("half.js: incomplete") && text.contains("Do NOT rewrite"), "{text}");
+    server.stop().await;
+}
