@@ -38,7 +38,7 @@ pub(crate) fn check_markdown(text: &str, deadline: Instant) -> Report {
     let mut status = Status::Ok;
     let mut problems = Vec::new();
     for block in fenced_blocks(tree.root_node(), text) {
-        let unclosed = block.closing.is_none() && text[block.end..].trim().is_empty();
+        let unclosed = block.closing.is_none() && text.get(block.end..).unwrap_or("").trim().is_empty();
         if unclosed {
             status = worst(status, Status::Incomplete);
             let (line, column, source) = locate(text, block.start);
@@ -312,6 +312,15 @@ mod tests {
     fn info_string_matches_case_insensitively_and_by_first_word() {
         let text = "```Python title=\"demo.py\"\nfoo(a))\nx = 1\n```\n";
         assert_eq!(check("a.md", text).status, Status::Errors);
+    }
+
+    #[test]
+    fn markdown_with_crlf_endings_is_checked_the_same() {
+        assert_eq!(check("a.md", &SAMPLE_MD.replace('\n', "\r\n")).status, Status::Ok);
+        let text = "Run:\r\n\r\n```python\r\nx = 1\r\nfoo(a))\r\ny = 2\r\n```\r\n";
+        let report = check("a.md", text);
+        assert_eq!(report.status, Status::Errors, "{}", report.summary());
+        assert_eq!(first_problem(&report), (5, 7));
     }
 
     #[test]
