@@ -8,6 +8,7 @@
 //! - `report.rs`: [`Report`], [`Status`], [`Problem`] and the human summary.
 //! - `syntax.rs`: tree-sitter parsing under a deadline; ERROR/MISSING nodes as findings.
 //! - `json.rs`: JSON validity by serde_json.
+//! - `markdown.rs`: the fenced code blocks of a Markdown text, each checked as its language.
 //!
 //! # Incomplete or broken
 //! An agent writes a file in appends, so most checks see a prefix. Problems that all
@@ -23,6 +24,7 @@
 pub mod cache;
 mod json;
 mod languages;
+mod markdown;
 mod report;
 mod syntax;
 
@@ -79,6 +81,7 @@ pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
     match lang.spec().validator {
         Validator::SerdeJson => json::check_json(text),
         Validator::TreeSitter => check_tree_sitter(lang, text, Instant::now() + budget, None).0,
+        Validator::Markdown => markdown::check_markdown(text, Instant::now() + budget),
     }
 }
 
@@ -212,7 +215,7 @@ mod tests {
 "#;
 
     /// Every prefix of `text` that ends at a line boundary, the empty one included.
-    fn line_prefixes(text: &str) -> impl Iterator<Item = &str> {
+    pub(crate) fn line_prefixes(text: &str) -> impl Iterator<Item = &str> {
         std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).map(|end| &text[..end])
     }
 
@@ -384,7 +387,7 @@ mod tests {
                 .summary()
                 .starts_with("syntax: 1 error (python)\n  1:5 unexpected `)`\n      f(1))")
         );
-        assert_eq!(check("a.md", "#").summary(), "syntax: not checked (unknown file type)");
+        assert_eq!(check("notes.txt", "#").summary(), "syntax: not checked (unknown file type)");
     }
 
     #[test]
