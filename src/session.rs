@@ -168,6 +168,37 @@ pub struct EditOutcome {
     pub new_problems: usize,
 }
 
+/// One entry of `list_directory`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ListEntry {
+    /// Path relative to the root.
+    pub path: String,
+    /// `dir`, `file`, `symlink` (never followed) or `other`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Size in bytes, for files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    pub size: Option<u64>,
+    /// 1 for entries of the listed directory, 2 for their children...
+    pub depth: usize,
+}
+
+/// Result of `list_directory`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ListOutcome {
+    /// The directory listed, relative to the root (`.` for the root).
+    pub path: String,
+    /// Entries in tree order: directories first, then files, by name.
+    pub entries: Vec<ListEntry>,
+    /// Entries not shown because the listing hit its limit (500).
+    pub omitted: usize,
+    /// Entries left out by .gitignore.
+    pub ignored: usize,
+    /// Hidden entries (names starting with `.`) left out.
+    pub hidden: usize,
+}
+
 /// Lines of diff shown in an edit result.
 const MAX_DIFF_LINES: usize = 200;
 
@@ -638,6 +669,49 @@ impl Session {
             diff,
             syntax,
             new_problems,
+        })
+    }
+
+    /// `list_directory`: a bounded listing of a directory (the root when `path` is None).
+    pub fn list_directory(
+        &self,
+        path: Option<&str>,
+        depth: Option<usize>,
+        include_hidden: bool,
+        gitignore: bool,
+    ) -> Result<ListOutcome> {
+        let dir = match path.map(str::trim) {
+            None | Some("") | Some(".") | Some("./") => None,
+            Some(p) => Some(self.ws.resolve(p)?),
+        };
+        let depth = depth.unwrap_or(1);
+        if !(1..=20).contains(&depth) {
+            return Err(Error::InvalidArgument {
+                name: "depth",
+                reason: "use 1 (this directory) to 20".into(),
+            });
+        }
+        let listing =
+            files::list(&self.ws, dir.as_ref(), files::ListOptions { depth, include_hidden, gitignore })?;
+        let kind = |k: crate::workspace::ItemKind| {
+            use crate::workspace::ItemKind::*;
+            match k {
+                File => "file",
+                Directory => "dir",
+                Symlink => "symlink",
+                Other => "other",
+            }
+        };
+        Ok(ListOutcome {
+            path: dir.map(|d| d.display()).unwrap_or_else(|| ".".into()),
+            entries: listing
+                .entries
+                .into_iter()
+                .map(|e| ListEntry { path: e.path, kind: kind(e.kind).into(), size: e.size, depth: e.depth })
+                .collect(),
+            omitted: listing.omitted,
+            ignored: listing.ignored,
+            hidden: listing.hidden,
         })
     }
 

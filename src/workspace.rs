@@ -46,6 +46,26 @@ struct Reserved {
 pub struct RootPath(PathBuf);
 
 impl RootPath {
+    /// `self/name`: a child path (the name must be a single normal component).
+    pub fn child(&self, name: &str) -> RootPath {
+        RootPath(self.0.join(name))
+    }
+
+    /// A relative path made only of normal components; None otherwise.
+    pub fn from_path(path: &Path) -> Option<RootPath> {
+        let normal = path.components().all(|c| matches!(c, Component::Normal(_)));
+        (normal && !path.as_os_str().is_empty()).then(|| RootPath(path.to_path_buf()))
+    }
+
+    /// A path of one component; None unless `name` is a single normal component.
+    pub fn from_name(name: &str) -> Option<RootPath> {
+        let mut comps = Path::new(name).components();
+        match (comps.next(), comps.next()) {
+            (Some(Component::Normal(_)), None) => Some(RootPath(PathBuf::from(name))),
+            _ => None,
+        }
+    }
+
     /// The path relative to the root, as the model should write it (`/`-separated).
     pub fn display(&self) -> String {
         self.0.to_string_lossy().into_owned()
@@ -79,6 +99,30 @@ pub enum Kind {
     Directory,
     /// A FIFO, socket or device.
     Other,
+}
+
+/// What a directory entry is, without following symlinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ItemKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A symbolic link (never followed by listings).
+    Symlink,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+/// One directory entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirItem {
+    /// The entry's name (lossily decoded when not UTF-8).
+    pub name: String,
+    /// What it is.
+    pub kind: ItemKind,
+    /// Size in bytes, for regular files.
+    pub size: Option<u64>,
 }
 
 /// The facts about a file that the tools use (after following in-root symlinks).
@@ -307,6 +351,57 @@ impl Workspace {
             return Err(Error::HardLinked { path: path.display(), links: info.links });
         }
         Ok(AppendHandle { file, path: path.clone() })
+    }
+
+    /// The entries of directory `dir` (the root when None), without following symlinks:
+    /// a symlink is listed as such, never entered. The state directory is left out.
+    pub fn list(&self, dir: Option<&RootPath>) -> Result<Vec<DirItem>> {
+        let display = dir.map(RootPath::display).unwrap_or_else(|| ".".into());
+        let io_err = |e: io::Error| match dir {
+            Some(d) => map_io(e, "list", d),
+            None => Error::Io { op: "list", path: display.clone(), source: e },
+        };
+        let opened = match dir {
+            Some(d) => {
+                if let Some(info) = self.stat(d)?
+                    && info.kind != Kind::Directory
+                {
+                    return Err(Error::InvalidArgument {
+                        name: "path",
+                        reason: format!("{display} is a file, not a directory: read it with read_file"),
+                    });
+                }
+                self.dir.open_dir(d.as_path()).map_err(io_err)?
+            }
+            None => self.dir.try_clone().map_err(io_err)?,
+        };
+        let mut items = Vec::new();
+        for entry in opened.entries().map_err(io_err)? {
+            let entry = entry.map_err(io_err)?;
+            let file_type = entry.file_type().map_err(io_err)?;
+            let meta = entry.metadata().ok();
+            if file_type.is_dir()
+                && let (Some(reserved), Some(m)) = (&self.reserved, &meta)
+                && (m.dev(), m.ino()) == (reserved.dev, reserved.ino)
+            {
+                continue;
+            }
+            let kind = if file_type.is_symlink() {
+                ItemKind::Symlink
+            } else if file_type.is_dir() {
+                ItemKind::Directory
+            } else if file_type.is_file() {
+                ItemKind::File
+            } else {
+                ItemKind::Other
+            };
+            items.push(DirItem {
+                name: entry.file_name().to_string_lossy().into_owned(),
+                kind,
+                size: meta.filter(|_| kind == ItemKind::File).map(|m| m.len()),
+            });
+        }
+        Ok(items)
     }
 
     /// Opens the directory holding `path`, creating it first when `create` is set.

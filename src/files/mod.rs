@@ -3,11 +3,13 @@
 
 mod append;
 mod edit;
+mod list;
 mod read;
 mod write;
 
 pub use append::{Appended, DEDUPE_MIN_BYTES, append};
 pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
+pub use list::{ListOptions, Listed, Listing, MAX_ENTRIES, list};
 pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, number_lines, read};
 pub use write::{Written, write};
 

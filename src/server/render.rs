@@ -7,7 +7,8 @@ use serde::Serialize;
 use crate::check::{Report, Status};
 use crate::error::Error;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, ReadOutcome, WriteOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, ListOutcome, ReadOutcome,
+    WriteOutcome,
 };
 
 /// Something a tool can return: structured data and its human-readable text.
@@ -265,6 +266,41 @@ impl Rendered for EditOutcome {
                 "\n{} of these problems are new: this edit introduced them",
                 self.new_problems
             ));
+        }
+        text
+    }
+}
+
+impl Rendered for ListOutcome {
+    fn text(&self) -> String {
+        let mut text = format!("{}:", self.path);
+        if self.entries.is_empty() {
+            text.push_str(" (empty)");
+        }
+        for e in &self.entries {
+            let indent = "  ".repeat(e.depth);
+            let name = e.path.rsplit('/').next().unwrap_or(&e.path);
+            match (e.kind.as_str(), e.size) {
+                ("dir", _) => text.push_str(&format!("\n{indent}{name}/")),
+                ("file", Some(size)) => text.push_str(&format!("\n{indent}{name}  ({size} bytes)")),
+                (kind, _) => text.push_str(&format!("\n{indent}{name}  ({kind})")),
+            }
+        }
+        let mut left_out = Vec::new();
+        if self.omitted > 0 {
+            left_out.push(format!(
+                "{} more entries not shown (list a subdirectory or lower the depth)",
+                self.omitted
+            ));
+        }
+        if self.ignored > 0 {
+            left_out.push(format!("{} ignored by .gitignore", self.ignored));
+        }
+        if self.hidden > 0 {
+            left_out.push(format!("{} hidden", self.hidden));
+        }
+        if !left_out.is_empty() {
+            text.push_str(&format!("\n({})", left_out.join("; ")));
         }
         text
     }

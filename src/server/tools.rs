@@ -12,8 +12,8 @@ use super::FilewrightServer;
 use super::render;
 use crate::error::Error;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, EditSpec, ReadOutcome,
-    WriteOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, EditSpec, ListOutcome,
+    ReadOutcome, WriteOutcome,
 };
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
@@ -135,6 +135,27 @@ impl EditArgs {
             (false, None) => Err(Error::Truncated { tool: "edit_file", field: "old_string" }),
         }
     }
+}
+
+/// Arguments of `list_directory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ListArgs {
+    /// Directory relative to the root (default: the root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub path: Option<String>,
+    /// Levels to show: 1 (default) lists the directory itself, 2 adds its subdirectories...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 20), with = "usize")]
+    pub depth: Option<usize>,
+    /// Show names starting with a dot (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub include_hidden: Option<bool>,
+    /// Leave out what .gitignore files ignore (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub gitignore: Option<bool>,
 }
 
 /// Arguments of `claim_files`.
@@ -346,6 +367,29 @@ impl FilewrightServer {
                     edits,
                     args.dry_run.unwrap_or(false),
                     args.agent.as_deref(),
+                )
+            })
+            .await,
+        )
+    }
+
+    /// List a directory: entries with type and size, directories first, to `depth` levels
+    /// (default 1). Honours .gitignore unless `gitignore: false`; hidden names only with
+    /// `include_hidden`. Symlinks are shown, never followed. At most 500 entries, with a count
+    /// of the rest.
+    #[tool(
+        output_schema = schema_for_output::<ListOutcome>(),
+        annotations(title = "List directory", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn list_directory(&self, Parameters(args): Parameters<ListArgs>) -> CallToolResult {
+        let session = self.session.clone();
+        render::result(
+            tokio::task::spawn_blocking(move || {
+                session.list_directory(
+                    args.path.as_deref(),
+                    args.depth,
+                    args.include_hidden.unwrap_or(false),
+                    args.gitignore.unwrap_or(true),
                 )
             })
             .await,

@@ -1,0 +1,255 @@
+//! `list_directory`: a bounded, sorted listing that honours `.gitignore` and never follows a
+//! symlink.
+//!
+//! `.gitignore` files are read through the sandbox and matched with the `ignore` crate's
+//! matcher against virtual paths, so nothing here touches a host path.
+
+use std::path::{Path, PathBuf};
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::error::Result;
+use crate::workspace::{ItemKind, RootPath, Workspace};
+
+/// Entries shown at most, so a huge tree cannot flood the model's context.
+pub const MAX_ENTRIES: usize = 500;
+
+/// Options of a listing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListOptions {
+    /// Levels to descend: 1 lists only the directory itself.
+    pub depth: usize,
+    /// Show names starting with `.`.
+    pub include_hidden: bool,
+    /// Leave out what `.gitignore` files ignore.
+    pub gitignore: bool,
+}
+
+/// One listed entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Path relative to the root.
+    pub path: String,
+    /// What it is.
+    pub kind: ItemKind,
+    /// Size in bytes, for files.
+    pub size: Option<u64>,
+    /// 1 for entries of the listed directory, 2 for their children...
+    pub depth: usize,
+}
+
+/// A listing and what it left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// Entries in tree order: directories first, then files, by name, children after parents.
+    pub entries: Vec<Listed>,
+    /// Entries within the depth that were not shown because of [`MAX_ENTRIES`].
+    pub omitted: usize,
+    /// Entries left out by `.gitignore`.
+    pub ignored: usize,
+    /// Hidden entries left out.
+    pub hidden: usize,
+}
+
+/// Lists `dir` (the root when None).
+pub fn list(ws: &Workspace, dir: Option<&RootPath>, options: ListOptions) -> Result<Listing> {
+    let mut listing = Listing { entries: Vec::new(), omitted: 0, ignored: 0, hidden: 0 };
+    let mut matchers = Vec::new();
+    if options.gitignore {
+        // The .gitignore files of the directories above `dir` apply too.
+        let mut above = Vec::new();
+        if let Some(d) = dir {
+            let mut prefix = PathBuf::new();
+            above.push(None);
+            for comp in d.as_path().parent().into_iter().flat_map(Path::components) {
+                prefix.push(comp);
+                above.push(Some(prefix.clone()));
+            }
+        }
+        for level in above {
+            let level_path = level.as_ref().and_then(|p| RootPath::from_path(p));
+            if let Some(m) = gitignore_of(ws, level_path.as_ref()) {
+                matchers.push(m);
+            }
+        }
+    }
+    walk(ws, dir, 1, options, &mut matchers, &mut listing)?;
+    Ok(listing)
+}
+
+fn walk(
+    ws: &Workspace,
+    dir: Option<&RootPath>,
+    depth: usize,
+    options: ListOptions,
+    matchers: &mut Vec<Gitignore>,
+    out: &mut Listing,
+) -> Result<()> {
+    let pushed = options.gitignore && {
+        match gitignore_of(ws, dir) {
+            Some(m) => {
+                matchers.push(m);
+                true
+            }
+            None => false,
+        }
+    };
+    let mut items = ws.list(dir)?;
+    items.sort_by(|a, b| {
+        let rank = |k: ItemKind| if k == ItemKind::Directory { 0 } else { 1 };
+        rank(a.kind).cmp(&rank(b.kind)).then_with(|| a.name.cmp(&b.name))
+    });
+    for item in items {
+        let Some(path) = (match dir {
+            Some(d) => Some(d.child(&item.name)),
+            None => RootPath::from_name(&item.name),
+        }) else {
+            continue;
+        };
+        let is_dir = item.kind == ItemKind::Directory;
+        if item.name.starts_with('.') && !options.include_hidden {
+            out.hidden += 1;
+            continue;
+        }
+        if options.gitignore && (item.name == ".git" || ignored(matchers, &path, is_dir)) {
+            out.ignored += 1;
+            continue;
+        }
+        if out.entries.len() >= MAX_ENTRIES {
+            out.omitted += 1;
+        } else {
+            out.entries.push(Listed { path: path.display(), kind: item.kind, size: item.size, depth });
+        }
+        if is_dir && depth < options.depth {
+            walk(ws, Some(&path), depth + 1, options, matchers, out)?;
+        }
+    }
+    if pushed {
+        matchers.pop();
+    }
+    Ok(())
+}
+
+/// The matcher of `dir`'s own `.gitignore`, if it has a readable one.
+fn gitignore_of(ws: &Workspace, dir: Option<&RootPath>) -> Option<Gitignore> {
+    let file = match dir {
+        Some(d) => d.child(".gitignore"),
+        None => RootPath::from_name(".gitignore")?,
+    };
+    let bytes = ws.read(&file, 1 << 20).ok()?;
+    let base = virtual_path(dir.map(RootPath::as_path));
+    let mut builder = GitignoreBuilder::new(&base);
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        // A bad pattern is skipped, as git does.
+        let _ = builder.add_line(None, line);
+    }
+    builder.build().ok()
+}
+
+/// Deepest matcher first: a nested `.gitignore` overrides its parents (including `!` rules).
+fn ignored(matchers: &[Gitignore], path: &RootPath, is_dir: bool) -> bool {
+    let virtual_file = virtual_path(Some(path.as_path()));
+    for m in matchers.iter().rev() {
+        let matched = m.matched(&virtual_file, is_dir);
+        if matched.is_ignore() {
+            return true;
+        }
+        if matched.is_whitelist() {
+            return false;
+        }
+    }
+    false
+}
+
+/// Matchers work on paths; ours are rooted at a fixed virtual `/`, never the host root.
+fn virtual_path(relative: Option<&Path>) -> PathBuf {
+    let mut p = PathBuf::from("/");
+    if let Some(r) = relative {
+        p.push(r);
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, Workspace) {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        std::fs::create_dir_all(r.join("src/nested")).unwrap();
+        std::fs::create_dir_all(r.join("target/debug")).unwrap();
+        std::fs::create_dir_all(r.join(".git")).unwrap();
+        std::fs::write(r.join(".gitignore"), "target/\n*.log\n").unwrap();
+        std::fs::write(r.join("src/.gitignore"), "!keep.log\n").unwrap();
+        std::fs::write(r.join("README.md"), "hi").unwrap();
+        std::fs::write(r.join("app.log"), "x").unwrap();
+        std::fs::write(r.join("src/main.rs"), "fn main() {}").unwrap();
+        std::fs::write(r.join("src/keep.log"), "kept").unwrap();
+        std::fs::write(r.join("src/nested/deep.txt"), "d").unwrap();
+        let ws = Workspace::open_root(r).unwrap();
+        (t, ws)
+    }
+
+    fn paths(l: &Listing) -> Vec<&str> {
+        l.entries.iter().map(|e| e.path.as_str()).collect()
+    }
+
+    const DEFAULT: ListOptions = ListOptions { depth: 1, include_hidden: false, gitignore: true };
+
+    #[test]
+    fn lists_directories_first_and_honours_gitignore() {
+        let (_t, ws) = setup();
+        let l = list(&ws, None, DEFAULT).unwrap();
+        assert_eq!(paths(&l), ["src", "README.md"]);
+        assert_eq!(l.ignored, 2, "target/ and app.log");
+        assert_eq!(l.hidden, 2, ".git and .gitignore");
+    }
+
+    #[test]
+    fn depth_descends_and_nested_gitignore_can_unignore() {
+        let (_t, ws) = setup();
+        let l = list(&ws, None, ListOptions { depth: 3, ..DEFAULT }).unwrap();
+        assert_eq!(
+            paths(&l),
+            ["src", "src/nested", "src/nested/deep.txt", "src/keep.log", "src/main.rs", "README.md"]
+        );
+        assert_eq!(l.entries[4].size, Some(12));
+    }
+
+    #[test]
+    fn a_subdirectory_listing_applies_the_root_gitignore() {
+        let (t, ws) = setup();
+        std::fs::write(t.path().join("src/debug.log"), "x").unwrap();
+        let l = list(&ws, Some(&ws.resolve("src").unwrap()), DEFAULT).unwrap();
+        assert_eq!(paths(&l), ["src/nested", "src/keep.log", "src/main.rs"]);
+    }
+
+    #[test]
+    fn gitignore_and_hidden_can_be_turned_off() {
+        let (_t, ws) = setup();
+        let l = list(&ws, None, ListOptions { depth: 1, include_hidden: true, gitignore: false }).unwrap();
+        assert_eq!(paths(&l), [".git", "src", "target", ".gitignore", "README.md", "app.log"]);
+    }
+
+    #[test]
+    fn symlinks_are_listed_but_never_entered() {
+        let (t, ws) = setup();
+        std::os::unix::fs::symlink("/etc", t.path().join("etc_link")).unwrap();
+        let l = list(&ws, None, ListOptions { depth: 5, ..DEFAULT }).unwrap();
+        let link = l.entries.iter().find(|e| e.path == "etc_link").unwrap();
+        assert_eq!(link.kind, ItemKind::Symlink);
+        assert!(!l.entries.iter().any(|e| e.path.starts_with("etc_link/")));
+    }
+
+    #[test]
+    fn output_is_bounded_with_a_count_of_the_rest() {
+        let t = tempfile::tempdir().unwrap();
+        for i in 0..(MAX_ENTRIES + 7) {
+            std::fs::write(t.path().join(format!("f{i:04}")), "").unwrap();
+        }
+        let ws = Workspace::open_root(t.path()).unwrap();
+        let l = list(&ws, None, DEFAULT).unwrap();
+        assert_eq!((l.entries.len(), l.omitted), (MAX_ENTRIES, 7));
+    }
+}
