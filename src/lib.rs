@@ -9,6 +9,7 @@
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root); the only door to host paths.
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read.
 //! - [`store`]: claims and the artifact journal in SQLite, shared by every process on a root.
+//! - [`hooks`]: the `--after-write` command (formatter or linter), with a time limit.
 //! - [`session`]: per-process state and one method per tool, composing the above.
 //! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors.
 #![warn(missing_docs)]
@@ -16,6 +17,7 @@
 pub mod check;
 pub mod error;
 pub mod files;
+pub mod hooks;
 pub mod server;
 pub mod session;
 pub mod store;

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use filewright::hooks::Hook;
 use filewright::server::{FilewrightServer, Profile};
 use filewright::session::{Config, Session};
 use filewright::store::{Store, default_state_dir};
@@ -35,6 +36,13 @@ struct Cli {
     /// Claims expire this many seconds after their owner's last write (default: never).
     #[arg(long, value_name = "SECONDS")]
     claim_ttl: Option<u64>,
+    /// A command run after each successful write, append or edit, with the root-relative
+    /// path as its last argument and the root as working directory (e.g. "prettier --write").
+    #[arg(long, value_name = "CMD")]
+    after_write: Option<String>,
+    /// Seconds the --after-write command may run before it is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    hook_timeout: u64,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -81,7 +89,11 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     let store = Store::open(&state_dir, cli.claim_ttl.map(std::time::Duration::from_secs))?;
     ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
     tracing::info!(root = %ws.host_root().display(), agent = %cli.agent, state = %store.path().display(), "serving MCP on stdio");
-    let session = Session::new(ws, Config { agent: cli.agent, max_file_bytes: cli.max_file_bytes }, store);
+    let after_write = cli
+        .after_write
+        .map(|cmd| Hook::new(cmd, ws.host_root(), std::time::Duration::from_secs(cli.hook_timeout)));
+    let config = Config { agent: cli.agent, max_file_bytes: cli.max_file_bytes, after_write };
+    let session = Session::new(ws, config, store);
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
         let service = FilewrightServer::new(session, cli.profile)

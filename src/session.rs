@@ -12,6 +12,7 @@ use crate::check::cache::{DEFAULT_BUDGET_BYTES, Fingerprint, TreeCache};
 use crate::check::{self, Report, Status};
 use crate::error::{ADVISED_CHUNK_CHARS, Error, Result};
 use crate::files;
+use crate::hooks::{Hook, HookReport};
 use crate::store::{Action, Artifact, Claim, ClaimOutcome, ReleaseOutcome, Store, WriteFacts, sha256_hex};
 use crate::unescape;
 use crate::workspace::{FileInfo, RootPath, Workspace};
@@ -23,6 +24,8 @@ pub struct Config {
     pub agent: String,
     /// Largest file the server will hold in memory (`--max-file-bytes`).
     pub max_file_bytes: u64,
+    /// Command run after each successful write, append or edit (`--after-write`).
+    pub after_write: Option<Hook>,
 }
 
 /// The state of one server process: the sandbox, the settings, and which files this session
@@ -63,6 +66,10 @@ pub struct WriteOutcome {
     pub warnings: Vec<String>,
     /// Syntax check of the file as written.
     pub syntax: Report,
+    /// What the --after-write hook did; absent when none is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "HookReport")]
+    pub hook: Option<HookReport>,
 }
 
 /// Result of `append_file`.
@@ -92,6 +99,10 @@ pub struct AppendOutcome {
     pub warnings: Vec<String>,
     /// Syntax check of the whole file after the append.
     pub syntax: Report,
+    /// What the --after-write hook did; absent when none is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "HookReport")]
+    pub hook: Option<HookReport>,
 }
 
 /// Result of `read_file`.
@@ -166,6 +177,10 @@ pub struct EditOutcome {
     pub syntax: Report,
     /// How many of the reported problems were not there before the edit.
     pub new_problems: usize,
+    /// What the --after-write hook did; absent when none is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "HookReport")]
+    pub hook: Option<HookReport>,
 }
 
 /// One entry of `list_directory`.
@@ -402,7 +417,11 @@ impl Session {
         warnings.extend(common_warnings(content, &text, unescaped));
         seen.insert(path.clone());
         let after = self.ws.stat(&path)?;
-        let syntax = self.check_and_keep(&path, &text, None, after);
+        let (hook, rewritten) = self.run_hook(&path, after);
+        let syntax = match &rewritten {
+            Some(now) => self.check_and_keep(&path, now, None, self.ws.stat(&path)?),
+            None => self.check_and_keep(&path, &text, None, after),
+        };
         Ok(WriteOutcome {
             action: "write".into(),
             path: path.display(),
@@ -414,6 +433,7 @@ impl Session {
             unescaped,
             warnings,
             syntax,
+            hook,
         })
     }
 
@@ -465,7 +485,12 @@ impl Session {
         }
         warnings.extend(common_warnings(content, &text, unescaped));
         seen.insert(path.clone());
+        let (hook, rewritten) = self.run_hook(&path, Some(out.after));
         let syntax = match std::str::from_utf8(&out.contents) {
+            _ if rewritten.is_some() => {
+                let now = rewritten.as_deref().unwrap_or_default();
+                self.check_and_keep(&path, now, None, self.ws.stat(&path)?)
+            }
             Ok(full) => {
                 let old = self.lock_trees().take_for_append(&path.display(), fingerprint(&out.before), full);
                 self.check_and_keep(&path, full, old, Some(out.after))
@@ -488,6 +513,7 @@ impl Session {
             unescaped,
             warnings,
             syntax,
+            hook,
         })
     }
 
@@ -632,6 +658,7 @@ impl Session {
         let edited = files::apply_edits(&key, &before, &edits)?;
         let diff = files::unified_diff(&key, &before, &edited.text, MAX_DIFF_LINES);
         let before_report = check::check(&key, &before);
+        let mut hook = None;
         let syntax = if dry_run {
             check::check(&key, &edited.text)
         } else {
@@ -647,7 +674,12 @@ impl Session {
             })?;
             seen.insert(path.clone());
             let after = self.ws.stat(&path)?;
-            self.check_and_keep(&path, &edited.text, None, after)
+            let (ran, rewritten) = self.run_hook(&path, after);
+            hook = ran;
+            match &rewritten {
+                Some(now) => self.check_and_keep(&path, now, None, self.ws.stat(&path)?),
+                None => self.check_and_keep(&path, &edited.text, None, after),
+            }
         };
         let new_problems = syntax
             .problems
@@ -669,6 +701,7 @@ impl Session {
             diff,
             syntax,
             new_problems,
+            hook,
         })
     }
 
@@ -803,6 +836,23 @@ impl Session {
         paths.iter().map(|p| Ok(self.ws.follow(&self.ws.resolve(p)?)?.display())).collect()
     }
 
+    /// Runs the `--after-write` hook on `path`, if one is configured. When the hook changed
+    /// the file (a formatter), also returns its new text, so that the syntax check describes
+    /// what is on disk now.
+    fn run_hook(&self, path: &RootPath, written: Option<FileInfo>) -> (Option<HookReport>, Option<String>) {
+        let Some(hook) = &self.config.after_write else {
+            return (None, None);
+        };
+        let report = hook.run(&path.display());
+        let now = self.ws.stat(path).ok().flatten();
+        let changed = now.map(|n| Some(fingerprint(&n))) != Some(written.map(|w| fingerprint(&w)));
+        let text = changed
+            .then(|| self.ws.read(path, self.config.max_file_bytes).ok())
+            .flatten()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        (Some(report), text)
+    }
+
     /// Checks `text` (reusing `old`, an edited earlier tree, when given) and keeps the new
     /// tree for the next append, keyed to the file's fingerprint `on_disk`.
     fn check_and_keep(
@@ -892,7 +942,14 @@ mod tests {
         std::fs::create_dir(tmp.path().join("root")).expect("root");
         let ws = Workspace::open_root(&tmp.path().join("root")).expect("open root");
         let store = Store::open(&tmp.path().join("state"), None).expect("store");
-        (tmp, Session::new(ws, Config { agent: "tester".into(), max_file_bytes: 1 << 20 }, store))
+        (
+            tmp,
+            Session::new(
+                ws,
+                Config { agent: "tester".into(), max_file_bytes: 1 << 20, after_write: None },
+                store,
+            ),
+        )
     }
 
     #[test]

@@ -48,6 +48,23 @@ pub fn error_result(text: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.to_string())])
 }
 
+/// The hook's line(s), when a hook ran.
+fn hook_lines(hook: &Option<crate::hooks::HookReport>) -> String {
+    let Some(h) = hook else { return String::new() };
+    let status = match (h.timed_out, h.exit_code) {
+        (true, _) => "timed out".to_string(),
+        (false, Some(0)) => "ok".to_string(),
+        (false, Some(code)) => format!("exit code {code}"),
+        (false, None) => "did not run".to_string(),
+    };
+    let mut text = format!("\nhook `{}`: {status}", h.command);
+    let output = h.output.trim_end();
+    if !output.is_empty() {
+        text.push_str(&format!("\n{output}"));
+    }
+    text
+}
+
 fn with_warnings(mut text: String, warnings: &[String]) -> String {
     for w in warnings {
         text.push_str("\nwarning: ");
@@ -80,6 +97,7 @@ impl Rendered for WriteOutcome {
         if self.syntax.status == Status::Incomplete {
             text.push_str("\nnext: append_file the next part");
         }
+        text.push_str(&hook_lines(&self.hook));
         with_warnings(text, &self.warnings)
     }
 }
@@ -101,7 +119,8 @@ impl Rendered for AppendOutcome {
                 if self.unescaped { ", unescaped" } else { "" }
             )
         };
-        with_warnings(format!("{head}\n{}", append_syntax_line(&self.syntax)), &self.warnings)
+        let text = format!("{head}\n{}{}", append_syntax_line(&self.syntax), hook_lines(&self.hook));
+        with_warnings(text, &self.warnings)
     }
 }
 
@@ -267,6 +286,7 @@ impl Rendered for EditOutcome {
                 self.new_problems
             ));
         }
+        text.push_str(&hook_lines(&self.hook));
         text
     }
 }

@@ -9,6 +9,7 @@ mod claims;
 mod cli;
 mod edit;
 mod guidance;
+mod hooks;
 mod list;
 mod profiles;
 mod read;

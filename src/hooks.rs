@@ -1,0 +1,139 @@
+//! `--after-write CMD`: a command (a formatter or linter) run after each successful write,
+//! append or edit, with the root-relative path as its argument and the root as its working
+//! directory. Its exit code and output ride along in the tool result.
+//!
+//! # Ambient authority
+//! The command runs as the server's user with no sandbox: it is configured by whoever starts
+//! the server, never by the model.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use wait_timeout::ChildExt;
+
+/// Characters of hook output kept in a result.
+pub const MAX_OUTPUT_CHARS: usize = 2_000;
+
+/// A configured hook.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    command: String,
+    cwd: PathBuf,
+    timeout: Duration,
+}
+
+/// What a hook run did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct HookReport {
+    /// The command line run (the path appended as its last argument).
+    pub command: String,
+    /// Exit code; absent when it was killed or could not start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i32")]
+    pub exit_code: Option<i32>,
+    /// It ran past its time limit and was killed.
+    pub timed_out: bool,
+    /// stdout then stderr, cut to 2000 characters.
+    pub output: String,
+}
+
+impl Hook {
+    /// A hook running `command` (a shell command line) in `cwd`, killed after `timeout`.
+    pub fn new(command: String, cwd: &Path, timeout: Duration) -> Self {
+        Hook { command, cwd: cwd.to_path_buf(), timeout }
+    }
+
+    /// Runs the hook for `path` (root-relative) and reports what happened. Never fails: a hook
+    /// that cannot start is reported, not raised, because the write itself succeeded.
+    pub fn run(&self, path: &str) -> HookReport {
+        use std::os::unix::process::CommandExt;
+        let shown = format!("{} {path}", self.command);
+        let report = |exit_code, timed_out, output: String| HookReport {
+            command: shown.clone(),
+            exit_code,
+            timed_out,
+            output: output.chars().take(MAX_OUTPUT_CHARS).collect(),
+        };
+        // `sh -c 'CMD "$@"' filewright PATH`: CMD may use shell syntax, and the path is passed
+        // as one argument, never re-parsed by the shell.
+        let spawned = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{} \"$@\"", self.command))
+            .arg("filewright-hook")
+            .arg(path)
+            .current_dir(&self.cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn();
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) => return report(None, false, format!("could not start the hook: {e}")),
+        };
+        let readers = [child.stdout.take().map(read_all), child.stderr.take().map(read_all)];
+        let (exit_code, timed_out) = match child.wait_timeout(self.timeout) {
+            Ok(Some(status)) => (status.code(), false),
+            Ok(None) | Err(_) => {
+                // Kill the whole group: a formatter may have started children holding the pipes.
+                if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
+                    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+                }
+                let _ = child.kill();
+                let _ = child.wait();
+                (None, true)
+            }
+        };
+        let mut output = String::new();
+        for reader in readers.into_iter().flatten() {
+            output.push_str(&reader.join().unwrap_or_default());
+        }
+        if timed_out {
+            output.push_str(&format!("\n(killed after {} s)", self.timeout.as_secs_f32()));
+        }
+        report(exit_code, timed_out, output)
+    }
+}
+
+fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_is_passed_as_one_argument_in_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let hook = Hook::new("printf '%s|'".into(), dir.path(), Duration::from_secs(5));
+        let r = hook.run("dir with space/a;b.js");
+        assert_eq!(r.output, "dir with space/a;b.js|");
+        assert_eq!(r.exit_code, Some(0));
+    }
+
+    #[test]
+    fn a_failing_hook_reports_its_exit_code_and_stderr() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Hook::new("echo bad >&2; exit 3; true".into(), dir.path(), Duration::from_secs(5)).run("x");
+        assert_eq!(r.exit_code, Some(3));
+        assert!(r.output.contains("bad"));
+    }
+
+    #[test]
+    fn a_slow_hook_is_killed_at_its_time_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = std::time::Instant::now();
+        let r = Hook::new("sleep 30; echo".into(), dir.path(), Duration::from_millis(300)).run("x");
+        assert!(r.timed_out);
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+}

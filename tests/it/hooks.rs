@@ -1,0 +1,40 @@
+//! `--after-write`: one hook for write, append and edit alike.
+
+use serde_json::json;
+
+use crate::util::{Root, Server};
+
+#[tokio::test]
+async fn the_after_write_hook_runs_for_write_append_and_edit() {
+    let root = Root::new();
+    let log = root.outside().join("hook.log");
+    let cmd = format!("sh -c 'echo \"$0\" >> {}; echo checked \"$0\"'", log.display());
+    let server = Server::spawn_with(&root, &["--after-write", &cmd]).await;
+    let reply = server.call("write_file", json!({"path": "src/a.py", "content": "x = 1\n"})).await.ok();
+    assert_eq!(reply.json()["hook"]["exit_code"], 0, "{}", reply.text());
+    assert!(reply.text().contains("checked src/a.py"), "{}", reply.text());
+    server.call("append_file", json!({"path": "src/a.py", "content": "y = 2\n"})).await.ok();
+    server
+        .call("edit_file", json!({"path": "src/a.py", "old_string": "y = 2", "new_string": "y = 3"}))
+        .await
+        .ok();
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "src/a.py\nsrc/a.py\nsrc/a.py\n");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_formatting_hook_is_reflected_in_the_syntax_check_and_a_slow_one_is_killed() {
+    let root = Root::new();
+    // A "formatter" that breaks the file: the check must describe the file on disk.
+    let server = Server::spawn_with(&root, &["--after-write", "sh -c 'printf \"def (\\n\" > \"$0\"'"]).await;
+    let reply = server.call("write_file", json!({"path": "f.py", "content": "x = 1\n"})).await.ok();
+    assert_ne!(reply.json()["syntax"]["status"], "ok", "{}", reply.text());
+    server.stop().await;
+    let server = Server::spawn_with(&root, &["--after-write", "sleep 20; true", "--hook-timeout", "1"]).await;
+    let started = std::time::Instant::now();
+    let reply = server.call("write_file", json!({"path": "g.txt", "content": "g\n"})).await.ok();
+    assert_eq!(reply.json()["hook"]["timed_out"], true, "{}", reply.text());
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(root.read("g.txt"), b"g\n");
+    server.stop().await;
+}
