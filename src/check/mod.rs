@@ -23,6 +23,7 @@
 mod json;
 mod languages;
 mod report;
+pub mod stubs;
 mod syntax;
 
 use std::time::{Duration, Instant};
