@@ -600,8 +600,18 @@ fn placeholder_comments(text: &str, comments: &[Comment], found: &mut Vec<Found>
         let whole_stands_in = stands_in(whole);
         for comment in group {
             let body = text.get(comment.start..comment.end).unwrap_or_default();
-            let alone = group.len() == 1 || has_ellipsis(body) || strong_placeholder(body);
-            if stands_in(body) && (alone || whole_stands_in) {
+            // A bare `# ...` inside a longer comment is part of a diagram or an example.
+            let bare = words(body).is_empty();
+            let alone = group.len() == 1 || strong_placeholder(body) || has_ellipsis(body) && !bare;
+            // After code on its line a comment describes that code (`self // unchanged`),
+            // and `items, // ...` says "and so on".
+            let after_code = comment.trailing
+                && comment.to_line_end
+                && (bare || !has_ellipsis(body) && !strong_placeholder(body));
+            // Doc comments hold examples, where a placeholder is the point.
+            let doc =
+                ["///", "//!", "/**", "/*!"].iter().any(|m| body.starts_with(m)) && !body.starts_with("/**/");
+            if stands_in(body) && (alone || whole_stands_in) && !after_code && !doc {
                 let first_word = body.find(|c: char| c.is_alphanumeric() || c == '.' || c == '…');
                 let at = comment.start + first_word.unwrap_or(0);
                 found.push(Found::new(
@@ -640,9 +650,12 @@ fn stands_in(body: &str) -> bool {
     let ellipsis = has_ellipsis(body);
     let words = words(body);
     if words.is_empty() {
-        return ellipsis;
+        // `/* ....... */` is a separator and `// '...'` a quote, not an ellipsis.
+        let bare = body.chars().all(|c| c.is_whitespace() || "./*#<!->…".contains(c));
+        return ellipsis && bare && body.matches('.').count() <= 4;
     }
-    if words.len() > 12 {
+    // "// unchanged" or "// Truncated" next to code describes it.
+    if words.len() > 12 || words.len() == 1 && !ellipsis {
         return false;
     }
     if strong_placeholder(body) {
@@ -665,7 +678,10 @@ fn strong_placeholder(body: &str) -> bool {
         return false;
     }
     let at = |i: usize| words.get(i).map_or("", String::as_str);
-    let brevity = words.windows(2).any(|w| w[0] == "for" && w[1] == "brevity");
+    let left_out =
+        ["omitted", "omit", "removed", "skipped", "elided", "left", "shortened", "abbreviated", "truncated"];
+    let brevity = words.windows(2).any(|w| w[0] == "for" && w[1] == "brevity")
+        && words.iter().any(|w| left_out.contains(&w.as_str()));
     let add_more_here = words
         .windows(2)
         .position(|w| w[0] == "add" && w[1] == "more")
@@ -749,7 +765,7 @@ fn python_stub(func: Node, text: &str) -> Option<(usize, String)> {
         _ => return None,
     };
     let name = func.child_by_field_name("name").map(node_text).unwrap_or("?");
-    if noop_like(name) {
+    if noop_like(name) || says_intended(func, only, text) {
         return None;
     }
     // The node that sits in the enclosing block: the decorated definition if any.
@@ -783,6 +799,41 @@ fn python_stub(func: Node, text: &str) -> Option<(usize, String)> {
     Some((only.start_byte(), format!("body of `{name}` is only `{what}`")))
 }
 
+/// Whether the docstring or a comment of a one-statement function says that doing
+/// nothing is the point ("Hook for subclasses", "# no-op"): base classes are full of
+/// such methods, and an agent's stub does not explain itself that way.
+fn says_intended(func: Node, only: Node, text: &str) -> bool {
+    let from = func.child_by_field_name("parameters").map_or(func.start_byte(), |p| p.end_byte());
+    let to = text
+        .get(only.end_byte()..)
+        .and_then(|rest| rest.find('\n'))
+        .map_or(text.len(), |n| only.end_byte() + n);
+    explains_no_op(&words(text.get(from..to).unwrap_or_default()))
+}
+
+/// Whether a function's comments or docstring say that doing nothing is intended.
+fn explains_no_op(words: &[String]) -> bool {
+    const INTENT: &[&str] = &[
+        "noop",
+        "nop",
+        "nothing",
+        "override",
+        "overridden",
+        "overrides",
+        "subclass",
+        "subclasses",
+        "subclassed",
+        "hook",
+        "hooks",
+        "intentionally",
+        "deliberately",
+        "ignore",
+        "ignored",
+    ];
+    words.iter().any(|w| INTENT.contains(&w.as_str()))
+        || words.windows(2).any(|w| w[0] == "no" && w[1] == "op")
+}
+
 /// Names that promise to do nothing.
 fn noop_like(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
@@ -792,8 +843,9 @@ fn noop_like(name: &str) -> bool {
 /// JavaScript and TypeScript: a not-implemented `throw` as a block's only statement,
 /// and named functions and methods with an empty body.
 fn script_stub_bodies(text: &str, code: &[u8], found: &mut Vec<Found>) {
+    let parens = Parens::new(code);
     for at in word_positions(code, b"throw") {
-        if sole_not_implemented_throw(text, code, at) {
+        if sole_not_implemented_throw(text, code, &parens, at) {
             let message = "the body only throws a not-implemented error";
             found.push(Found::new(at, StubKind::StubBody, message));
         }
@@ -803,7 +855,7 @@ fn script_stub_bodies(text: &str, code: &[u8], found: &mut Vec<Found>) {
         if code.get(close) != Some(&b'}') {
             continue;
         }
-        if let Some(name) = empty_function_name(text, code, open, close) {
+        if let Some(name) = empty_function_name(text, code, &parens, open, close) {
             found.push(Found::new(open, StubKind::StubBody, format!("`{name}` has an empty body")));
         }
     }
@@ -811,7 +863,7 @@ fn script_stub_bodies(text: &str, code: &[u8], found: &mut Vec<Found>) {
 
 /// `{ throw new Error("not implemented"); }`: the throw at `at` is a block's only
 /// statement and its message (or error class) says the code is missing.
-fn sole_not_implemented_throw(text: &str, code: &[u8], at: usize) -> bool {
+fn sole_not_implemented_throw(text: &str, code: &[u8], parens: &Parens, at: usize) -> bool {
     if back_skip_ws(code, at).and_then(|i| code.get(i)) != Some(&b'{') {
         return false;
     }
@@ -825,7 +877,7 @@ fn sole_not_implemented_throw(text: &str, code: &[u8], at: usize) -> bool {
     if class.is_empty() || code.get(open) != Some(&b'(') {
         return false;
     }
-    let Some(close) = matching_forward(code, open) else { return false };
+    let Some(close) = parens.close_of(open) else { return false };
     let mut after = skip_while(code, close + 1, |b| b.is_ascii_whitespace());
     if code.get(after) == Some(&b';') {
         after = skip_while(code, after + 1, |b| b.is_ascii_whitespace());
@@ -870,7 +922,13 @@ const MODIFIERS: &[&str] = &[
 /// The name of the function or method whose body is the empty `{` .. `}` at `open`
 /// and `close`; None for anything else: arrow functions and anonymous functions
 /// (callbacks), constructors, `on*` handlers, no-ops, control statements, objects.
-fn empty_function_name<'t>(text: &'t str, code: &[u8], open: usize, close: usize) -> Option<&'t str> {
+fn empty_function_name<'t>(
+    text: &'t str,
+    code: &[u8],
+    parens: &Parens,
+    open: usize,
+    close: usize,
+) -> Option<&'t str> {
     // `(): {} {`: that `{}` was a TypeScript return type.
     let after = skip_while(code, close + 1, |b| b.is_ascii_whitespace());
     if code.get(after) == Some(&b'{') {
@@ -896,10 +954,10 @@ fn empty_function_name<'t>(text: &'t str, code: &[u8], open: usize, close: usize
     if !between.is_empty() && !between.starts_with(':') {
         return None;
     }
-    let mut i = matching_backward(code, paren)?;
-    i = back_skip_ws(code, i)?;
+    let lparen = parens.open_of(paren)?;
+    let mut i = back_skip_ws(code, lparen)?;
     if code.get(i) == Some(&b'>') {
-        i = back_skip_ws(code, matching_backward(code, i)?)?;
+        i = back_skip_ws(code, type_params_start(code, i)?)?;
     }
     let name_end = i + 1;
     let name_start = back_skip_while(code, name_end, is_ident_byte);
@@ -918,7 +976,24 @@ fn empty_function_name<'t>(text: &'t str, code: &[u8], open: usize, close: usize
     let prev_word_start = back_skip_while(code, prev + 1, is_ident_byte);
     let prev_word = text.get(prev_word_start..prev + 1).unwrap_or_default();
     let definition = newline_between || MODIFIERS.contains(&prev_word) || b"{};,*".contains(&code[prev]);
-    definition.then_some(name)
+    let params = text.get(lparen + 1..paren).unwrap_or_default();
+    let deliberate = matches!(prev_word, "get" | "set") // an accessor that ignores writes
+        || code.get(after) == Some(&b',') // a member of an object literal: a callback
+        || explains_no_op(&words(text.get(open..=close).unwrap_or_default()))
+        || !params.trim().is_empty()
+            && params.split(',').all(|p| p.trim().trim_start_matches("...").starts_with('_'))
+        || name.len() == 1 // minified
+        || es5_constructor(text, name, close);
+    (definition && !deliberate).then_some(name)
+}
+
+/// `function Codec() {}` followed by `Codec.prototype...`: an ES5 class, empty by
+/// design. Only the text just after the body is searched, to stay linear.
+fn es5_constructor(text: &str, name: &str, close: usize) -> bool {
+    let window = text.as_bytes().get(close..).unwrap_or_default();
+    let window = &window[..window.len().min(4 * MAX_LOOKAROUND)];
+    let needle = format!("{name}.prototype");
+    name.starts_with(|c: char| c.is_ascii_uppercase()) && find(window, needle.as_bytes(), 0).is_some()
 }
 
 /// Rust: `todo!` and `unimplemented!` wherever they are code.
@@ -1097,44 +1172,62 @@ fn back_skip_ws(code: &[u8], end: usize) -> Option<usize> {
     back_skip_while(code, end, |b| b.is_ascii_whitespace()).checked_sub(1)
 }
 
-/// The `)`, `]`, `}` or `>` closing the bracket at `open`, within [`MAX_LOOKAROUND`].
-fn matching_forward(code: &[u8], open: usize) -> Option<usize> {
-    let (o, c) = pair(*code.get(open)?)?;
-    let mut depth = 0usize;
-    for (i, &b) in code.iter().enumerate().skip(open).take(MAX_LOOKAROUND) {
-        if b == o {
-            depth += 1;
-        } else if b == c {
-            depth = depth.checked_sub(1)?;
-            if depth == 0 {
-                return Some(i);
-            }
-        }
-    }
-    None
+/// The matching pairs of parentheses in a code view, found in one pass: scanning for
+/// each pair on demand is quadratic on `((((... ) {} ) {}`.
+struct Parens {
+    /// (open, close), sorted by open.
+    by_open: Vec<(usize, usize)>,
+    /// (close, open), sorted by close.
+    by_close: Vec<(usize, usize)>,
 }
 
-/// The bracket opening the `)`, `]`, `}` or `>` at `close`, within [`MAX_LOOKAROUND`].
-fn matching_backward(code: &[u8], close: usize) -> Option<usize> {
-    let (o, c) = pair(*code.get(close)?)?;
+impl Parens {
+    fn new(code: &[u8]) -> Self {
+        let mut stack = Vec::new();
+        let mut by_close = Vec::new();
+        for (i, &b) in code.iter().enumerate() {
+            if b == b'(' {
+                stack.push(i);
+            } else if b == b')'
+                && let Some(open) = stack.pop()
+            {
+                by_close.push((i, open));
+            }
+        }
+        let mut by_open: Vec<(usize, usize)> = by_close.iter().map(|&(c, o)| (o, c)).collect();
+        by_open.sort_unstable();
+        Parens { by_open, by_close }
+    }
+
+    fn close_of(&self, open: usize) -> Option<usize> {
+        let i = self.by_open.binary_search_by_key(&open, |&(o, _)| o).ok()?;
+        self.by_open.get(i).map(|&(_, c)| c)
+    }
+
+    fn open_of(&self, close: usize) -> Option<usize> {
+        let i = self.by_close.binary_search_by_key(&close, |&(c, _)| c).ok()?;
+        self.by_close.get(i).map(|&(_, o)| o)
+    }
+}
+
+/// The `<` opening the `>` at `close` (a TypeScript type parameter list), within
+/// [`MAX_LOOKAROUND`].
+fn type_params_start(code: &[u8], close: usize) -> Option<usize> {
     let mut depth = 0usize;
     let floor = close.saturating_sub(MAX_LOOKAROUND);
     for i in (floor..=close).rev() {
-        let b = code[i];
-        if b == c {
-            depth += 1;
-        } else if b == o {
-            depth = depth.checked_sub(1)?;
-            if depth == 0 {
-                return Some(i);
+        match code.get(i) {
+            Some(b'>') => depth += 1,
+            Some(b'<') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
             }
+            _ => {}
         }
     }
     None
-}
-
-fn pair(b: u8) -> Option<(u8, u8)> {
-    [(b'(', b')'), (b'[', b']'), (b'{', b'}'), (b'<', b'>')].into_iter().find(|&(o, c)| b == o || b == c)
 }
 
 /// Every offset where `word` occurs as a whole identifier.
@@ -1200,6 +1293,7 @@ mod tests {
             ("a.jsx", "const x = 1;\n/* ... */\nexport default x;\n", 2),
             ("a.rs", "fn f() -> u8 {\n    let a = 1;\n    // TODO: implement\n    a\n}\n", 3),
             ("a.css", "body { margin: 0; }\n\n/* ... more styles ... */\n", 3),
+            ("a.js", "export function f() { /* ... */ }\n", 1),
             ("a.html", "<html>\n<body>\n  <h1>Hi</h1>\n  <!-- ... -->\n</body>\n</html>\n", 4),
             ("a.go", "func f() {\n\t// your code here\n}\n", 2),
             ("a.yaml", "a: 1\n# add more services here\n", 2),
@@ -1237,6 +1331,14 @@ mod tests {
     fn prose_comment_that_mentions_the_rest_of_the_code_is_not_a_placeholder() {
         assert_none("a.py", "# The rest of the code\n# assumes the input is sorted.\nx = sorted(y)\n");
         assert_none("a.py", "# rest of the items\nfor item in rest:\n    print(item)\n");
+        assert_none(
+            "a.rs",
+            "/// ```\n/// fn main() {\n///     // your code here\n/// }\n/// ```\nfn f() {}\n",
+        );
+        assert_none("a.rs", "fn round(self) -> Self {\n    self // unchanged\n}\n// Truncated\n// '...'\n");
+        assert_none("a.rs", "// Customized for brevity for a better debug experience\nfn f() {}\n");
+        assert_none("a.js", "/* ............ */\nconst rules = [\n  a,\n  b, // ...\n];\n");
+        assert_none("a.py", "# Layout:\n#   header\n#   ...\n#   footer\nx = 1\n");
         assert_none(
             "a.js",
             "// Handle the rest of the code paths the same way as before we got here\nf();\n",
@@ -1280,7 +1382,7 @@ mod tests {
         assert_eq!(found("a.js", "const a = 1;\nfunction render(state) {}\n"), vec![(2, StubBody)]);
         let ts = "export class Cache {\n  private map = new Map<string, number>()\n  evict(key: string): void {\n  }\n}\n";
         assert_eq!(found("a.ts", ts), vec![(3, StubBody)]);
-        let generic = "export async function load<T>(url: string): Promise<T[]> {\n  // nothing\n}\n";
+        let generic = "export async function load<T>(url: string): Promise<T[]> {\n  // TODO\n}\n";
         assert_eq!(found("a.mjs", generic), vec![(1, StubBody)]);
         assert_eq!(find_stubs("a.js", "function render() {}\n")[0].message, "`render` has an empty body");
     }
@@ -1409,6 +1511,10 @@ class Cache:
         assert_none("a.py", "try:\n    d['k']\nexcept KeyError: pass\n");
         assert_none("a.py", "import abc\nclass A(abc.ABC):\n    @abc.abstractmethod\n    def f(self): ...\n");
         assert_none("a.py", "def noop(*args):\n    pass\n");
+        let hook =
+            "class Base:\n    def on_event(self):\n        \"\"\"Hook for subclasses.\"\"\"\n        pass\n";
+        assert_none("a.py", hook);
+        assert_none("a.py", "def reinit():\n    pass  # no-op when fork is unsupported\n");
     }
 
     #[test]
@@ -1439,6 +1545,18 @@ export default {};
         assert_none("a.js", js);
         let ts = "interface A {}\nclass B implements A {\n  constructor(private readonly a: A) {}\n}\nfunction f(opts: {}): void {\n  use(opts);\n}\ntype T = {};\n";
         assert_none("a.ts", ts);
+        let deliberate = r#"class Sink {
+  set name(n) {}
+  debug(..._args) {}
+  flush() {
+    // nothing to flush: writes are unbuffered
+  }
+}
+function Codec() {}
+Codec.prototype.write = function (s) { return s; };
+const source = { start() {}, pull(c) { c.close(); } };
+"#;
+        assert_none("a.js", deliberate);
     }
 
     #[test]
