@@ -26,6 +26,7 @@ mod json;
 mod languages;
 mod markdown;
 mod report;
+pub mod stubs;
 mod syntax;
 
 use std::time::{Duration, Instant};
