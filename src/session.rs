@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::check::cache::{DEFAULT_BUDGET_BYTES, Fingerprint, TreeCache};
+use crate::check::stubs::{self, Stub, StubKind};
 use crate::check::{self, Report, Status};
 use crate::error::{ADVISED_CHUNK_CHARS, Error, Result};
 use crate::files;
@@ -177,6 +178,8 @@ pub struct EditOutcome {
     pub syntax: Report,
     /// How many of the reported problems were not there before the edit.
     pub new_problems: usize,
+    /// Placeholders or stubs this edit introduced.
+    pub warnings: Vec<String>,
     /// What the --after-write hook did; absent when none is configured.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "HookReport")]
@@ -212,6 +215,28 @@ pub struct ListOutcome {
     pub ignored: usize,
     /// Hidden entries (names starting with `.`) left out.
     pub hidden: usize,
+}
+
+/// A linked script or stylesheet with fewer non-blank bytes than this is "nearly empty".
+const NEARLY_EMPTY_BYTES: usize = 20;
+
+fn language_is_html(path: &str) -> bool {
+    check::language_for(path).is_some_and(|l| l.name() == "html")
+}
+
+/// Stub warnings for a write or edit result: placeholders and stub bodies only (an unfinished
+/// ending or an empty body is expected while a file is still being built).
+fn stub_warnings(path: &str, text: &str, from_line: usize) -> Vec<String> {
+    stubs::find_stubs(path, text)
+        .into_iter()
+        .filter(|s| {
+            matches!(s.kind, StubKind::PlaceholderComment | StubKind::StubBody) && s.line >= from_line
+        })
+        .take(3)
+        .map(|s| {
+            format!("line {}: {} (`{}`): write the real code before you finish", s.line, s.message, s.source)
+        })
+        .collect()
 }
 
 /// Lines of diff shown in an edit result.
@@ -264,12 +289,17 @@ pub struct FileCheck {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub language: Option<String>,
-    /// `complete`, `incomplete`, `errors`, `not_checked`, `missing` or `unreadable`.
+    /// `complete`, `stubs`, `incomplete`, `errors`, `not_checked`, `missing` or `unreadable`.
     pub status: String,
     /// The first problem or the reason, in a few words; absent when complete.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub note: Option<String>,
+    /// Stubs and placeholders found (at most 10), including missing or nearly empty scripts
+    /// and stylesheets an HTML page links.
+    pub stubs: Vec<Stub>,
+    /// How many more stubs were found but not listed.
+    pub more_stubs: usize,
     /// The full syntax report; absent when the file could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Report")]
@@ -286,6 +316,8 @@ impl FileCheck {
             language: None,
             status: status.into(),
             note: Some(note),
+            stubs: Vec::new(),
+            more_stubs: 0,
             syntax: None,
         }
     }
@@ -304,9 +336,11 @@ pub struct CheckOutcome {
     pub errors: usize,
     /// Files that are missing or could not be read.
     pub missing: usize,
+    /// Files that parse but hold stubs or placeholders (or link missing assets).
+    pub with_stubs: usize,
     /// Files of a type that is not checked.
     pub not_checked: usize,
-    /// Every file is complete (or of a type that is not checked).
+    /// Every file is complete (or of a type that is not checked), with no stubs.
     pub all_complete: bool,
     /// One line for humans, e.g. "3 files complete, 1 incomplete (src/app.js: ...)".
     pub verdict: String,
@@ -324,6 +358,8 @@ impl CheckOutcome {
                 .filter(|f| s.contains(&f.status.as_str()))
                 .take(3)
                 .map(|f| match &f.note {
+                    // A stub note starts with its line: `web/app.js:12 placeholder comment ...`.
+                    Some(note) if f.status == "stubs" => format!("{}:{note}", f.path),
                     Some(note) => format!("{}: {note}", f.path),
                     None => f.path.clone(),
                 })
@@ -337,6 +373,10 @@ impl CheckOutcome {
         if errors > 0 {
             parts.push(format!("{errors} with errors{}", examples(&["errors"])));
         }
+        let with_stubs = count("stubs");
+        if with_stubs > 0 {
+            parts.push(format!("{with_stubs} with stubs{}", examples(&["stubs"])));
+        }
         if missing > 0 {
             parts.push(format!("{missing} missing or unreadable{}", examples(&["missing", "unreadable"])));
         }
@@ -349,7 +389,8 @@ impl CheckOutcome {
             parts.join(", ")
         };
         CheckOutcome {
-            all_complete: !files.is_empty() && incomplete + errors + missing == 0,
+            all_complete: !files.is_empty() && incomplete + errors + missing + count("stubs") == 0,
+            with_stubs: count("stubs"),
             files,
             complete,
             incomplete,
@@ -415,6 +456,7 @@ impl Session {
             ));
         }
         warnings.extend(common_warnings(content, &text, unescaped));
+        warnings.extend(stub_warnings(&path.display(), &text, 1));
         seen.insert(path.clone());
         let after = self.ws.stat(&path)?;
         let (hook, rewritten) = self.run_hook(&path, after);
@@ -483,6 +525,21 @@ impl Session {
         if content.is_empty() {
             warnings.push("content was empty: nothing was appended".into());
         }
+        let first_new_line = files::count_lines(&out.contents[..out.size_before as usize]) + 1;
+        warnings.extend(
+            stubs::find_stubs(&path.display(), &text)
+                .into_iter()
+                .filter(|s| s.kind == StubKind::PlaceholderComment)
+                .take(3)
+                .map(|s| {
+                    format!(
+                        "line {}: {} (`{}`): write the real code before you finish",
+                        s.line + first_new_line - 1,
+                        s.message,
+                        s.source
+                    )
+                }),
+        );
         warnings.extend(common_warnings(content, &text, unescaped));
         seen.insert(path.clone());
         let (hook, rewritten) = self.run_hook(&path, Some(out.after));
@@ -591,22 +648,30 @@ impl Session {
             Err(e) => return FileCheck::failed(name, "unreadable", e.to_string()),
         };
         let syntax = check::check_bytes(&name, &bytes);
+        let text = String::from_utf8_lossy(&bytes);
+        let mut found = stubs::find_all_stubs(&name, &text);
+        if language_is_html(&name) {
+            found.extend(self.linked_asset_problems(path, &text));
+            found.sort_by_key(|s| s.line);
+        }
+        let first_problem = |report: &Report| {
+            report.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message))
+        };
         let (status, note) = if bytes.iter().all(u8::is_ascii_whitespace) {
             ("incomplete", Some("the file is empty".to_string()))
         } else {
             match syntax.status {
+                Status::Errors => ("errors", first_problem(&syntax)),
+                Status::Incomplete => ("incomplete", first_problem(&syntax)),
+                _ if !found.is_empty() => {
+                    ("stubs", found.first().map(|s| format!("{} {}", s.line, s.message)))
+                }
                 Status::Ok => ("complete", None),
-                Status::Incomplete => (
-                    "incomplete",
-                    syntax.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message)),
-                ),
-                Status::Errors => (
-                    "errors",
-                    syntax.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message)),
-                ),
                 Status::NotChecked => ("not_checked", syntax.reason.clone()),
             }
         };
+        let more_stubs = found.len().saturating_sub(stubs::MAX_STUBS);
+        found.truncate(stubs::MAX_STUBS);
         FileCheck {
             path: name,
             exists: true,
@@ -615,8 +680,55 @@ impl Session {
             language: syntax.language.clone(),
             status: status.into(),
             note,
+            stubs: found,
+            more_stubs,
             syntax: Some(syntax),
         }
+    }
+
+    /// Scripts and stylesheets an HTML page links that are missing or nearly empty: the
+    /// build that started this project shipped an `index.html` whose `app.js` was a stub.
+    fn linked_asset_problems(&self, page: &RootPath, html: &str) -> Vec<Stub> {
+        let dir = page.as_path().parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        stubs::linked_assets(html)
+            .into_iter()
+            .filter_map(|link| {
+                let target = match link.target.strip_prefix('/') {
+                    Some(absolute) => absolute.to_string(),
+                    None if dir.is_empty() => link.target.clone(),
+                    None => format!("{dir}/{}", link.target),
+                };
+                let problem =
+                    match self.ws.resolve(&target).and_then(|p| self.ws.read(&p, self.config.max_file_bytes))
+                    {
+                        Ok(bytes)
+                            if bytes.iter().filter(|b| !b.is_ascii_whitespace()).count()
+                                < NEARLY_EMPTY_BYTES =>
+                        {
+                            format!(
+                                "links {} ({}), which is nearly empty ({} bytes)",
+                                link.target,
+                                target,
+                                bytes.len()
+                            )
+                        }
+                        Ok(_) => return None,
+                        Err(Error::NotFound { .. }) => {
+                            format!("links {} ({}), which does not exist", link.target, target)
+                        }
+                        Err(e) => format!("links {}, which cannot be read: {e}", link.target),
+                    };
+                let source = html
+                    .lines()
+                    .nth(link.line.saturating_sub(1))
+                    .unwrap_or("")
+                    .trim()
+                    .chars()
+                    .take(120)
+                    .collect();
+                Some(Stub { line: link.line, kind: StubKind::LinkedAsset, message: problem, source })
+            })
+            .collect()
     }
 
     /// `edit_file`: exact replacements, all or nothing, written atomically once.
@@ -681,6 +793,11 @@ impl Session {
                 None => self.check_and_keep(&path, &edited.text, None, after),
             }
         };
+        let before_stubs = stubs::find_stubs(&key, &before);
+        let warnings: Vec<String> = stub_warnings(&key, &edited.text, 1)
+            .into_iter()
+            .filter(|w| !before_stubs.iter().any(|b| w.contains(&format!("`{}`", b.source))))
+            .collect();
         let new_problems = syntax
             .problems
             .iter()
@@ -701,6 +818,7 @@ impl Session {
             diff,
             syntax,
             new_problems,
+            warnings,
             hook,
         })
     }

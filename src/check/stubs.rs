@@ -73,6 +73,9 @@ pub enum StubKind {
     EmptyHtmlBody,
     /// The text stops without a final newline in the middle of a token or expression.
     EndsMidToken,
+    /// A script or stylesheet an HTML page links is missing or nearly empty (found by
+    /// the caller, which can look at other files).
+    LinkedAsset,
 }
 
 /// A local file an HTML page loads: a script or a stylesheet.

@@ -48,6 +48,17 @@ pub fn error_result(text: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.to_string())])
 }
 
+fn kind_name(kind: crate::check::stubs::StubKind) -> &'static str {
+    use crate::check::stubs::StubKind::*;
+    match kind {
+        PlaceholderComment => "placeholder comment",
+        StubBody => "stub body",
+        EmptyHtmlBody => "empty body",
+        EndsMidToken => "ends mid-token",
+        LinkedAsset => "linked asset",
+    }
+}
+
 /// The hook's line(s), when a hook ran.
 fn hook_lines(hook: &Option<crate::hooks::HookReport>) -> String {
     let Some(h) = hook else { return String::new() };
@@ -166,7 +177,19 @@ impl Rendered for CheckOutcome {
                 "-".to_string()
             };
             text.push_str(&format!("{}: {} ({facts})", file.path, file.status.replace('_', " ")));
-            if file.status != "complete" {
+            for stub in &file.stubs {
+                text.push_str(&format!(
+                    "\n  {}: {} ({})\n      {}",
+                    stub.line,
+                    stub.message,
+                    kind_name(stub.kind),
+                    stub.source
+                ));
+            }
+            if file.more_stubs > 0 {
+                text.push_str(&format!("\n  ... and {} more stubs", file.more_stubs));
+            }
+            if file.status != "complete" && file.status != "stubs" {
                 match &file.syntax {
                     Some(report) if !report.problems.is_empty() => {
                         for p in &report.problems {
@@ -287,7 +310,7 @@ impl Rendered for EditOutcome {
             ));
         }
         text.push_str(&hook_lines(&self.hook));
-        text
+        with_warnings(text, &self.warnings)
     }
 }
 

@@ -80,3 +80,41 @@ async fn an_outside_change_between_appends_is_checked_from_scratch() {
     assert_eq!(reply.json()["syntax"]["problems"][0]["line"], 1, "{}", reply.text());
     server.stop().await;
 }
+
+/// The failure that started the project: a complete backend, and a frontend left as stubs.
+#[tokio::test]
+async fn check_files_catches_a_stubbed_frontend_next_to_a_complete_backend() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    let backend = "\"\"\"Task API.\"\"\"\n\nTASKS = []\n\n\ndef add(title):\n    # TODO: validate titles more strictly later\n    TASKS.append({\"title\": title, \"done\": False})\n    return len(TASKS)\n";
+    let html = "<!doctype html>\n<html>\n<head>\n  <link rel=\"stylesheet\" href=\"style.css\">\n</head>\n<body>\n  <main id=\"app\"></main>\n  <script src=\"app.js\"></script>\n</body>\n</html>\n";
+    let app = "function render(tasks) {\n  // ... rest of the code ...\n}\n\nfunction save() {\n  throw new Error(\"not implemented\");\n}\n";
+    server.call("write_file", json!({"path": "server/api.py", "content": backend})).await.ok();
+    server.call("write_file", json!({"path": "web/index.html", "content": html})).await.ok();
+    let reply = server.call("write_file", json!({"path": "web/app.js", "content": app})).await.ok();
+    assert!(reply.text().contains("warning: line 2:"), "stub warning on write: {}", reply.text());
+    let reply = server.call("check_files", json!({})).await.ok();
+    let text = reply.text();
+    let j = reply.json();
+    assert_eq!(j["complete"], 1, "{text}");
+    assert_eq!(j["with_stubs"], 2, "{text}");
+    assert_eq!(j["all_complete"], false);
+    let files = j["files"].as_array().unwrap();
+    let by = |p: &str| files.iter().find(|f| f["path"] == p).unwrap().clone();
+    assert_eq!(by("server/api.py")["status"], "complete", "an ordinary TODO is not a stub: {text}");
+    let html_stubs = by("web/index.html")["stubs"].as_array().unwrap().clone();
+    assert!(
+        html_stubs
+            .iter()
+            .any(|s| s["line"] == 4 && s["message"].as_str().unwrap().contains("does not exist")),
+        "{text}"
+    );
+    let app_stubs = by("web/app.js")["stubs"].as_array().unwrap().clone();
+    assert_eq!(
+        app_stubs.iter().map(|s| s["line"].as_u64().unwrap()).collect::<Vec<_>>(),
+        [1, 2, 6],
+        "{text}"
+    );
+    assert!(text.contains("verdict: 1 file complete, 2 with stubs (web/app.js:1 `render` has an empty body; web/index.html:4 links style.css"), "{text}");
+    server.stop().await;
+}
