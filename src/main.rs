@@ -2,14 +2,12 @@
 //! protocol), open the root and serve MCP over stdio; or write the tool schemas to a directory.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use filewright::hooks::Hook;
-use filewright::server::{FilewrightServer, Profile};
-use filewright::session::{Config, Session};
-use filewright::store::{Store, default_state_dir};
-use filewright::workspace::Workspace;
+use filewright::server::{FilewrightServer, Profile, SessionSlot};
+use filewright::session::{Session, Settings};
 use rmcp::ServiceExt;
 
 /// An MCP server (stdio) with file tools built for writing large files in pieces.
@@ -17,8 +15,9 @@ use rmcp::ServiceExt;
 #[command(version, about, long_about = None)]
 struct Cli {
     /// The sandbox root: every path is relative to it and nothing outside can be reached.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    root: PathBuf,
+    /// Without it: the client's first root (MCP roots), else the current directory.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
     /// The name of the writer, shown in results.
     #[arg(long, value_name = "NAME", env = "FILEWRIGHT_AGENT", default_value = "default")]
     agent: String,
@@ -80,23 +79,26 @@ fn main() -> std::process::ExitCode {
 }
 
 fn serve(cli: Cli) -> anyhow::Result<()> {
-    let mut ws = Workspace::open_root(&cli.root)?;
-    let state_dir = match cli.state_dir {
-        Some(dir) => dir,
-        None => default_state_dir(ws.host_root())
-            .context("no state directory is known for this platform: pass --state-dir")?,
+    let settings = Settings {
+        agent: cli.agent,
+        max_file_bytes: cli.max_file_bytes,
+        state_dir: cli.state_dir,
+        claim_ttl: cli.claim_ttl.map(Duration::from_secs),
+        after_write: cli.after_write,
+        hook_timeout: Duration::from_secs(cli.hook_timeout),
     };
-    let store = Store::open(&state_dir, cli.claim_ttl.map(std::time::Duration::from_secs))?;
-    ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
-    tracing::info!(root = %ws.host_root().display(), agent = %cli.agent, state = %store.path().display(), "serving MCP on stdio");
-    let after_write = cli
-        .after_write
-        .map(|cmd| Hook::new(cmd, ws.host_root(), std::time::Duration::from_secs(cli.hook_timeout)));
-    let config = Config { agent: cli.agent, max_file_bytes: cli.max_file_bytes, after_write };
-    let session = Session::new(ws, config, store);
+    let slot = match cli.root {
+        // Named explicitly: served as given, even `/` or the home directory.
+        Some(root) => SessionSlot::fixed(Session::open(&root, &settings)?, settings),
+        None => {
+            let cwd = std::env::current_dir().context("cannot read the current directory; pass --root")?;
+            tracing::info!(fallback = %cwd.display(), "no --root: the client's roots decide, else the current directory");
+            SessionSlot::from_client(settings, cwd)
+        }
+    };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let service = FilewrightServer::new(session, cli.profile)
+        let service = FilewrightServer::new(slot, cli.profile)
             .serve(rmcp::transport::stdio())
             .await
             .context("MCP initialization failed")?;

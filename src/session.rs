@@ -29,6 +29,23 @@ pub struct Config {
     pub after_write: Option<Hook>,
 }
 
+/// Everything needed to open a session on a root, fixed at startup (the command line).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `--agent`.
+    pub agent: String,
+    /// `--max-file-bytes`.
+    pub max_file_bytes: u64,
+    /// `--state-dir`; None for the default state directory of the root.
+    pub state_dir: Option<std::path::PathBuf>,
+    /// `--claim-ttl`.
+    pub claim_ttl: Option<std::time::Duration>,
+    /// `--after-write`.
+    pub after_write: Option<String>,
+    /// `--hook-timeout`.
+    pub hook_timeout: std::time::Duration,
+}
+
 /// The state of one server process: the sandbox, the settings, and which files this session
 /// has seen (read or written), for the "you had not read this file" warning.
 #[derive(Debug)]
@@ -403,6 +420,31 @@ impl CheckOutcome {
 }
 
 impl Session {
+    /// Opens the root, its shared store (in the state directory) and the hook: a session
+    /// ready to serve. Errors are for startup messages.
+    pub fn open(root: &std::path::Path, settings: &Settings) -> anyhow::Result<Session> {
+        use anyhow::Context;
+        let mut ws = Workspace::open_root(root)?;
+        let state_dir = match &settings.state_dir {
+            Some(dir) => dir.clone(),
+            None => crate::store::default_state_dir(ws.host_root())
+                .context("no state directory is known for this platform: pass --state-dir")?,
+        };
+        let store = Store::open(&state_dir, settings.claim_ttl)?;
+        ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
+        let after_write =
+            settings.after_write.clone().map(|cmd| Hook::new(cmd, ws.host_root(), settings.hook_timeout));
+        tracing::info!(
+            root = %ws.host_root().display(),
+            agent = %settings.agent,
+            state = %store.path().display(),
+            "serving this root"
+        );
+        let config =
+            Config { agent: settings.agent.clone(), max_file_bytes: settings.max_file_bytes, after_write };
+        Ok(Session::new(ws, config, store))
+    }
+
     /// A session over an opened root.
     pub fn new(ws: Workspace, config: Config, store: Store) -> Self {
         Session {

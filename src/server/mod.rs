@@ -3,7 +3,10 @@
 
 mod prompts;
 mod render;
+mod roots;
 mod tools;
+
+pub use roots::{SessionSlot, file_uri_to_path};
 
 use std::sync::Arc;
 
@@ -67,18 +70,18 @@ impl std::str::FromStr for Profile {
     }
 }
 
-/// The MCP server: a session plus the generated tool and prompt routers.
+/// The MCP server: the session slot plus the generated tool and prompt routers.
 #[derive(Clone)]
 pub struct FilewrightServer {
-    session: Arc<Session>,
+    slot: Arc<SessionSlot>,
     tool_router: ToolRouter<Self>,
     prompt_router: PromptRouter<Self>,
 }
 
 impl FilewrightServer {
-    /// A server for `session` listing the tools of `profile`. A tool outside the profile is
+    /// A server for the sessions of `slot` listing the tools of `profile`. A tool outside the profile is
     /// removed from the router, so it is neither listed nor callable.
-    pub fn new(session: Session, profile: Profile) -> Self {
+    pub fn new(slot: SessionSlot, profile: Profile) -> Self {
         let mut tool_router = Self::tool_router();
         if let Some(keep) = profile.tools() {
             let names: Vec<String> = tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect();
@@ -86,7 +89,21 @@ impl FilewrightServer {
                 tool_router.remove_route(name);
             }
         }
-        FilewrightServer { session: Arc::new(session), tool_router, prompt_router: Self::prompt_router() }
+        FilewrightServer { slot: Arc::new(slot), tool_router, prompt_router: Self::prompt_router() }
+    }
+
+    /// Runs one tool call on the current session on a blocking thread (file I/O, parsing,
+    /// SQLite) and renders its outcome.
+    async fn run<T, F>(&self, call: F) -> rmcp::model::CallToolResult
+    where
+        T: render::Rendered + Send + 'static,
+        F: FnOnce(&Session) -> crate::error::Result<T> + Send + 'static,
+    {
+        let session = match self.slot.wait().await {
+            Ok(session) => session,
+            Err(text) => return render::error_result(&text),
+        };
+        render::result(tokio::task::spawn_blocking(move || call(&session)).await)
     }
 
     /// Every tool exactly as listed on the wire (name, schemas, annotations), for `schemas/`.
@@ -102,5 +119,13 @@ impl ServerHandler for FilewrightServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
             .with_server_info(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<rmcp::RoleServer>) {
+        self.slot.on_initialized(&context.peer).await;
+    }
+
+    async fn on_roots_list_changed(&self, context: rmcp::service::NotificationContext<rmcp::RoleServer>) {
+        self.slot.on_roots_changed(&context.peer).await;
     }
 }

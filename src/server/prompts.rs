@@ -50,11 +50,13 @@ impl FilewrightServer {
     /// already complete.
     #[prompt(name = "finish_incomplete_files")]
     async fn finish_incomplete_files(&self) -> Vec<PromptMessage> {
-        let session = self.session.clone();
-        let report = match tokio::task::spawn_blocking(move || session.check_files(None)).await {
-            Ok(Ok(outcome)) => outcome.text(),
-            Ok(Err(e)) => format!("(check_files failed: {e})"),
-            Err(e) => format!("(check_files stopped: {e})"),
+        let report = match self.slot.wait().await {
+            Ok(session) => match tokio::task::spawn_blocking(move || session.check_files(None)).await {
+                Ok(Ok(outcome)) => outcome.text(),
+                Ok(Err(e)) => format!("(check_files failed: {e})"),
+                Err(e) => format!("(check_files stopped: {e})"),
+            },
+            Err(text) => format!("({text})"),
         };
         let text = format!(
             "check_files reports:\n\n{report}\n\n\

@@ -215,13 +215,10 @@ impl FilewrightServer {
         annotations(title = "Write file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     async fn write_file(&self, Parameters(args): Parameters<WriteArgs>) -> CallToolResult {
-        let session = self.session.clone();
-        render::result(
-            tokio::task::spawn_blocking(move || {
-                session.write_file(args.path.as_deref(), args.content.as_deref(), args.agent.as_deref())
-            })
-            .await,
-        )
+        self.run(move |session| {
+            session.write_file(args.path.as_deref(), args.content.as_deref(), args.agent.as_deref())
+        })
+        .await
     }
 
     /// Append the next part of a file (at most ~8,000 characters per call). Content is added
@@ -234,18 +231,15 @@ impl FilewrightServer {
         annotations(title = "Append to file", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn append_file(&self, Parameters(args): Parameters<AppendArgs>) -> CallToolResult {
-        let session = self.session.clone();
-        render::result(
-            tokio::task::spawn_blocking(move || {
-                session.append_file(
-                    args.path.as_deref(),
-                    args.content.as_deref(),
-                    args.expected_size,
-                    args.agent.as_deref(),
-                )
-            })
-            .await,
-        )
+        self.run(move |session| {
+            session.append_file(
+                args.path.as_deref(),
+                args.content.as_deref(),
+                args.expected_size,
+                args.agent.as_deref(),
+            )
+        })
+        .await
     }
 
     /// Read a text file as numbered lines (`<n>\t<text>`), 2000 lines at a time by default. Use a
@@ -256,13 +250,7 @@ impl FilewrightServer {
         annotations(title = "Read file", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
-        let session = self.session.clone();
-        render::result(
-            tokio::task::spawn_blocking(move || {
-                session.read_file(args.path.as_deref(), args.offset, args.limit)
-            })
-            .await,
-        )
+        self.run(move |session| session.read_file(args.path.as_deref(), args.offset, args.limit)).await
     }
 
     /// Strict final check: call it BEFORE you say you are done. For each file (the given
@@ -275,8 +263,7 @@ impl FilewrightServer {
         annotations(title = "Check files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn check_files(&self, Parameters(args): Parameters<CheckArgs>) -> CallToolResult {
-        let session = self.session.clone();
-        render::result(tokio::task::spawn_blocking(move || session.check_files(args.paths.as_deref())).await)
+        self.run(move |session| session.check_files(args.paths.as_deref())).await
     }
 
     /// Claim files for an agent before writing them, so no other agent can overwrite them
@@ -288,13 +275,7 @@ impl FilewrightServer {
         annotations(title = "Claim files", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn claim_files(&self, Parameters(args): Parameters<ClaimArgs>) -> CallToolResult {
-        let session = self.session.clone();
-        render::result(
-            tokio::task::spawn_blocking(move || {
-                session.claim_files(args.paths.as_deref(), args.agent.as_deref())
-            })
-            .await,
-        )
+        self.run(move |session| session.claim_files(args.paths.as_deref(), args.agent.as_deref())).await
     }
 
     /// Release an agent's claims on files (all of its claims when `paths` is omitted), so
@@ -304,13 +285,7 @@ impl FilewrightServer {
         annotations(title = "Release files", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn release_files(&self, Parameters(args): Parameters<ReleaseArgs>) -> CallToolResult {
-        let session = self.session.clone();
-        render::result(
-            tokio::task::spawn_blocking(move || {
-                session.release_files(args.paths.as_deref(), args.agent.as_deref())
-            })
-            .await,
-        )
+        self.run(move |session| session.release_files(args.paths.as_deref(), args.agent.as_deref())).await
     }
 
     /// List every live claim on this root: which agent owns which file, since when.
@@ -319,8 +294,7 @@ impl FilewrightServer {
         annotations(title = "List claims", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn list_claims(&self, Parameters(_): Parameters<NoArgs>) -> CallToolResult {
-        let session = self.session.clone();
-        render::result(tokio::task::spawn_blocking(move || session.list_claims()).await)
+        self.run(move |session| session.list_claims()).await
     }
 
     /// List the artifacts written through filewright on this root (by any agent): latest
@@ -331,17 +305,10 @@ impl FilewrightServer {
         annotations(title = "List artifacts", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn list_artifacts(&self, Parameters(args): Parameters<ArtifactsArgs>) -> CallToolResult {
-        let session = self.session.clone();
-        render::result(
-            tokio::task::spawn_blocking(move || {
-                session.list_artifacts(
-                    args.agent.as_deref(),
-                    args.path.as_deref(),
-                    args.history.unwrap_or(false),
-                )
-            })
-            .await,
-        )
+        self.run(move |session| {
+            session.list_artifacts(args.agent.as_deref(), args.path.as_deref(), args.history.unwrap_or(false))
+        })
+        .await
     }
 
     /// Replace exact text in a file: `old_string` must occur exactly once (or set
@@ -359,18 +326,15 @@ impl FilewrightServer {
             Ok(edits) => edits,
             Err(e) => return render::error_result(&e.to_string()),
         };
-        let session = self.session.clone();
-        render::result(
-            tokio::task::spawn_blocking(move || {
-                session.edit_file(
-                    args.path.as_deref(),
-                    edits,
-                    args.dry_run.unwrap_or(false),
-                    args.agent.as_deref(),
-                )
-            })
-            .await,
-        )
+        self.run(move |session| {
+            session.edit_file(
+                args.path.as_deref(),
+                edits,
+                args.dry_run.unwrap_or(false),
+                args.agent.as_deref(),
+            )
+        })
+        .await
     }
 
     /// List a directory: entries with type and size, directories first, to `depth` levels
@@ -382,17 +346,14 @@ impl FilewrightServer {
         annotations(title = "List directory", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn list_directory(&self, Parameters(args): Parameters<ListArgs>) -> CallToolResult {
-        let session = self.session.clone();
-        render::result(
-            tokio::task::spawn_blocking(move || {
-                session.list_directory(
-                    args.path.as_deref(),
-                    args.depth,
-                    args.include_hidden.unwrap_or(false),
-                    args.gitignore.unwrap_or(true),
-                )
-            })
-            .await,
-        )
+        self.run(move |session| {
+            session.list_directory(
+                args.path.as_deref(),
+                args.depth,
+                args.include_hidden.unwrap_or(false),
+                args.gitignore.unwrap_or(true),
+            )
+        })
+        .await
     }
 }

@@ -13,6 +13,7 @@ mod hooks;
 mod list;
 mod profiles;
 mod read;
+mod roots;
 mod sandbox;
 mod schemas;
 mod syntax;
