@@ -36,7 +36,7 @@ pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, Problem, Report, Status};
 pub use syntax::parse_tree;
 
 use languages::Validator;
-use report::locate;
+use report::Locator;
 use syntax::{Finding, content_end, findings, parse_until};
 
 /// Texts larger than this are not checked: a Tree costs ~24x its source in memory.
@@ -179,10 +179,11 @@ fn problems(text: &str, found: &[Finding], status: Status) -> Vec<Problem> {
         })
         .collect();
     located.sort_by_key(|&(at, _)| at);
+    let mut locator = Locator::new(text);
     located
         .into_iter()
         .map(|(at, message)| {
-            let (line, column, source) = locate(text, at);
+            let (line, column, source) = locator.locate(at);
             Problem { line, column, message: message.to_owned(), source }
         })
         .collect()
@@ -368,6 +369,33 @@ mod tests {
         let report = check_within("a.py", &text, Duration::ZERO);
         assert_eq!(report.status, Status::NotChecked);
         assert_eq!(report.reason.as_deref(), Some("timed out"));
+    }
+
+    /// Hostile input: 4 MiB of pseudo-random printable text takes tree-sitter seconds per
+    /// grammar; the deadline must stop it, and the next check must work normally.
+    #[test]
+    fn a_hostile_input_is_stopped_by_the_deadline_and_the_next_check_works() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let text: String = (0..4 << 20)
+            .map(|_| {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                char::from(b' ' + ((seed >> 33) % 95) as u8)
+            })
+            .collect();
+        for (path, valid) in
+            [("hostile.py", "x = 1\n"), ("hostile.js", "let x = 1;\n"), ("hostile.rs", "fn main() {}\n")]
+        {
+            let started = Instant::now();
+            let report = check_within(path, &text, Duration::from_millis(200));
+            let elapsed = started.elapsed();
+            assert!(elapsed < Duration::from_secs(5), "{path}: the deadline was not honoured ({elapsed:?})");
+            assert!(
+                report.status != Status::NotChecked || report.reason.as_deref() == Some("timed out"),
+                "{path}: {}",
+                report.summary()
+            );
+            assert_eq!(check(path, valid).status, Status::Ok, "a later check after a cancelled parse");
+        }
     }
 
     #[test]
