@@ -95,6 +95,15 @@ pub enum Error {
         /// The configured limit.
         limit: u64,
     },
+    /// The file is larger than the server will read (`--max-file-bytes`).
+    TooLargeToRead {
+        /// Root-relative path.
+        path: String,
+        /// Its size.
+        size: u64,
+        /// The configured limit.
+        limit: u64,
+    },
     /// The file holds NUL bytes or is not valid UTF-8.
     Binary {
         /// Root-relative path.
@@ -218,6 +227,11 @@ impl fmt::Display for Error {
                 f,
                 "{path} would be {size} bytes, over this server's limit of {limit} bytes (--max-file-bytes); \
                  nothing was written. Split the content into several smaller files."
+            ),
+            Error::TooLargeToRead { path, size, limit } => write!(
+                f,
+                "{path} is {size} bytes, over this server's limit of {limit} bytes (--max-file-bytes), so it \
+                 was not read. It was not changed."
             ),
             Error::Binary { path, detail } => write!(
                 f,

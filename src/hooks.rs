@@ -15,6 +15,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use wait_timeout::ChildExt;
 
+/// How long to wait for a finished hook's output to be drained.
+const OUTPUT_GRACE: Duration = Duration::from_secs(1);
+
 /// Characters of hook output kept in a result.
 pub const MAX_OUTPUT_CHARS: usize = 2_000;
 
@@ -88,9 +91,16 @@ impl Hook {
                 (None, true)
             }
         };
+        // A grandchild that left the process group may still hold the pipes open: wait for
+        // the output only briefly, then go on without it.
         let mut output = String::new();
         for reader in readers.into_iter().flatten() {
-            output.push_str(&reader.join().unwrap_or_default());
+            match reader.recv_timeout(OUTPUT_GRACE) {
+                Ok(text) => output.push_str(&text),
+                Err(_) => {
+                    output.push_str("(output not collected: a process the hook started still holds it)\n")
+                }
+            }
         }
         if timed_out {
             output.push_str(&format!("\n(killed after {} s)", self.timeout.as_secs_f32()));
@@ -99,12 +109,15 @@ impl Hook {
     }
 }
 
-fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+/// Reads a pipe to its end on a thread; the text arrives on the returned channel.
+fn read_all(mut pipe: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (send, receive) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
         let _ = pipe.read_to_end(&mut bytes);
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
+        let _ = send.send(String::from_utf8_lossy(&bytes).into_owned());
+    });
+    receive
 }
 
 #[cfg(test)]

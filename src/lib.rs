@@ -7,7 +7,8 @@
 //! - [`unescape`]: detect and undo over-escaped content (pure).
 //! - [`check`]: syntax check of a text by file extension, truthful about "incomplete" versus "broken".
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root); the only door to host paths.
-//! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read.
+//! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
+//!   exact edits, bounded directory listings.
 //! - [`store`]: claims and the artifact journal in SQLite, shared by every process on a root.
 //! - [`hooks`]: the `--after-write` command (formatter or linter), with a time limit.
 //! - [`session`]: per-process state and one method per tool, composing the above.

@@ -57,6 +57,9 @@ pub struct Session {
     /// A `std` mutex, not a Tokio one: it is held only inside blocking tasks, never across an
     /// await. It also serialises this process's writes, so two calls cannot interleave.
     seen: Mutex<HashSet<RootPath>>,
+    /// When this session started (unix ms): `check_files` without paths checks what the
+    /// journal recorded since then.
+    started_ms: i64,
     /// Syntax trees of files this session wrote, for incremental checks after appends.
     trees: Mutex<TreeCache>,
 }
@@ -401,7 +404,8 @@ impl CheckOutcome {
             parts.push(format!("{not_checked} not checked"));
         }
         let verdict = if files.is_empty() {
-            "no files to check: name them in `paths`, or write files through this server first".to_string()
+            "no files to check: name them in `paths` (nothing was written on this root since this server started)"
+                .to_string()
         } else {
             parts.join(", ")
         };
@@ -452,6 +456,7 @@ impl Session {
             config,
             store,
             seen: Mutex::new(HashSet::new()),
+            started_ms: crate::store::now_ms(),
             trees: Mutex::new(TreeCache::new(DEFAULT_BUDGET_BYTES)),
         }
     }
@@ -474,12 +479,12 @@ impl Session {
         let path = self.ws.follow(&self.ws.resolve(raw_path)?)?;
         let mut seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
-        let existing = self.ws.stat(&path)?;
-        let written = self.store.write_claimed(&path.display(), &agent, Action::Write, || {
+        let (existing, written) = self.store.write_claimed(&path.display(), &agent, Action::Write, || {
+            let existing = self.ws.stat(&path)?;
             let written = files::write(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes)?;
             let facts =
                 WriteFacts { size: written.size, added: written.size, sha256: sha256_hex(text.as_bytes()) };
-            Ok((written, Some(facts)))
+            Ok(((existing, written), Some(facts)))
         })?;
         let mut warnings = Vec::new();
         if let Some(info) = existing
@@ -500,10 +505,12 @@ impl Session {
         warnings.extend(common_warnings(content, &text, unescaped));
         warnings.extend(stub_warnings(&path.display(), &text, 1));
         seen.insert(path.clone());
-        let after = self.ws.stat(&path)?;
+        drop(seen);
+        // The write is done: nothing below may turn it into an error.
+        let after = self.ws.stat(&path).ok().flatten();
         let (hook, rewritten) = self.run_hook(&path, after);
         let syntax = match &rewritten {
-            Some(now) => self.check_and_keep(&path, now, None, self.ws.stat(&path)?),
+            Some(now) => self.check_and_keep(&path, now, None, self.ws.stat(&path).ok().flatten()),
             None => self.check_and_keep(&path, &text, None, after),
         };
         Ok(WriteOutcome {
@@ -559,7 +566,7 @@ impl Session {
         if out.duplicate_skipped {
             warnings.push(format!(
                 "{path} already ended with exactly this chunk ({} bytes), so it was not appended again \
-                 (a retried call?). If you really meant to repeat it, append it with expected_size {}",
+                 (a retried call?). If you really meant to repeat it, append it again with expected_size {}",
                 text.len(),
                 out.size
             ));
@@ -567,7 +574,8 @@ impl Session {
         if content.is_empty() {
             warnings.push("content was empty: nothing was appended".into());
         }
-        let first_new_line = files::count_lines(&out.contents[..out.size_before as usize]) + 1;
+        let first_new_line =
+            files::count_lines(out.contents.get(..out.size_before as usize).unwrap_or_default()) + 1;
         warnings.extend(
             stubs::find_stubs(&path.display(), &text)
                 .into_iter()
@@ -584,11 +592,12 @@ impl Session {
         );
         warnings.extend(common_warnings(content, &text, unescaped));
         seen.insert(path.clone());
+        drop(seen);
         let (hook, rewritten) = self.run_hook(&path, Some(out.after));
         let syntax = match std::str::from_utf8(&out.contents) {
             _ if rewritten.is_some() => {
                 let now = rewritten.as_deref().unwrap_or_default();
-                self.check_and_keep(&path, now, None, self.ws.stat(&path)?)
+                self.check_and_keep(&path, now, None, self.ws.stat(&path).ok().flatten())
             }
             Ok(full) => {
                 let old = self.lock_trees().take_for_append(&path.display(), fingerprint(&out.before), full);
@@ -656,11 +665,12 @@ impl Session {
     }
 
     /// `check_files`: the strict check an agent runs before it says it is done. Incomplete
-    /// counts as a failure here. Without `paths`, every file written through this process.
+    /// counts as a failure here. Without `paths`: every file the journal recorded a write for
+    /// on this root since this session started, by any agent.
     pub fn check_files(&self, paths: Option<&[String]>) -> Result<CheckOutcome> {
         let targets: Vec<Result<RootPath>> = match paths {
             Some(list) if !list.is_empty() => list.iter().map(|p| self.ws.resolve(p)).collect(),
-            _ => self.store.journal_paths()?.iter().map(|p| self.ws.resolve(p)).collect(),
+            _ => self.store.journal_paths(self.started_ms)?.iter().map(|p| self.ws.resolve(p)).collect(),
         };
         let mut files = Vec::new();
         for (i, target) in targets.into_iter().enumerate() {
@@ -796,45 +806,56 @@ impl Session {
         let path = self.ws.follow(&self.ws.resolve(raw_path)?)?;
         let key = path.display();
         let mut seen = self.lock_seen();
-        let existed = self.ws.stat(&path)?.is_some();
-        let before_bytes =
-            if existed { self.ws.read(&path, self.config.max_file_bytes)? } else { Vec::new() };
-        let before = String::from_utf8(before_bytes).map_err(|e| Error::Binary {
-            path: key.clone(),
-            detail: format!(
-                "invalid UTF-8 at byte {}; edit_file changes text files only",
-                e.utf8_error().valid_up_to()
-            ),
-        })?;
-        if !existed && edits.first().is_none_or(|e| !e.old.is_empty()) {
-            return Err(Error::NotFound { path: key });
-        }
-        let edited = files::apply_edits(&key, &before, &edits)?;
-        let diff = files::unified_diff(&key, &before, &edited.text, MAX_DIFF_LINES);
-        let before_report = check::check(&key, &before);
+        // Read, apply and write in one go: in the store's transaction (which serialises every
+        // filewright process on this root) unless it is a dry run, so no append from another
+        // process can land between the read and the rename and be lost.
+        let read_and_apply = || -> Result<(bool, String, files::Edited)> {
+            let existed = self.ws.stat(&path)?.is_some();
+            let before_bytes =
+                if existed { self.ws.read(&path, self.config.max_file_bytes)? } else { Vec::new() };
+            let before = String::from_utf8(before_bytes).map_err(|e| Error::Binary {
+                path: key.clone(),
+                detail: format!(
+                    "invalid UTF-8 at byte {}; edit_file changes text files only",
+                    e.utf8_error().valid_up_to()
+                ),
+            })?;
+            if !existed && edits.first().is_none_or(|e| !e.old.is_empty()) {
+                return Err(Error::NotFound { path: key.clone() });
+            }
+            let edited = files::apply_edits(&key, &before, &edits)?;
+            Ok((existed, before, edited))
+        };
         let mut hook = None;
-        let syntax = if dry_run {
-            check::check(&key, &edited.text)
+        let (existed, before, edited, syntax) = if dry_run {
+            let (existed, before, edited) = read_and_apply()?;
+            let syntax = check::check(&key, &edited.text);
+            (existed, before, edited, syntax)
         } else {
-            let text = edited.text.as_bytes();
-            self.store.write_claimed(&key, &agent, Action::Edit, || {
+            let (existed, before, edited) = self.store.write_claimed(&key, &agent, Action::Edit, || {
+                let (existed, before, edited) = read_and_apply()?;
+                let text = edited.text.as_bytes();
                 let written = files::write(&self.ws, &path, text, self.config.max_file_bytes)?;
                 let facts = WriteFacts {
                     size: written.size,
                     added: written.size.saturating_sub(before.len() as u64),
                     sha256: sha256_hex(text),
                 };
-                Ok(((), Some(facts)))
+                Ok(((existed, before, edited), Some(facts)))
             })?;
             seen.insert(path.clone());
-            let after = self.ws.stat(&path)?;
+            drop(seen);
+            let after = self.ws.stat(&path).ok().flatten();
             let (ran, rewritten) = self.run_hook(&path, after);
             hook = ran;
-            match &rewritten {
-                Some(now) => self.check_and_keep(&path, now, None, self.ws.stat(&path)?),
+            let syntax = match &rewritten {
+                Some(now) => self.check_and_keep(&path, now, None, self.ws.stat(&path).ok().flatten()),
                 None => self.check_and_keep(&path, &edited.text, None, after),
-            }
+            };
+            (existed, before, edited, syntax)
         };
+        let diff = files::unified_diff(&key, &before, &edited.text, MAX_DIFF_LINES);
+        let before_report = check::check(&key, &before);
         let before_stubs = stubs::find_stubs(&key, &before);
         let warnings: Vec<String> = stub_warnings(&key, &edited.text, 1)
             .into_iter()
@@ -1080,6 +1101,12 @@ fn common_warnings(sent: &str, written: &str, unescaped: bool) -> Vec<String> {
         warnings.push(format!(
             "the content arrived over-escaped (one line with {} literal \\n sequences) and was unescaped \
              before writing; send real newlines in `content`",
+            unescape::count_escaped_newlines(sent)
+        ));
+    } else if unescape::looks_over_escaped(sent) {
+        warnings.push(format!(
+            "the content looked over-escaped (one line with {} literal \\n sequences) but parses better as \
+             sent, so it was written unchanged; if you meant line breaks, send real newlines",
             unescape::count_escaped_newlines(sent)
         ));
     }

@@ -184,6 +184,9 @@ impl Workspace {
 
     /// Keeps `state_dir` (a host path, which must exist) out of every tool's reach when it
     /// lies inside the root. A state directory outside the root is unreachable anyway.
+    ///
+    /// # Ambient authority
+    /// Canonicalizes the host path `state_dir` (to compare it with the root); it opens nothing.
     pub fn reserve(&mut self, state_dir: &Path) -> anyhow::Result<()> {
         let canonical = std::fs::canonicalize(state_dir)?;
         if let Ok(relative) = canonical.strip_prefix(&self.canonical_root) {
@@ -285,6 +288,7 @@ impl Workspace {
 
     /// Reads a whole regular file, refusing anything larger than `limit` bytes.
     pub fn read(&self, path: &RootPath, limit: u64) -> Result<Vec<u8>> {
+        self.guard_reserved(path)?;
         let info = self.stat(path)?.ok_or_else(|| Error::NotFound { path: path.display() })?;
         if self.reserved.is_some() {
             // Catches a symlink into the state directory (the lexical check in `resolve`
@@ -293,15 +297,15 @@ impl Workspace {
         }
         require_file(path, &info)?;
         if info.size > limit {
-            return Err(Error::TooLarge { path: path.display(), size: info.size, limit });
+            return Err(Error::TooLargeToRead { path: path.display(), size: info.size, limit });
         }
         let mut file = self.dir.open(path.as_path()).map_err(|e| map_io(e, "open", path))?;
         let meta = file.metadata().map_err(|e| map_io(e, "inspect", path))?;
         require_file(path, &FileInfo::from_metadata(&meta))?;
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
         (&mut file).take(limit + 1).read_to_end(&mut bytes).map_err(|e| map_io(e, "read", path))?;
         if bytes.len() as u64 > limit {
-            return Err(Error::TooLarge { path: path.display(), size: bytes.len() as u64, limit });
+            return Err(Error::TooLargeToRead { path: path.display(), size: bytes.len() as u64, limit });
         }
         Ok(bytes)
     }
@@ -311,6 +315,7 @@ impl Workspace {
     /// content or the new, never a mix. Missing parent directories are created. A replaced
     /// file keeps its permissions. Returns whether the file was created.
     pub fn replace(&self, path: &RootPath, bytes: &[u8]) -> Result<bool> {
+        self.guard_reserved(path)?;
         let existing = self.stat(path)?;
         if let Some(info) = &existing {
             require_file(path, info)?;
@@ -336,6 +341,7 @@ impl Workspace {
     /// non-regular files and files with more than one hard link (checked on the opened handle,
     /// so a swap between check and use cannot slip through).
     pub fn open_append(&self, path: &RootPath) -> Result<AppendHandle> {
+        self.guard_reserved(path)?;
         if let Some(info) = self.stat(path)? {
             require_file(path, &info)?;
         }
@@ -363,6 +369,7 @@ impl Workspace {
         };
         let opened = match dir {
             Some(d) => {
+                self.guard_reserved(d)?;
                 if let Some(info) = self.stat(d)?
                     && info.kind != Kind::Directory
                 {
@@ -404,19 +411,24 @@ impl Workspace {
         Ok(items)
     }
 
+    /// Refuses a path that leads into the state directory, also through symlinks inside the
+    /// root: the deepest existing part of the path is resolved (cap-std, beneath the root)
+    /// and compared with the state directory. Writes also compare the opened parent's
+    /// identity (see `open_parent`), which no swap can slip past.
+    fn guard_reserved(&self, path: &RootPath) -> Result<()> {
+        let Some(reserved) = &self.reserved else { return Ok(()) };
+        let real = path.as_path().ancestors().find_map(|a| self.dir.canonicalize(a).ok());
+        if real.is_some_and(|r| r.starts_with(&reserved.relative)) {
+            return Err(Error::Reserved { path: path.display() });
+        }
+        Ok(())
+    }
+
     /// Opens the directory holding `path`, creating it first when `create` is set.
     fn open_parent(&self, path: &RootPath, create: bool) -> Result<Dir> {
         let (parent, _) = path.split();
         if parent.as_os_str().is_empty() {
             return self.dir.try_clone().map_err(|e| map_io(e, "open the root for", path));
-        }
-        if let Some(reserved) = &self.reserved {
-            // Resolve the deepest existing ancestor through symlinks (inside the root) so a
-            // link into the state directory is refused before anything is created there.
-            let real = parent.ancestors().find_map(|a| self.dir.canonicalize(a).ok());
-            if real.is_some_and(|r| r.starts_with(&reserved.relative)) {
-                return Err(Error::Reserved { path: path.display() });
-            }
         }
         if create {
             self.dir.create_dir_all(parent).map_err(|e| map_parent_error(e, path))?;
@@ -469,7 +481,12 @@ impl AppendHandle {
     /// and syncs the data.
     pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
         self.file.write_all(bytes).map_err(|e| map_io(e, "append to", &self.path))?;
-        self.file.sync_data().map_err(|e| map_io(e, "sync", &self.path))
+        // The bytes are in the file now; a failed sync must not be reported as "nothing
+        // appended", or the caller would append them again.
+        if let Err(e) = self.file.sync_data() {
+            tracing::warn!("appended to {} but could not sync it: {e}", self.path);
+        }
+        Ok(())
     }
 
     /// Facts about the open file.

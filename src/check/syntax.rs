@@ -34,9 +34,9 @@ impl Finding {
 
 /// Parse `text` as `lang`, reusing `old` (already `edit`ed to match `text`) when given.
 ///
-/// Uses [`DEFAULT_DEADLINE`]; None when the parse ran past it. For the incremental
-/// cache to come: after an append, `old.edit(..)` then `parse_tree(lang, new, Some(&old))`
-/// is ~10x faster than a fresh parse of a large file.
+/// Uses [`DEFAULT_DEADLINE`]; None when the parse ran past it. After an append,
+/// `old.edit(..)` then `parse_tree(lang, new, Some(&old))` is ~10x faster than a fresh parse
+/// of a large file (the tool path goes through `check_incremental` and `cache::TreeCache`).
 pub fn parse_tree(lang: Language, text: &str, old: Option<&Tree>) -> Option<Tree> {
     parse_until(lang, text, old, Instant::now() + DEFAULT_DEADLINE)
 }

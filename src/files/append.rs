@@ -57,20 +57,29 @@ pub fn append(
     if size_after > max_bytes {
         return Err(Error::TooLarge { path: path.display(), size: size_after, limit: max_bytes });
     }
-    let duplicate = chunk.len() >= DEDUPE_MIN_BYTES
+    // An explicit, matching expected_size says the caller knows what the file holds: a
+    // deliberate repeat, not a retry.
+    let duplicate = expected_size.is_none()
+        && chunk.len() >= DEDUPE_MIN_BYTES
         && size_before >= chunk.len() as u64
         && handle.tail(chunk.len() as u64)? == chunk;
     if !duplicate && !chunk.is_empty() {
         handle.append(chunk)?;
     }
-    let contents = handle.read_all()?;
-    let after = handle.info()?;
+    // The chunk has landed: from here on nothing may turn this into an error (the caller
+    // would retry and duplicate it). Reading back cannot reasonably fail; if it does, report
+    // what we know.
+    let contents = handle.read_all().unwrap_or_else(|e| {
+        tracing::warn!("could not read {} back after appending: {e}", path.display());
+        Vec::new()
+    });
+    let after = handle.info().unwrap_or(FileInfo { size: size_after, ..before });
     Ok(Appended {
         before,
         after,
         created: !existed,
         size_before,
-        size: contents.len() as u64,
+        size: if contents.is_empty() { size_after } else { contents.len() as u64 },
         added: if duplicate { 0 } else { chunk.len() as u64 },
         duplicate_skipped: duplicate,
         contents,
@@ -116,6 +125,17 @@ mod tests {
         assert!(again.duplicate_skipped);
         assert_eq!(again.added, 0);
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), chunk.as_bytes());
+    }
+
+    #[test]
+    fn a_repeat_with_matching_expected_size_is_appended() {
+        let (t, ws) = ws();
+        let p = ws.resolve("f").unwrap();
+        let chunk = "y".repeat(DEDUPE_MIN_BYTES);
+        append(&ws, &p, chunk.as_bytes(), None, 1 << 20).unwrap();
+        let again = append(&ws, &p, chunk.as_bytes(), Some(chunk.len() as u64), 1 << 20).unwrap();
+        assert!(!again.duplicate_skipped);
+        assert_eq!(std::fs::read(t.path().join("f")).unwrap().len(), 2 * chunk.len());
     }
 
     #[test]

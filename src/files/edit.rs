@@ -31,6 +31,10 @@ pub struct Edited {
 }
 
 const BOM: char = '\u{feff}';
+/// Characters of each line compared when looking for the closest lines.
+const SIMILARITY_CHARS: usize = 300;
+/// Time allowed for computing a diff; past it `similar` returns a coarser (still correct) one.
+const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_secs(1);
 /// Lines shown when an old string is not found.
 const CLOSEST_LINES: usize = 3;
 
@@ -52,15 +56,14 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
     let mut converted = false;
     for (index, edit) in edits.iter().enumerate() {
         let fail = |failure| Error::Edit { path: path.to_string(), index, total: edits.len(), failure };
-        let (old, new) = if crlf && !edit.old.contains("\r\n") && edit.old.contains('\n') {
-            converted = true;
-            (to_crlf(&edit.old), to_crlf(&edit.new))
-        } else if crlf && edit.old.is_empty() && edit.new.contains('\n') && !edit.new.contains("\r\n") {
-            converted = true;
-            (String::new(), to_crlf(&edit.new))
-        } else {
-            (edit.old.clone(), edit.new.clone())
-        };
+        // In a CRLF file, strings sent with bare LF (as models send them) are matched and
+        // inserted as CRLF, each on its own: a one-line old_string may get a multi-line new one.
+        let convert = |s: &str| crlf && s.contains('\n') && !s.contains("\r\n");
+        let (old, new) = (
+            if convert(&edit.old) { to_crlf(&edit.old) } else { edit.old.clone() },
+            if convert(&edit.new) { to_crlf(&edit.new) } else { edit.new.clone() },
+        );
+        converted |= convert(&edit.old) || convert(&edit.new);
         if old == new {
             return Err(fail(EditFailure::NoChange));
         }
@@ -112,11 +115,17 @@ fn closest_lines(text: &str, old: &str) -> Vec<(usize, String)> {
     let Some(needle) = old.lines().map(str::trim).find(|l| !l.is_empty()) else {
         return Vec::new();
     };
+    // Comparing characters is quadratic: cap both sides so a minified megabyte line cannot
+    // stall the call.
+    let cap = |s: &str| -> String { s.chars().take(SIMILARITY_CHARS).collect() };
+    let needle = cap(needle);
     let mut scored: Vec<(f32, usize, &str)> = text
         .lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| (similar::TextDiff::from_chars(needle, line.trim()).ratio(), i + 1, line))
+        .map(|(i, line)| {
+            (similar::TextDiff::from_chars(needle.as_str(), cap(line.trim()).as_str()).ratio(), i + 1, line)
+        })
         .filter(|(score, _, _)| *score >= 0.5)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -129,7 +138,7 @@ fn closest_lines(text: &str, old: &str) -> Vec<(usize, String)> {
 
 /// A unified diff of the change, at most `max_lines` lines (then a note of how many more).
 pub fn unified_diff(path: &str, before: &str, after: &str, max_lines: usize) -> String {
-    let diff = similar::TextDiff::from_lines(before, after);
+    let diff = similar::TextDiff::configure().timeout(DIFF_DEADLINE).diff_lines(before, after);
     let text =
         diff.unified_diff().context_radius(3).header(&format!("a/{path}"), &format!("b/{path}")).to_string();
     let total = text.lines().count();
@@ -197,6 +206,21 @@ mod tests {
         let out = apply("w.txt", "one\r\ntwo\r\nthree\r\n", &[edit("one\ntwo\n", "1\n2\n")]).unwrap();
         assert_eq!(out.text, "1\r\n2\r\nthree\r\n");
         assert!(out.converted_to_crlf);
+    }
+
+    #[test]
+    fn a_multi_line_new_string_for_a_one_line_old_string_keeps_crlf() {
+        let out = apply("w.txt", "a\r\nb\r\n", &[edit("a", "x\ny")]).unwrap();
+        assert_eq!(out.text, "x\r\ny\r\nb\r\n");
+        assert!(out.converted_to_crlf);
+    }
+
+    #[test]
+    fn a_huge_single_line_file_gets_a_quick_not_found() {
+        let text = "x".repeat(2_000_000);
+        let started = std::time::Instant::now();
+        assert!(apply("min.js", &text, &[edit("yyyy", "z")]).is_err());
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

@@ -89,7 +89,14 @@ impl FilewrightServer {
                 tool_router.remove_route(name);
             }
         }
-        FilewrightServer { slot: Arc::new(slot), tool_router, prompt_router: Self::prompt_router() }
+        let mut prompt_router = Self::prompt_router();
+        if profile == Profile::Readonly {
+            // Both prompts ask the model to write files, which this profile cannot.
+            for prompt in prompt_router.list_all() {
+                prompt_router.remove_route(&prompt.name);
+            }
+        }
+        FilewrightServer { slot: Arc::new(slot), tool_router, prompt_router }
     }
 
     /// Runs one tool call on the current session on a blocking thread (file I/O, parsing,

@@ -77,8 +77,8 @@ pub struct ReadArgs {
 /// Arguments of `check_files`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CheckArgs {
-    /// Files to check, relative to the root. Omit to check every file written through this
-    /// server since it started.
+    /// Files to check, relative to the root. Omit to check every file written on this root
+    /// since this server started (by any agent: the journal records them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Vec<String>")]
     pub paths: Option<Vec<String>>,
@@ -209,7 +209,8 @@ impl FilewrightServer {
     /// Create or replace a file with `content`. For a large file send only the FIRST PART here
     /// (at most ~8,000 characters) and add each next part with append_file: a longer call may be
     /// cut off by your output limit. The write is atomic and missing parent directories are
-    /// created. The result ends with a syntax check of the file (.py, .json).
+    /// created. The result ends with a syntax check of the file (Python, JS/TS, JSON, YAML,
+    /// HTML, CSS, TOML, Rust, Bash, Markdown code blocks).
     #[tool(
         output_schema = schema_for_output::<WriteOutcome>(),
         annotations(title = "Write file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
@@ -254,10 +255,10 @@ impl FilewrightServer {
     }
 
     /// Strict final check: call it BEFORE you say you are done. For each file (the given
-    /// `paths`, or every file written through this server) it reports size, lines, language
-    /// and whether it is complete, incomplete (unclosed at the end, or empty), broken
-    /// (errors at line:col) or missing, ending with a one-line verdict. Incomplete counts as
-    /// a failure here: finish those files with append_file.
+    /// `paths`, or every file written on this root since this server started) it reports size,
+    /// lines, language and whether it is complete, incomplete (unclosed at the end, or empty),
+    /// broken (errors at line:col), holding stubs or placeholders, or missing, ending with a
+    /// one-line verdict. Incomplete counts as a failure here: finish those files with append_file.
     #[tool(
         output_schema = schema_for_output::<CheckOutcome>(),
         annotations(title = "Check files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)

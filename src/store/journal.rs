@@ -144,8 +144,9 @@ fn entries(conn: &Connection, path: &str) -> Result<Vec<JournalEntry>> {
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
 }
 
-pub(super) fn paths(conn: &Connection) -> Result<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT DISTINCT path FROM journal ORDER BY path").map_err(db_error)?;
-    let rows = stmt.query_map([], |r| r.get(0)).map_err(db_error)?;
+pub(super) fn paths(conn: &Connection, since: i64) -> Result<Vec<String>> {
+    let mut stmt =
+        conn.prepare("SELECT DISTINCT path FROM journal WHERE time >= ?1 ORDER BY path").map_err(db_error)?;
+    let rows = stmt.query_map([since], |r| r.get(0)).map_err(db_error)?;
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
 }

@@ -154,21 +154,14 @@ impl Store {
         claims::list(&self.lock(), now_ms(), self.claim_ttl)
     }
 
-    /// The owner of `path`'s live claim, if any.
-    pub fn owner(&self, path: &str) -> Result<Option<Claim>> {
-        let conn = self.lock();
-        let claim = claims::get(&conn, path).map_err(db_error)?;
-        Ok(claim.filter(|c| !claims::expired(c, now_ms(), self.claim_ttl)))
-    }
-
     /// The latest journal state of each file (filtered), with its history when asked.
     pub fn artifacts(&self, agent: Option<&str>, path: Option<&str>, history: bool) -> Result<Vec<Artifact>> {
         journal::artifacts(&self.lock(), agent, path, history)
     }
 
-    /// Every path the journal knows, in order.
-    pub fn journal_paths(&self) -> Result<Vec<String>> {
-        journal::paths(&self.lock())
+    /// Every path the journal recorded a write for at or after `since` (unix ms), in order.
+    pub fn journal_paths(&self, since: i64) -> Result<Vec<String>> {
+        journal::paths(&self.lock(), since)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -308,7 +301,8 @@ mod tests {
         let only_bob = s.artifacts(Some("bob"), None, true).unwrap();
         assert_eq!(only_bob.len(), 1);
         assert_eq!(only_bob[0].history.len(), 1);
-        assert_eq!(s.journal_paths().unwrap(), vec!["a.js".to_string(), "b.py".to_string()]);
+        assert_eq!(s.journal_paths(0).unwrap(), vec!["a.js".to_string(), "b.py".to_string()]);
+        assert!(s.journal_paths(now_ms() + 60_000).unwrap().is_empty());
     }
 
     #[test]

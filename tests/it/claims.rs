@@ -196,6 +196,10 @@ async fn the_state_directory_is_unreachable_even_inside_the_root() {
     }
     let text = server.call("read_file", json!({"path": ".filewright/state.db"})).await.err();
     assert!(text.contains("state directory"), "{text}");
+    let text = server.call("list_directory", json!({"path": "link"})).await.err();
+    assert!(text.contains("state directory"), "{text}");
+    let reply = server.call("check_files", json!({"paths": ["db", "link/state.db"]})).await.ok();
+    assert!(reply.text().contains("state directory"), "{}", reply.text());
     assert!(!state.join("x.txt").exists() && !state.join("sub").exists());
     assert!(std::fs::read(state.join("state.db")).unwrap().len() >= before);
     server.stop().await;

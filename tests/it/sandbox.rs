@@ -133,3 +133,32 @@ async fn parent_swapped_for_a_symlink_mid_call_never_escapes() {
     assert!(escaped.is_empty(), "files appeared outside the root: {escaped:?}");
     server.stop().await;
 }
+
+/// The other tools that take paths refuse escapes too.
+#[tokio::test]
+async fn edit_list_check_and_artifacts_refuse_escapes() {
+    let root = Root::new();
+    std::fs::write(root.outside().join("secret.txt"), "secret\n").unwrap();
+    let outside = root.outside();
+    let root = root.symlink("out_dir", &outside).symlink("out_file", outside.join("secret.txt"));
+    let before = Root::snapshot(&root.outside());
+    let server = Server::spawn(&root).await;
+    for path in ["../outside/secret.txt", "out_dir/secret.txt", "out_file", "/etc/passwd"] {
+        let text = server
+            .call("edit_file", json!({"path": path, "old_string": "secret", "new_string": "pwned"}))
+            .await
+            .err();
+        assert!(text.contains("outside the sandbox root"), "edit_file {path}: {text}");
+        let reply = server.call("check_files", json!({"paths": [path]})).await.ok();
+        assert_ne!(reply.json()["files"][0]["status"], "complete", "check_files {path}: {}", reply.text());
+        assert!(!reply.text().contains("secret\n"), "{}", reply.text());
+    }
+    for path in ["..", "out_dir", "/etc"] {
+        let text = server.call("list_directory", json!({"path": path})).await.err();
+        assert!(text.contains("outside the sandbox root"), "list_directory {path}: {text}");
+    }
+    let text = server.call("list_artifacts", json!({"path": "../outside/secret.txt"})).await.err();
+    assert!(text.contains("outside the sandbox root"), "{text}");
+    assert_eq!(Root::snapshot(&root.outside()), before);
+    server.stop().await;
+}
