@@ -147,6 +147,35 @@ mod tests {
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"}\n}\n");
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// write + appends reproduce the concatenation byte for byte (CRLF, BOM, multi-byte
+        /// text included), with the retry rule as the only exception, modelled exactly.
+        #[test]
+        fn appends_reproduce_the_concatenation(
+            chunks in proptest::collection::vec("(\u{feff}|\r\n|\n|[a-z ]{1,40}|é|🎉|\t){0,40}", 1..12)
+        ) {
+            let (t, ws) = ws();
+            let p = ws.resolve("p.txt").unwrap();
+            let mut expected: Vec<u8> = Vec::new();
+            for (i, chunk) in chunks.iter().enumerate() {
+                let chunk = chunk.as_bytes();
+                // Odd calls pass expected_size (never skipped); even calls do not (a chunk of
+                // DEDUPE_MIN_BYTES or more that the file already ends with is a retry).
+                let guarded = i % 2 == 1;
+                let retry = !guarded && chunk.len() >= DEDUPE_MIN_BYTES && expected.ends_with(chunk);
+                let size = guarded.then_some(expected.len() as u64);
+                let out = append(&ws, &p, chunk, size, 1 << 20).unwrap();
+                proptest::prop_assert_eq!(out.duplicate_skipped, retry);
+                if !retry {
+                    expected.extend_from_slice(chunk);
+                }
+                proptest::prop_assert_eq!(out.size, expected.len() as u64);
+            }
+            proptest::prop_assert_eq!(std::fs::read(t.path().join("p.txt")).unwrap(), expected);
+        }
+    }
+
     #[test]
     fn append_over_the_size_limit_writes_nothing() {
         let (t, ws) = ws();
