@@ -198,6 +198,8 @@ pub struct EditOutcome {
     pub syntax: Report,
     /// How many of the reported problems were not there before the edit.
     pub new_problems: usize,
+    /// Where those new problems are (`line:col`, as in `syntax.problems`).
+    pub new_problems_at: Vec<String>,
     /// Placeholders or stubs this edit introduced.
     pub warnings: Vec<String>,
     /// What the --after-write hook did; absent when none is configured.
@@ -861,13 +863,15 @@ impl Session {
             .into_iter()
             .filter(|w| !before_stubs.iter().any(|b| w.contains(&format!("`{}`", b.source))))
             .collect();
-        let new_problems = syntax
+        let new_problems_at: Vec<String> = syntax
             .problems
             .iter()
             .filter(|p| {
                 !before_report.problems.iter().any(|b| b.message == p.message && b.source == p.source)
             })
-            .count();
+            .map(|p| format!("{}:{}", p.line, p.column))
+            .collect();
+        let new_problems = new_problems_at.len();
         Ok(EditOutcome {
             action: "edit".into(),
             path: key,
@@ -881,6 +885,7 @@ impl Session {
             diff,
             syntax,
             new_problems,
+            new_problems_at,
             warnings,
             hook,
         })

@@ -305,9 +305,11 @@ impl Rendered for EditOutcome {
         text.push_str(&self.syntax.summary());
         if self.new_problems > 0 {
             text.push_str(&format!(
-                "\n{} of these problems are new: this edit introduced them",
-                self.new_problems
+                "\nnew since the edit (this edit introduced them): {}",
+                self.new_problems_at.join(", ")
             ));
+        } else if !self.syntax.problems.is_empty() {
+            text.push_str("\n(none of these problems is new: they were there before the edit)");
         }
         text.push_str(&hook_lines(&self.hook));
         with_warnings(text, &self.warnings)

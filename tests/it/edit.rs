@@ -141,7 +141,11 @@ async fn an_edit_that_breaks_the_syntax_marks_the_problem_as_new() {
         .ok();
     assert_eq!(reply.json()["syntax"]["status"], "errors", "{}", reply.text());
     assert!(reply.json()["new_problems"].as_u64().unwrap() >= 1);
-    assert!(reply.text().contains("this edit introduced them"), "{}", reply.text());
+    assert!(reply.text().contains("new since the edit (this edit introduced them): 1:"), "{}", reply.text());
+    assert_eq!(
+        reply.json()["new_problems_at"][0],
+        format!("1:{}", reply.json()["syntax"]["problems"][0]["column"])
+    );
     server.stop().await;
 }
 
