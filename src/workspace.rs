@@ -544,14 +544,20 @@ fn map_parent_error(e: io::Error, path: &RootPath) -> Error {
     }
 }
 
+/// A workspace on a fresh temporary directory, for the core's unit tests.
+#[cfg(test)]
+pub(crate) fn temp_workspace() -> (tempfile::TempDir, Workspace) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let ws = Workspace::open_root(tmp.path()).expect("open root");
+    (tmp, ws)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn ws() -> (tempfile::TempDir, Workspace) {
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let ws = Workspace::open_root(tmp.path()).expect("open root");
-        (tmp, ws)
+        temp_workspace()
     }
 
     #[test]

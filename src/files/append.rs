@@ -90,11 +90,7 @@ pub fn append(
 mod tests {
     use super::*;
 
-    fn ws() -> (tempfile::TempDir, Workspace) {
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let ws = Workspace::open_root(tmp.path()).expect("open root");
-        (tmp, ws)
-    }
+    use crate::workspace::temp_workspace as ws;
 
     #[test]
     fn append_creates_missing_file_and_parents() {
