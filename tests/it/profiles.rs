@@ -34,6 +34,8 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         .await;
     assert!(refused.is_err() || refused.unwrap().is_error == Some(true));
     assert!(!root.exists("b.txt"));
+    let prompts = server.client.list_all_prompts().await.unwrap();
+    assert!(prompts.is_empty(), "the prompts ask for writes, which readonly cannot do: {prompts:?}");
     server.stop().await;
 
     let server = Server::spawn_with(&root, &["--profile", "coding"]).await;
