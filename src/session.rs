@@ -463,11 +463,6 @@ impl Session {
         }
     }
 
-    /// The sandbox this session serves.
-    pub fn workspace(&self) -> &Workspace {
-        &self.ws
-    }
-
     /// `write_file`: create or replace the whole file.
     pub fn write_file(
         &self,
