@@ -1,7 +1,7 @@
 //! Builds a ~600-line JavaScript file through filewright the way an agent should: `write_file`
 //! with the first part, `append_file` for each next part (each under ~8,000 characters, with
-//! `expected_size`), then `read_file` with a negative offset to see how the file ends. Every
-//! result is printed, including its syntax check.
+//! `expected_size`), then `read_file` with a negative offset to see how the file ends, and
+//! `check_files` as the final check. Every result is printed, including its syntax check.
 //!
 //! Run: `cargo run --example build_js` (spawns the server with `cargo run --bin filewright`;
 //! set FILEWRIGHT_BIN to use a built binary instead). The file is built in a temporary root,
@@ -66,6 +66,9 @@ async fn main() -> anyhow::Result<()> {
     }
     let (text, _, _) = call(&client, "read_file", json!({"path": "web/app.js", "offset": -5})).await?;
     println!("--- read_file offset -5\n{text}\n");
+    let (text, _, report) = call(&client, "check_files", json!({"paths": ["web/app.js"]})).await?;
+    println!("--- check_files (the strict check before saying done)\n{text}\n");
+    anyhow::ensure!(report["all_complete"] == true, "the final check did not pass");
 
     let on_disk = std::fs::read_to_string(root.join("web/app.js"))?;
     anyhow::ensure!(on_disk == source, "the file on disk differs from what was sent");
