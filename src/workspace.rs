@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 use cap_fs_ext::{FollowSymlinks, MetadataExt, OpenOptionsFollowExt};
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, File, OpenOptions};
+use cap_std::fs::{Dir, File, OpenOptions, OpenOptionsExt};
 use cap_tempfile::TempFile;
 
 use crate::error::{Error, Result};
@@ -299,7 +299,11 @@ impl Workspace {
         if info.size > limit {
             return Err(Error::TooLargeToRead { path: path.display(), size: info.size, limit });
         }
-        let mut file = self.dir.open(path.as_path()).map_err(|e| map_io(e, "open", path))?;
+        // O_NONBLOCK: if a FIFO is swapped in after the check above, opening it must not
+        // wait for a writer; the check on the opened handle below then refuses it.
+        let mut options = OpenOptions::new();
+        options.read(true).custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+        let mut file = self.dir.open_with(path.as_path(), &options).map_err(|e| map_io(e, "open", path))?;
         let meta = file.metadata().map_err(|e| map_io(e, "inspect", path))?;
         require_file(path, &FileInfo::from_metadata(&meta))?;
         let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
