@@ -3,8 +3,8 @@
 //! Precedence: `--root` when given (the client's roots are then ignored); else the client's
 //! first `file://` root, when the client supports roots (followed on `roots/list_changed`);
 //! else the current directory. A current directory of `/` or the home directory is never
-//! served by default (Claude Desktop starts servers in `/`): the process stops with an error
-//! that asks for `--root`.
+//! served by default (Claude Desktop starts servers in `/`): the slot signals a refusal, and
+//! `main` stops the server with an error that asks for `--root`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +26,8 @@ pub struct SessionSlot {
     /// True until the first root decision after initialization is made: calls that arrive
     /// earlier wait for it instead of failing.
     deciding: AtomicBool,
+    /// Set when no root may be served at all; `main` waits on it to stop with that message.
+    refusal: tokio::sync::watch::Sender<Option<String>>,
 }
 
 /// How long an early call waits for the first root decision.
@@ -47,6 +49,7 @@ impl SessionSlot {
             source: RootSource::Explicit,
             current: RwLock::new(Some(Arc::new(session))),
             deciding: AtomicBool::new(false),
+            refusal: tokio::sync::watch::Sender::new(None),
         }
     }
 
@@ -57,6 +60,20 @@ impl SessionSlot {
             source: RootSource::Client { fallback },
             current: RwLock::new(None),
             deciding: AtomicBool::new(true),
+            refusal: tokio::sync::watch::Sender::new(None),
+        }
+    }
+
+    /// Resolves with a message when the server must stop because it may serve no root.
+    pub fn refusal(&self) -> impl std::future::Future<Output = String> + Send + 'static {
+        let mut receiver = self.refusal.subscribe();
+        async move {
+            let message = receiver.wait_for(Option::is_some).await.map(|m| m.clone().unwrap_or_default());
+            match message {
+                Ok(message) => message,
+                // The slot is gone, so the server is too: never resolve.
+                Err(_) => std::future::pending().await,
+            }
         }
     }
 
@@ -92,16 +109,14 @@ impl SessionSlot {
             return;
         }
         if is_too_broad(fallback) {
-            tracing::error!(
-                "refusing to serve {} as the sandbox root: it is the current directory by default, not a root you \
-                 chose (the client offered none). Pass --root /path/to/project in the server's configuration.",
+            // Tell `main`, which stops the server and exits non-zero with this message.
+            let message = format!(
+                "no --root given, the client offered no roots, and the current directory is {}, which is \
+                 never served by default; pass --root /path/to/project in the server's configuration",
                 fallback.display()
             );
-            eprintln!(
-                "filewright: error: no --root given and the current directory is {}; pass --root /path/to/project",
-                fallback.display()
-            );
-            std::process::exit(2);
+            let _ = self.refusal.send(Some(message));
+            return;
         }
         self.open(fallback.clone()).await;
     }
