@@ -239,7 +239,8 @@ impl Family {
             Family::Rust => Some(&RUST),
             Family::Html | Family::Markdown => Some(&HTML),
             Family::Css => Some(&CSS),
-            Family::CLike => Some(&C_LIKE),
+            // C-like languages comment and quote like scripts do (backticks included, for Go).
+            Family::CLike => Some(&SCRIPT),
             Family::Hash => Some(&HASH),
             Family::Other => None,
         }
@@ -308,14 +309,6 @@ const RUST: Syntax = Syntax {
     multiline_quotes: b"\"",
     triple_quotes: false,
     char_literals: true,
-};
-const C_LIKE: Syntax = Syntax {
-    line: &["//"],
-    block: Some(("/*", "*/")),
-    quotes: b"\"'",
-    multiline_quotes: b"`",
-    triple_quotes: false,
-    char_literals: false,
 };
 const CSS: Syntax = Syntax {
     line: &[],
