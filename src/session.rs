@@ -246,17 +246,29 @@ fn language_is_html(path: &str) -> bool {
     check::language_for(path).is_some_and(|l| l.name() == "html")
 }
 
-/// Stub warnings for a write or edit result: placeholders and stub bodies only (an unfinished
+/// Stub kinds a write or edit result warns about: placeholders and stub bodies (an unfinished
 /// ending or an empty body is expected while a file is still being built).
-fn stub_warnings(path: &str, text: &str, from_line: usize) -> Vec<String> {
-    stubs::find_stubs(path, text)
-        .into_iter()
-        .filter(|s| {
-            matches!(s.kind, StubKind::PlaceholderComment | StubKind::StubBody) && s.line >= from_line
-        })
-        .take(3)
+const WRITE_STUB_KINDS: &[StubKind] = &[StubKind::PlaceholderComment, StubKind::StubBody];
+/// Stub warnings shown in one result at most.
+const MAX_STUB_WARNINGS: usize = 3;
+
+/// The stubs of `kinds` in `text`.
+fn stubs_of(path: &str, text: &str, kinds: &[StubKind]) -> Vec<Stub> {
+    stubs::find_stubs(path, text).into_iter().filter(|s| kinds.contains(&s.kind)).collect()
+}
+
+/// Result warnings for `found`, whose lines are counted from line `first_line` of the file.
+fn stub_warnings(found: &[Stub], first_line: usize) -> Vec<String> {
+    found
+        .iter()
+        .take(MAX_STUB_WARNINGS)
         .map(|s| {
-            format!("line {}: {} (`{}`): write the real code before you finish", s.line, s.message, s.source)
+            format!(
+                "line {}: {} (`{}`): write the real code before you finish",
+                s.line + first_line - 1,
+                s.message,
+                s.source
+            )
         })
         .collect()
 }
@@ -500,7 +512,7 @@ impl Session {
             ));
         }
         warnings.extend(common_warnings(content, &text, unescaped));
-        warnings.extend(stub_warnings(&path.display(), &text, 1));
+        warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, WRITE_STUB_KINDS), 1));
         seen.insert(path.clone());
         drop(seen);
         // The write is done: nothing below may turn it into an error.
@@ -573,20 +585,9 @@ impl Session {
         }
         let first_new_line =
             files::count_lines(out.contents.get(..out.size_before as usize).unwrap_or_default()) + 1;
-        warnings.extend(
-            stubs::find_stubs(&path.display(), &text)
-                .into_iter()
-                .filter(|s| s.kind == StubKind::PlaceholderComment)
-                .take(3)
-                .map(|s| {
-                    format!(
-                        "line {}: {} (`{}`): write the real code before you finish",
-                        s.line + first_new_line - 1,
-                        s.message,
-                        s.source
-                    )
-                }),
-        );
+        // Only the chunk is scanned, for placeholders: stub bodies need the whole definition.
+        let chunk_stubs = stubs_of(&path.display(), &text, &[StubKind::PlaceholderComment]);
+        warnings.extend(stub_warnings(&chunk_stubs, first_new_line));
         warnings.extend(common_warnings(content, &text, unescaped));
         seen.insert(path.clone());
         drop(seen);
@@ -852,20 +853,28 @@ impl Session {
             (existed, before, edited, syntax)
         };
         let diff = files::unified_diff(&key, &before, &edited.text, MAX_DIFF_LINES);
-        let before_report = check::check(&key, &before);
-        let before_stubs = stubs::find_stubs(&key, &before);
-        let warnings: Vec<String> = stub_warnings(&key, &edited.text, 1)
-            .into_iter()
-            .filter(|w| !before_stubs.iter().any(|b| w.contains(&format!("`{}`", b.source))))
-            .collect();
-        let new_problems_at: Vec<String> = syntax
-            .problems
-            .iter()
-            .filter(|p| {
-                !before_report.problems.iter().any(|b| b.message == p.message && b.source == p.source)
-            })
-            .map(|p| format!("{}:{}", p.line, p.column))
-            .collect();
+        // What the edit introduced. The text before the edit is checked and scanned only when
+        // the result has problems or stubs to compare: most edits leave a clean file, and a
+        // second parse of a large file is the costliest part of the call.
+        let mut added_stubs = stubs_of(&key, &edited.text, WRITE_STUB_KINDS);
+        if !added_stubs.is_empty() {
+            let before_stubs = stubs_of(&key, &before, WRITE_STUB_KINDS);
+            added_stubs.retain(|a| !before_stubs.iter().any(|b| b.source == a.source));
+        }
+        let warnings = stub_warnings(&added_stubs, 1);
+        let new_problems_at: Vec<String> = if syntax.problems.is_empty() {
+            Vec::new()
+        } else {
+            let before_report = check::check(&key, &before);
+            syntax
+                .problems
+                .iter()
+                .filter(|p| {
+                    !before_report.problems.iter().any(|b| b.message == p.message && b.source == p.source)
+                })
+                .map(|p| format!("{}:{}", p.line, p.column))
+                .collect()
+        };
         let new_problems = new_problems_at.len();
         Ok(EditOutcome {
             action: "edit".into(),

@@ -167,3 +167,27 @@ async fn edits_are_claimed_and_journaled_like_writes() {
     a.stop().await;
     b.stop().await;
 }
+
+#[tokio::test]
+async fn only_what_the_edit_introduced_is_reported_as_new() {
+    let root = Root::new()
+        .file("w.js", "function a() {\n  // ... rest of the code ...\n}\nlet x = (1;\nlet y = 2;\n");
+    let server = Server::spawn(&root).await;
+    let reply = server
+        .call("edit_file", json!({"path": "w.js", "old_string": "let y = 2;", "new_string": "let y = 3;"}))
+        .await
+        .ok();
+    assert_eq!(reply.json()["new_problems"], 0, "{}", reply.text());
+    assert!(reply.text().contains("none of these problems is new"), "{}", reply.text());
+    assert!(
+        !reply.text().contains("warning:"),
+        "the old placeholder is not blamed on this edit: {}",
+        reply.text()
+    );
+    let reply = server
+        .call("edit_file", json!({"path": "w.js", "old_string": "let y = 3;", "new_string": "function b() {\n  // ... existing code unchanged ...\n}"}))
+        .await
+        .ok();
+    assert!(reply.text().contains("warning: line 6:"), "{}", reply.text());
+    server.stop().await;
+}
