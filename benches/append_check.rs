@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use filewright::check::cache::{DEFAULT_BUDGET_BYTES, Fingerprint, TreeCache};
-use filewright::check::check_incremental;
+use filewright::check::{check_incremental, language_for, parse_tree};
 
 const SAMPLE_PY: &str = include_str!("../src/check/testdata/sample.py");
 const SAMPLE_JS: &str = include_str!("../src/check/testdata/sample.js");
@@ -19,11 +19,21 @@ fn main() {
     let runs = if quick { 1 } else { RUNS };
     println!("| file | size | full check (median) | append 4 KB + incremental check (median) | ratio |");
     println!("|---|---|---|---|---|");
-    for (path, sample) in [("big.py", SAMPLE_PY), ("big.js", SAMPLE_JS)] {
-        let base = repeat_to(sample, 1 << 20);
-        let chunk = repeat_to(sample, 4 << 10);
+    // flat.py: a module of ~30,000 small top-level functions, the shape where Python's
+    // incremental re-parse is slowest.
+    let flat_line = |i: usize| format!("def f_{i}(x):\n    return x * {i}\n\n");
+    let flat: String = (0..30_000).map(flat_line).collect();
+    let flat_chunk: String = (0..120).map(|i| flat_line(100_000 + i)).collect();
+    let cases = [
+        ("big.py", repeat_to(SAMPLE_PY, 1 << 20), repeat_to(SAMPLE_PY, 4 << 10)),
+        ("big.js", repeat_to(SAMPLE_JS, 1 << 20), repeat_to(SAMPLE_JS, 4 << 10)),
+        ("flat.py", flat, flat_chunk),
+    ];
+    let mut steps = Vec::new();
+    for (path, base, chunk) in &cases {
+        let (path, base, chunk) = (*path, base.as_str(), chunk.as_str());
         let full_text = format!("{base}{chunk}");
-        let (_, base_tree) = check_incremental(path, &base, None);
+        let (_, base_tree) = check_incremental(path, base, None);
         let base_tree = base_tree.expect("tree-sitter language");
         let fp = Fingerprint { size: base.len() as u64, mtime_ns: 1, dev: 1, ino: 1 };
 
@@ -35,7 +45,7 @@ fn main() {
         });
         let incremental = median(runs, || {
             let mut cache = TreeCache::new(DEFAULT_BUDGET_BYTES);
-            cache.insert(path, base_tree.clone(), &base, fp);
+            cache.insert(path, base_tree.clone(), base, fp);
             let start = Instant::now();
             let old = cache.take_for_append(path, fp, &full_text);
             assert!(old.is_some());
@@ -50,7 +60,50 @@ fn main() {
             ms(incremental),
             100.0 * incremental.as_secs_f64() / full.as_secs_f64()
         );
+        steps.push((path, step_times(runs, path, base, &full_text, &base_tree)));
     }
+    println!();
+    println!("| file | tree edit | incremental re-parse | error check of the new tree |");
+    println!("|---|---|---|---|");
+    for (path, (edit, parse, errors)) in steps {
+        println!("| {path} | {:.1} us | {:.1} ms | {:.1} us |", us(edit), ms(parse), us(errors));
+    }
+}
+
+/// Medians of the three steps of an incremental check, measured one by one.
+fn step_times(
+    runs: usize,
+    path: &str,
+    base: &str,
+    full_text: &str,
+    base_tree: &tree_sitter::Tree,
+) -> (Duration, Duration, Duration) {
+    let lang = language_for(path).expect("checked language");
+    let fp = Fingerprint { size: base.len() as u64, mtime_ns: 1, dev: 1, ino: 1 };
+    let (mut edits, mut parses, mut errors) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let mut cache = TreeCache::new(DEFAULT_BUDGET_BYTES);
+        cache.insert(path, base_tree.clone(), base, fp);
+        let start = Instant::now();
+        let old = cache.take_for_append(path, fp, full_text).expect("fingerprint matches");
+        edits.push(start.elapsed());
+        let start = Instant::now();
+        let tree = parse_tree(lang, full_text, Some(&old)).expect("within the deadline");
+        parses.push(start.elapsed());
+        let start = Instant::now();
+        std::hint::black_box(tree.root_node().has_error());
+        errors.push(start.elapsed());
+    }
+    (median_of(edits), median_of(parses), median_of(errors))
+}
+
+fn median_of(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
 }
 
 /// `sample` repeated (whole copies, so the result stays valid) to at least `bytes`.
@@ -63,9 +116,7 @@ fn repeat_to(sample: &str, bytes: usize) -> String {
 }
 
 fn median(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
-    let mut times: Vec<Duration> = (0..runs).map(|_| f()).collect();
-    times.sort();
-    times[times.len() / 2]
+    median_of((0..runs).map(|_| f()).collect())
 }
 
 fn ms(d: Duration) -> f64 {
