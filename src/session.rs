@@ -308,6 +308,41 @@ pub struct ArtifactsOutcome {
     pub artifacts: Vec<ArtifactView>,
 }
 
+/// A file's verdict in `check_files`, worst first in `summarise`'s wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// Parses cleanly, no stubs.
+    Complete,
+    /// Parses, but holds stubs or placeholders (or links missing assets).
+    Stubs,
+    /// Unfinished: problems only at the end, or empty.
+    Incomplete,
+    /// Problems before the end.
+    Errors,
+    /// A file type that is not checked.
+    NotChecked,
+    /// The file does not exist.
+    Missing,
+    /// The file could not be read.
+    Unreadable,
+}
+
+impl FileStatus {
+    /// The status as shown to people (`not checked`).
+    pub fn label(self) -> &'static str {
+        match self {
+            FileStatus::Complete => "complete",
+            FileStatus::Stubs => "stubs",
+            FileStatus::Incomplete => "incomplete",
+            FileStatus::Errors => "errors",
+            FileStatus::NotChecked => "not checked",
+            FileStatus::Missing => "missing",
+            FileStatus::Unreadable => "unreadable",
+        }
+    }
+}
+
 /// One file's verdict in `check_files`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FileCheck {
@@ -323,8 +358,8 @@ pub struct FileCheck {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub language: Option<String>,
-    /// `complete`, `stubs`, `incomplete`, `errors`, `not_checked`, `missing` or `unreadable`.
-    pub status: String,
+    /// The verdict.
+    pub status: FileStatus,
     /// The first problem or the reason, in a few words; absent when complete.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
@@ -341,14 +376,14 @@ pub struct FileCheck {
 }
 
 impl FileCheck {
-    fn failed(path: String, status: &str, note: String) -> Self {
+    fn failed(path: String, status: FileStatus, note: String) -> Self {
         FileCheck {
             path,
             exists: false,
             size: 0,
             lines: 0,
             language: None,
-            status: status.into(),
+            status,
             note: Some(note),
             stubs: Vec::new(),
             more_stubs: 0,
@@ -382,18 +417,19 @@ pub struct CheckOutcome {
 
 impl CheckOutcome {
     fn summarise(files: Vec<FileCheck>) -> Self {
-        let count = |s: &str| files.iter().filter(|f| f.status == s).count();
-        let (complete, incomplete, errors, not_checked) =
-            (count("complete"), count("incomplete"), count("errors"), count("not_checked"));
-        let missing = count("missing") + count("unreadable");
-        let examples = |s: &[&str]| {
+        use FileStatus::*;
+        let count = |s: FileStatus| files.iter().filter(|f| f.status == s).count();
+        let (complete, incomplete, errors, not_checked, with_stubs) =
+            (count(Complete), count(Incomplete), count(Errors), count(NotChecked), count(Stubs));
+        let missing = count(Missing) + count(Unreadable);
+        let examples = |s: &[FileStatus]| {
             let named: Vec<String> = files
                 .iter()
-                .filter(|f| s.contains(&f.status.as_str()))
+                .filter(|f| s.contains(&f.status))
                 .take(3)
                 .map(|f| match &f.note {
                     // A stub note starts with its line: `web/app.js:12 placeholder comment ...`.
-                    Some(note) if f.status == "stubs" => format!("{}:{note}", f.path),
+                    Some(note) if f.status == Stubs => format!("{}:{note}", f.path),
                     Some(note) => format!("{}: {note}", f.path),
                     None => f.path.clone(),
                 })
@@ -402,17 +438,16 @@ impl CheckOutcome {
         };
         let mut parts = vec![format!("{complete} file{} complete", if complete == 1 { "" } else { "s" })];
         if incomplete > 0 {
-            parts.push(format!("{incomplete} incomplete{}", examples(&["incomplete"])));
+            parts.push(format!("{incomplete} incomplete{}", examples(&[Incomplete])));
         }
         if errors > 0 {
-            parts.push(format!("{errors} with errors{}", examples(&["errors"])));
+            parts.push(format!("{errors} with errors{}", examples(&[Errors])));
         }
-        let with_stubs = count("stubs");
         if with_stubs > 0 {
-            parts.push(format!("{with_stubs} with stubs{}", examples(&["stubs"])));
+            parts.push(format!("{with_stubs} with stubs{}", examples(&[Stubs])));
         }
         if missing > 0 {
-            parts.push(format!("{missing} missing or unreadable{}", examples(&["missing", "unreadable"])));
+            parts.push(format!("{missing} missing or unreadable{}", examples(&[Missing, Unreadable])));
         }
         if not_checked > 0 {
             parts.push(format!("{not_checked} not checked"));
@@ -424,8 +459,8 @@ impl CheckOutcome {
             parts.join(", ")
         };
         CheckOutcome {
-            all_complete: !files.is_empty() && incomplete + errors + missing + count("stubs") == 0,
-            with_stubs: count("stubs"),
+            all_complete: !files.is_empty() && incomplete + errors + missing + with_stubs == 0,
+            with_stubs,
             files,
             complete,
             incomplete,
@@ -676,7 +711,7 @@ impl Session {
                 Ok(path) => self.check_one(&path),
                 Err(e) => FileCheck::failed(
                     paths.and_then(|p| p.get(i)).cloned().unwrap_or_default(),
-                    "unreadable",
+                    FileStatus::Unreadable,
                     e.to_string(),
                 ),
             });
@@ -688,14 +723,18 @@ impl Session {
         let name = path.display();
         let path = &match self.ws.follow(path) {
             Ok(p) => p,
-            Err(e) => return FileCheck::failed(name, "unreadable", e.to_string()),
+            Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
         };
         let bytes = match self.ws.read(path, self.config.max_file_bytes) {
             Ok(bytes) => bytes,
             Err(Error::NotFound { .. }) => {
-                return FileCheck::failed(name, "missing", "the file does not exist: write it".into());
+                return FileCheck::failed(
+                    name,
+                    FileStatus::Missing,
+                    "the file does not exist: write it".into(),
+                );
             }
-            Err(e) => return FileCheck::failed(name, "unreadable", e.to_string()),
+            Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
         };
         let syntax = check::check_bytes(&name, &bytes);
         let text = String::from_utf8_lossy(&bytes);
@@ -708,16 +747,16 @@ impl Session {
             report.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message))
         };
         let (status, note) = if bytes.iter().all(u8::is_ascii_whitespace) {
-            ("incomplete", Some("the file is empty".to_string()))
+            (FileStatus::Incomplete, Some("the file is empty".to_string()))
         } else {
             match syntax.status {
-                Status::Errors => ("errors", first_problem(&syntax)),
-                Status::Incomplete => ("incomplete", first_problem(&syntax)),
+                Status::Errors => (FileStatus::Errors, first_problem(&syntax)),
+                Status::Incomplete => (FileStatus::Incomplete, first_problem(&syntax)),
                 _ if !found.is_empty() => {
-                    ("stubs", found.first().map(|s| format!("{} {}", s.line, s.message)))
+                    (FileStatus::Stubs, found.first().map(|s| format!("{} {}", s.line, s.message)))
                 }
-                Status::Ok => ("complete", None),
-                Status::NotChecked => ("not_checked", syntax.reason.clone()),
+                Status::Ok => (FileStatus::Complete, None),
+                Status::NotChecked => (FileStatus::NotChecked, syntax.reason.clone()),
             }
         };
         let more_stubs = found.len().saturating_sub(stubs::MAX_STUBS);
@@ -728,7 +767,7 @@ impl Session {
             size: bytes.len() as u64,
             lines: files::count_lines(&bytes),
             language: syntax.language.clone(),
-            status: status.into(),
+            status,
             note,
             stubs: found,
             more_stubs,

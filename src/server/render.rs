@@ -7,8 +7,8 @@ use serde::Serialize;
 use crate::check::{Report, Status};
 use crate::error::Error;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, ListOutcome, ReadOutcome,
-    WriteOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, FileStatus, ListOutcome,
+    ReadOutcome, WriteOutcome,
 };
 
 /// Something a tool can return: structured data and its human-readable text.
@@ -176,7 +176,7 @@ impl Rendered for CheckOutcome {
             } else {
                 "-".to_string()
             };
-            text.push_str(&format!("{}: {} ({facts})", file.path, file.status.replace('_', " ")));
+            text.push_str(&format!("{}: {} ({facts})", file.path, file.status.label()));
             for stub in &file.stubs {
                 text.push_str(&format!(
                     "\n  {}: {} ({})\n      {}",
@@ -189,7 +189,7 @@ impl Rendered for CheckOutcome {
             if file.more_stubs > 0 {
                 text.push_str(&format!("\n  ... and {} more stubs", file.more_stubs));
             }
-            if file.status != "complete" && file.status != "stubs" {
+            if !matches!(file.status, FileStatus::Complete | FileStatus::Stubs) {
                 match &file.syntax {
                     Some(report) if !report.problems.is_empty() => {
                         for p in &report.problems {
