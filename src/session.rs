@@ -308,7 +308,7 @@ pub struct ArtifactsOutcome {
     pub artifacts: Vec<ArtifactView>,
 }
 
-/// A file's verdict in `check_files`, worst first in `summarise`'s wording.
+/// A file's verdict in `check_files`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FileStatus {
