@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::check::cache::{DEFAULT_BUDGET_BYTES, Fingerprint, TreeCache};
+use crate::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES, Fingerprint};
 use crate::check::stubs::{self, Stub, StubKind};
 use crate::check::{self, Report, Status};
 use crate::error::{ADVISED_CHUNK_CHARS, Error, Result};
@@ -60,8 +60,9 @@ pub struct Session {
     /// When this session started (unix ms): `check_files` without paths checks what the
     /// journal recorded since then.
     started_ms: i64,
-    /// Syntax trees of files this session wrote, for incremental checks after appends.
-    trees: Mutex<TreeCache>,
+    /// What the last check of each file this session wrote left, for incremental checks
+    /// after appends.
+    trees: Mutex<CheckCache>,
 }
 
 /// Result of `write_file`.
@@ -506,7 +507,7 @@ impl Session {
             store,
             seen: Mutex::new(HashSet::new()),
             started_ms: crate::store::now_ms(),
-            trees: Mutex::new(TreeCache::new(DEFAULT_BUDGET_BYTES)),
+            trees: Mutex::new(CheckCache::new(DEFAULT_BUDGET_BYTES)),
         }
     }
 
@@ -1082,26 +1083,27 @@ impl Session {
         (Some(report), text)
     }
 
-    /// Checks `text` (reusing `old`, an edited earlier tree, when given) and keeps the new
-    /// tree for the next append, keyed to the file's fingerprint `on_disk`.
+    /// Checks `text` (reusing `old`, what the check before an append left, when given)
+    /// and keeps what this check leaves for the next append, keyed to the file's
+    /// fingerprint `on_disk`.
     fn check_and_keep(
         &self,
         path: &RootPath,
         text: &str,
-        old: Option<tree_sitter::Tree>,
+        old: Option<check::Prior>,
         on_disk: Option<FileInfo>,
     ) -> Report {
         let key = path.display();
-        let (report, tree) = check::check_incremental(&key, text, old.as_ref());
+        let (report, prior) = check::check_incremental(&key, text, old);
         let mut trees = self.lock_trees();
-        match (tree, on_disk) {
-            (Some(tree), Some(info)) => trees.insert(&key, tree, text, fingerprint(&info)),
+        match (prior, on_disk) {
+            (Some(prior), Some(info)) => trees.insert(&key, prior, text, fingerprint(&info)),
             _ => trees.invalidate(&key),
         }
         report
     }
 
-    fn lock_trees(&self) -> std::sync::MutexGuard<'_, TreeCache> {
+    fn lock_trees(&self) -> std::sync::MutexGuard<'_, CheckCache> {
         // As for `seen`: a cache is valid whatever call panicked while holding it.
         self.trees.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -1,14 +1,17 @@
-//! Recently checked files' syntax trees, kept so that the check after an append re-parses
-//! only the new part.
+//! What the last check of each recently written file left behind ([`Prior`]: a resume
+//! point or a syntax tree), kept so that the check after an append parses only the new
+//! part.
 //!
 //! A tree costs about [`TREE_COST_PER_BYTE`] times its source in memory, so the cache is
-//! bounded by estimated bytes, dropping the least recently used trees first. A tree is only
-//! reused when the file still has the fingerprint (size, mtime, device, inode) the server saw
-//! after its own last write: any change made by someone else invalidates it.
+//! bounded by estimated bytes, dropping the least recently used entries first. An entry is
+//! only reused when the file still has the fingerprint (size, mtime, device, inode) the
+//! server saw after its own last write: any change made by someone else invalidates it.
 
 use std::collections::HashMap;
 
-use tree_sitter::{InputEdit, Point, Tree};
+use tree_sitter::{InputEdit, Point};
+
+use super::Prior;
 
 /// Memory a tree costs per byte of source (measured: ~24x).
 pub const TREE_COST_PER_BYTE: usize = 24;
@@ -29,27 +32,30 @@ pub struct Fingerprint {
     pub ino: u64,
 }
 
+/// What a resume point costs to keep: the entry itself.
+const RESUME_COST: usize = 64;
+
 struct Entry {
-    tree: Tree,
+    prior: Prior,
     fingerprint: Fingerprint,
-    /// Bytes of source the tree was parsed from, and where that source ended.
+    /// Bytes of source the entry was made from, and where that source ended.
     text_len: usize,
     end: Point,
     cost: usize,
     last_used: u64,
 }
 
-/// Trees by file key (the root-relative path), bounded by estimated memory.
-pub struct TreeCache {
+/// [`Prior`]s by file key (the root-relative path), bounded by estimated memory.
+pub struct CheckCache {
     budget: usize,
     used: usize,
     clock: u64,
     entries: HashMap<String, Entry>,
 }
 
-impl std::fmt::Debug for TreeCache {
+impl std::fmt::Debug for CheckCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TreeCache")
+        f.debug_struct("CheckCache")
             .field("budget", &self.budget)
             .field("used", &self.used)
             .field("files", &self.entries.len())
@@ -57,10 +63,10 @@ impl std::fmt::Debug for TreeCache {
     }
 }
 
-impl TreeCache {
+impl CheckCache {
     /// An empty cache holding trees worth at most `budget_bytes` (estimated).
     pub fn new(budget_bytes: usize) -> Self {
-        TreeCache { budget: budget_bytes, used: 0, clock: 0, entries: HashMap::new() }
+        CheckCache { budget: budget_bytes, used: 0, clock: 0, entries: HashMap::new() }
     }
 
     /// Estimated memory held now.
@@ -68,11 +74,11 @@ impl TreeCache {
         self.used
     }
 
-    /// Removes and returns the tree for `key`, edited for an append that turned the old
-    /// text into `new_text` (the old text must be a prefix of it), but only when the file
-    /// still had `before` as its fingerprint just before the append. None otherwise: the
-    /// caller then parses from scratch.
-    pub fn take_for_append(&mut self, key: &str, before: Fingerprint, new_text: &str) -> Option<Tree> {
+    /// Removes and returns what the last check of `key` left, made fit for an append that
+    /// turned the old text into `new_text` (the old text must be a prefix of it; a tree is
+    /// edited), but only when the file still had `before` as its fingerprint just before
+    /// the append. None otherwise: the caller then parses from scratch.
+    pub fn take_for_append(&mut self, key: &str, before: Fingerprint, new_text: &str) -> Option<Prior> {
         let entry = self.remove(key)?;
         if entry.fingerprint != before
             || entry.text_len > new_text.len()
@@ -80,22 +86,29 @@ impl TreeCache {
         {
             return None;
         }
-        let mut tree = entry.tree;
-        tree.edit(&InputEdit {
-            start_byte: entry.text_len,
-            old_end_byte: entry.text_len,
-            new_end_byte: new_text.len(),
-            start_position: entry.end,
-            old_end_position: entry.end,
-            new_end_position: advance(entry.end, &new_text[entry.text_len..]),
-        });
-        Some(tree)
+        match entry.prior {
+            Prior::Resume(at) => Some(Prior::Resume(at)),
+            Prior::Tree(mut tree) => {
+                tree.edit(&InputEdit {
+                    start_byte: entry.text_len,
+                    old_end_byte: entry.text_len,
+                    new_end_byte: new_text.len(),
+                    start_position: entry.end,
+                    old_end_position: entry.end,
+                    new_end_position: advance(entry.end, &new_text[entry.text_len..]),
+                });
+                Some(Prior::Tree(tree))
+            }
+        }
     }
 
-    /// Stores the tree of `text`, which is now on disk with `fingerprint`.
-    pub fn insert(&mut self, key: &str, tree: Tree, text: &str, fingerprint: Fingerprint) {
+    /// Stores what the check of `text` left, `text` being now on disk with `fingerprint`.
+    pub fn insert(&mut self, key: &str, prior: Prior, text: &str, fingerprint: Fingerprint) {
         self.remove(key);
-        let cost = text.len().saturating_mul(TREE_COST_PER_BYTE);
+        let cost = match prior {
+            Prior::Tree(_) => text.len().saturating_mul(TREE_COST_PER_BYTE),
+            Prior::Resume(_) => RESUME_COST,
+        };
         if cost > self.budget {
             return;
         }
@@ -111,11 +124,11 @@ impl TreeCache {
         let end = advance(Point { row: 0, column: 0 }, text);
         self.entries.insert(
             key.to_string(),
-            Entry { tree, fingerprint, text_len: text.len(), end, cost, last_used: self.clock },
+            Entry { prior, fingerprint, text_len: text.len(), end, cost, last_used: self.clock },
         );
     }
 
-    /// Forgets the tree for `key` (the file was replaced or changed).
+    /// Forgets the entry for `key` (the file was replaced or changed).
     pub fn invalidate(&mut self, key: &str) {
         self.remove(key);
     }
@@ -144,33 +157,33 @@ mod tests {
 
     const SAMPLE_PY: &str = include_str!("testdata/sample.py");
     const SAMPLE_JS: &str = include_str!("testdata/sample.js");
+    const SAMPLE_RS: &str = include_str!("testdata/sample.rs");
+    const SAMPLE_CSS: &str = include_str!("testdata/sample.css");
 
     fn fp(size: usize, mtime_ns: i128) -> Fingerprint {
         Fingerprint { size: size as u64, mtime_ns, dev: 1, ino: 7 }
     }
 
     /// Appends `parts` one by one through the cache and checks every step against a fresh
-    /// check of the same text: reports and trees must be identical.
-    fn appends_match_fresh_parse(path: &str, parts: &[&str]) {
-        let mut cache = TreeCache::new(DEFAULT_BUDGET_BYTES);
+    /// check of the same text: reports (and trees, where there are trees) must be identical.
+    fn appends_match_fresh_checks(path: &str, parts: &[&str]) {
+        let mut cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
         let mut text = String::new();
         for (i, part) in parts.iter().enumerate() {
             let before = fp(text.len(), i as i128);
             text.push_str(part);
             let old = cache.take_for_append(path, before, &text);
-            assert_eq!(old.is_some(), i > 0, "step {i}: the tree is reused after the first write");
-            let (report, tree) = check_incremental(path, &text, old.as_ref());
+            assert_eq!(old.is_some(), i > 0, "step {i}: the prior is reused after the first write");
+            let (report, prior) = check_incremental(path, &text, old);
             let fresh = check(path, &text);
-            assert_eq!(report, fresh, "step {i} of {path}");
-            let tree = tree.expect("tree-sitter language");
-            let (fresh_report, fresh_tree) = check_incremental(path, &text, None);
-            assert_eq!(fresh_report, fresh);
-            assert_eq!(
-                tree.root_node().to_sexp(),
-                fresh_tree.expect("tree").root_node().to_sexp(),
-                "step {i}"
-            );
-            cache.insert(path, tree, &text, fp(text.len(), i as i128 + 1));
+            assert_eq!(report, fresh, "step {i} of {path}:\n{text}");
+            let prior = prior.expect("every checked language leaves a prior");
+            if let Prior::Tree(tree) = &prior {
+                let (_, fresh_prior) = check_incremental(path, &text, None);
+                let Some(Prior::Tree(fresh_tree)) = fresh_prior else { panic!("a tree") };
+                assert_eq!(tree.root_node().to_sexp(), fresh_tree.root_node().to_sexp(), "step {i}");
+            }
+            cache.insert(path, prior, &text, fp(text.len(), i as i128 + 1));
         }
     }
 
@@ -189,54 +202,63 @@ mod tests {
         #[test]
         fn incremental_checks_after_random_appends_equal_fresh_checks(
             cuts in proptest::collection::vec(any::<usize>(), 1..12),
-            js in any::<bool>(),
+            which in 0usize..4,
+            drop_line in any::<usize>(),
         ) {
-            let (path, sample) = if js { ("a.js", SAMPLE_JS) } else { ("a.py", SAMPLE_PY) };
-            let parts = split_at(sample, &cuts);
+            let (path, sample) = [("a.py", SAMPLE_PY), ("a.js", SAMPLE_JS), ("a.rs", SAMPLE_RS), ("a.css", SAMPLE_CSS)][which];
+            // Half the runs drop a line, so broken texts go through the cache too.
+            let lines: Vec<&str> = sample.split_inclusive('\n').collect();
+            let text: String = if drop_line % 2 == 0 {
+                sample.to_owned()
+            } else {
+                let gone = drop_line % lines.len();
+                lines.iter().enumerate().filter(|&(i, _)| i != gone).map(|(_, l)| *l).collect()
+            };
+            let parts = split_at(&text, &cuts);
             let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-            appends_match_fresh_parse(path, &parts);
+            appends_match_fresh_checks(path, &parts);
         }
     }
 
     #[test]
-    fn a_changed_fingerprint_invalidates_the_tree() {
-        let mut cache = TreeCache::new(DEFAULT_BUDGET_BYTES);
-        let (_, tree) = check_incremental("a.py", "x = 1\n", None);
-        cache.insert("a.py", tree.unwrap(), "x = 1\n", fp(6, 1));
+    fn a_changed_fingerprint_invalidates_the_entry() {
+        let mut cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
+        let (_, prior) = check_incremental("a.py", "x = 1\n", None);
+        cache.insert("a.py", prior.expect("a prior"), "x = 1\n", fp(6, 1));
         // Someone else rewrote the file: same size, new mtime.
         assert!(cache.take_for_append("a.py", fp(6, 2), "x = 2\ny = 3\n").is_none());
         assert_eq!(cache.used_bytes(), 0);
     }
 
     #[test]
-    fn an_unchanged_fingerprint_gives_the_tree_back_once() {
-        let mut cache = TreeCache::new(DEFAULT_BUDGET_BYTES);
-        let (_, tree) = check_incremental("a.py", "x = 1\n", None);
-        cache.insert("a.py", tree.unwrap(), "x = 1\n", fp(6, 1));
-        assert!(cache.take_for_append("a.py", fp(6, 1), "x = 1\ny = 2\n").is_some());
-        assert!(cache.take_for_append("a.py", fp(6, 1), "x = 1\ny = 2\n").is_none());
+    fn an_unchanged_fingerprint_gives_the_entry_back_once() {
+        let mut cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
+        let (_, prior) = check_incremental("a.css", "a { b: c; }\n", None);
+        cache.insert("a.css", prior.expect("a prior"), "a { b: c; }\n", fp(12, 1));
+        assert!(cache.take_for_append("a.css", fp(12, 1), "a { b: c; }\nd {}\n").is_some());
+        assert!(cache.take_for_append("a.css", fp(12, 1), "a { b: c; }\nd {}\n").is_none());
     }
 
     #[test]
     fn the_budget_evicts_least_recently_used_trees() {
-        let text = "x = 1\n".repeat(100);
+        let text = "a { b: c; }\n".repeat(100);
         let cost = text.len() * TREE_COST_PER_BYTE;
-        let mut cache = TreeCache::new(cost * 2);
-        for key in ["a.py", "b.py", "c.py"] {
-            let (_, tree) = check_incremental(key, &text, None);
-            cache.insert(key, tree.unwrap(), &text, fp(text.len(), 0));
+        let mut cache = CheckCache::new(cost * 2);
+        for key in ["a.css", "b.css", "c.css"] {
+            let (_, prior) = check_incremental(key, &text, None);
+            cache.insert(key, prior.expect("a tree"), &text, fp(text.len(), 0));
         }
         assert_eq!(cache.used_bytes(), cost * 2);
-        let longer = format!("{text}y = 2\n");
-        assert!(cache.take_for_append("a.py", fp(text.len(), 0), &longer).is_none(), "oldest evicted");
-        assert!(cache.take_for_append("c.py", fp(text.len(), 0), &longer).is_some());
+        let longer = format!("{text}d {{}}\n");
+        assert!(cache.take_for_append("a.css", fp(text.len(), 0), &longer).is_none(), "oldest evicted");
+        assert!(cache.take_for_append("c.css", fp(text.len(), 0), &longer).is_some());
     }
 
     #[test]
     fn a_tree_larger_than_the_budget_is_not_kept() {
-        let mut cache = TreeCache::new(10);
-        let (_, tree) = check_incremental("a.py", "x = 1\n", None);
-        cache.insert("a.py", tree.unwrap(), "x = 1\n", fp(6, 0));
+        let mut cache = CheckCache::new(10);
+        let (_, prior) = check_incremental("a.css", "a {}\n", None);
+        cache.insert("a.css", prior.expect("a tree"), "a {}\n", fp(5, 0));
         assert_eq!(cache.used_bytes(), 0);
     }
 

@@ -247,7 +247,7 @@ mod tests {
         let report = check("a.md", text);
         assert_eq!(report.status, Status::Errors, "{}", report.summary());
         assert_eq!(first_problem(&report), (7, 10));
-        assert_eq!(report.problems[0].message, "python block: unexpected `)`");
+        assert_eq!(report.problems[0].message, "python block: `)` has no matching `(`");
         assert_eq!(report.problems[0].source, "foo(a, b))");
     }
 

@@ -4,28 +4,32 @@
 //! tests share one code path.
 //!
 //! # Layout
-//! - `languages.rs`: the one table (extensions, grammar, validator, closing probes).
-//! - `report.rs`: [`Report`], [`Status`], [`Problem`] and the human summary.
-//! - `syntax.rs`: tree-sitter parsing under a deadline; ERROR/MISSING nodes as findings.
-//! - `json.rs`: JSON validity by serde_json.
+//! - `languages.rs`: the one table (extensions, grammar, who decides validity).
+//! - `parsers/`: each language's own parser (Ruff's for Python, oxc for
+//!   JavaScript/TypeScript, rust-analyzer's for Rust, serde_json, toml_edit, saphyr),
+//!   turning its first error into one [`parsers::Failure`].
+//! - `resume.rs`: where a later check may start parsing again after an append.
+//! - `syntax.rs`: tree-sitter parsing under a deadline, for the syntax tree and for
+//!   the languages without a parser of their own (HTML, CSS, Bash).
 //! - `markdown.rs`: the fenced code blocks of a Markdown text, each checked as its language.
+//! - `report.rs`: [`Report`], [`Status`], [`Problem`] and the human summary.
+//! - `cache.rs`: what one check leaves for the next after an append.
 //!
 //! # Incomplete or broken
-//! An agent writes a file in appends, so most checks see a prefix. Problems that all
-//! end at the end of the text (ignoring trailing whitespace and comments) are what a
-//! prefix cut at a line boundary produces: `Incomplete`. A problem that ends earlier
-//! is `Errors`, except when the cut is inside a construct that swallows the rest
-//! (a Python `"""` docstring): tree-sitter then reports mid-file errors, so each of the
-//! language's closing probes is appended and the text re-parsed; if one makes every
-//! mid-file problem vanish, the text is `Incomplete`. The converse does not hold: a
-//! dropped bracket is often only reported at EOF, so `Incomplete` means "unfinished or
-//! broken, look again when done".
+//! An agent writes a file in appends, so most checks see a prefix. A real parser
+//! stops at the first token that cannot continue any valid program, so when its first
+//! error is at the end of the input the text is an unfinished prefix (`Incomplete`),
+//! and when it is earlier no continuation can fix it (`Errors`). A dropped closing
+//! bracket mid-file is, to every parser, indistinguishable from a file not finished
+//! yet: `Incomplete` means "unfinished so far", and `check_files` treats it as a
+//! failure once the agent says it is done.
 
 pub mod cache;
-mod json;
 mod languages;
 mod markdown;
+mod parsers;
 mod report;
+mod resume;
 pub mod stubs;
 mod syntax;
 
@@ -36,15 +40,32 @@ pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, Problem, Report, Status};
 pub use syntax::parse_tree;
 
 use languages::Validator;
-use report::Locator;
+use parsers::Failure;
+use report::{Locator, locate};
 use syntax::{Finding, content_end, findings, parse_until};
 
 /// Texts larger than this are not checked: a Tree costs ~24x its source in memory.
 pub const MAX_CHECK_BYTES: usize = 8 * 1024 * 1024;
 
-/// Time allowed for all the parses of one check; Python parses ~10 MB/s, but random
-/// bytes that pass as text can take seconds per MB.
+/// Time allowed for all the tree-sitter parses of one check; random bytes that pass
+/// as text can take tree-sitter seconds per MB. The reference parsers are linear and
+/// need no deadline.
 pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(2);
+
+/// Brackets nested deeper than this are not checked: the reference parsers descend
+/// recursively, and no hand-written file nests this deep.
+pub const MAX_NESTING: usize = 1000;
+
+/// What one check leaves for the next check of the same file after an append.
+#[derive(Debug)]
+pub enum Prior {
+    /// A tree-sitter tree, re-parsed incrementally (languages judged by tree-sitter).
+    Tree(tree_sitter::Tree),
+    /// A byte offset where a top-level statement starts and everything before it
+    /// parses on its own: after an append only the text from here is parsed again
+    /// (languages judged by their own parser).
+    Resume(usize),
+}
 
 /// Check the whole text of a file. `path` is only used for its extension.
 pub fn check(path: &str, text: &str) -> Report {
@@ -65,47 +86,138 @@ pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
     }
 }
 
-/// [`check`] with a time budget other than [`DEFAULT_DEADLINE`] for its parses; past
-/// it the report is NotChecked("timed out").
+/// [`check`] with a time budget other than [`DEFAULT_DEADLINE`] for its tree-sitter
+/// parses; past it the report is NotChecked("timed out").
 pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
+    check_from(path, text, None, Instant::now() + budget).0
+}
+
+/// [`check`] that reuses `prior`, what the check of an earlier version of this text
+/// left (see [`cache::CheckCache`]: the text must have only grown at its end since),
+/// and returns what this check leaves for next time. Appending 4 KB to 1 MB then costs
+/// a few milliseconds instead of a full parse. The verdict is the same as [`check`]'s.
+pub fn check_incremental(path: &str, text: &str, prior: Option<Prior>) -> (Report, Option<Prior>) {
+    check_from(path, text, prior, Instant::now() + DEFAULT_DEADLINE)
+}
+
+/// The one path every check takes.
+fn check_from(path: &str, text: &str, prior: Option<Prior>, deadline: Instant) -> (Report, Option<Prior>) {
     let Some(lang) = language_for(path) else {
-        return Report::not_checked(None, "unknown file type");
+        return (Report::not_checked(None, "unknown file type"), None);
     };
     if text.len() > MAX_CHECK_BYTES {
-        return Report::not_checked(Some(lang.name()), "too large");
+        return (Report::not_checked(Some(lang.name()), "too large"), None);
     }
     // Valid UTF-8 can still be binary; NUL never occurs in source we check, and
     // parsing binary is slow and its errors are noise.
     if text.as_bytes().contains(&0) {
-        return Report::not_checked(Some(lang.name()), "binary");
+        return (Report::not_checked(Some(lang.name()), "binary"), None);
     }
     match lang.spec().validator {
-        Validator::SerdeJson => json::check_json(text),
-        Validator::TreeSitter => check_tree_sitter(lang, text, Instant::now() + budget, None).0,
-        Validator::Markdown => markdown::check_markdown(text, Instant::now() + budget),
+        Validator::Markdown => (markdown::check_markdown(text, deadline), None),
+        Validator::TreeSitter => {
+            let old = match prior {
+                Some(Prior::Tree(tree)) => Some(tree),
+                _ => None,
+            };
+            let (report, tree) = check_tree_sitter(lang, text, deadline, old.as_ref());
+            (report, tree.map(Prior::Tree))
+        }
+        _ => {
+            let from = match prior {
+                Some(Prior::Resume(at)) if at <= text.len() && text.is_char_boundary(at) => at,
+                _ => 0,
+            };
+            check_with_parser(lang, path, text, from)
+        }
     }
 }
 
-/// [`check`] that reuses `old`, the tree of an earlier version of this text already
-/// adjusted with `Tree::edit` (see [`cache::TreeCache`]), and returns the new tree for
-/// next time. Tree-sitter then re-parses only what changed: appending 4 KB to 1 MB costs
-/// a few milliseconds instead of a full parse. The tree is None when the language is not
-/// judged by tree-sitter, or when the text was not parsed (too large, binary, timed out).
-pub fn check_incremental(
-    path: &str,
-    text: &str,
-    old: Option<&tree_sitter::Tree>,
-) -> (Report, Option<tree_sitter::Tree>) {
-    let Some(lang) = language_for(path) else {
-        return (Report::not_checked(None, "unknown file type"), None);
-    };
-    if lang.spec().validator != Validator::TreeSitter
-        || text.len() > MAX_CHECK_BYTES
-        || text.as_bytes().contains(&0)
-    {
-        return (check(path, text), None);
+/// The verdict of the language's own parser on `text`, parsing only `text[from..]`
+/// (`text[..from]` is known to parse on its own, ending where a top-level statement
+/// starts).
+fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Report, Option<Prior>) {
+    let name = lang.name();
+    if nesting_depth(&text[from..]) > MAX_NESTING {
+        return (Report::not_checked(Some(name), "nested too deeply"), None);
     }
-    check_tree_sitter(lang, text, Instant::now() + DEFAULT_DEADLINE, old)
+    let failure = first_failure(lang, path, text, from);
+    let next = match &failure {
+        Some(f) if !f.at_end => from,
+        _ => {
+            resume::advance(text, from, lang, |upto| first_failure(lang, path, &text[..upto], from).is_none())
+        }
+    };
+    let report = match failure {
+        None => Report::ok(name),
+        // "Nothing written yet": an empty JSON text.
+        Some(f) if f.bracket.is_none() && f.message.is_empty() => {
+            Report::found(name, Status::Incomplete, Vec::new())
+        }
+        Some(f) => {
+            let status = if f.at_end { Status::Incomplete } else { Status::Errors };
+            let (line, column, source) = locate(text, f.at);
+            Report::found(name, status, vec![Problem { line, column, message: f.describe(text), source }])
+        }
+    };
+    (report, Some(Prior::Resume(next)))
+}
+
+/// The first failure of `text[from..]` by the language's own parser, with offsets in
+/// `text`. The parse runs on a thread with a large stack: the parsers descend
+/// recursively, and [`MAX_NESTING`] levels of brackets must not overflow a tool
+/// call's stack.
+fn first_failure(lang: Language, path: &str, text: &str, from: usize) -> Option<Failure> {
+    let part = &text[from..];
+    let judge = || match lang.spec().validator {
+        Validator::Python => parsers::python::parse(part, path.to_ascii_lowercase().ends_with(".pyi")),
+        Validator::JavaScript => {
+            parsers::javascript::parse(part, parsers::javascript::Dialect::of(path, text))
+        }
+        Validator::Rust => parsers::rust::parse(part),
+        Validator::Json => parsers::json::parse(part),
+        Validator::Toml => parsers::toml::parse(part),
+        Validator::Yaml => parsers::yaml::parse(part),
+        Validator::TreeSitter | Validator::Markdown => None,
+    };
+    let failure = if nesting_depth(part) <= SHALLOW_NESTING {
+        judge()
+    } else {
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .stack_size(PARSER_STACK_BYTES)
+                .spawn_scoped(scope, judge)
+                .ok()
+                .and_then(|handle| handle.join().ok())
+                .flatten()
+        })
+    };
+    failure.map(|f| f.shifted(from))
+}
+
+/// Brackets nested at most this deep are parsed on the caller's stack; deeper texts
+/// get a thread of their own with [`PARSER_STACK_BYTES`].
+const SHALLOW_NESTING: usize = 64;
+
+/// Stack for a parser thread: ample for [`MAX_NESTING`] levels.
+const PARSER_STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// The deepest bracket nesting in `text`, counting `( [ {` without regard to strings
+/// or comments: an upper bound that is cheap to compute.
+fn nesting_depth(text: &str) -> usize {
+    let mut depth = 0usize;
+    let mut deepest = 0;
+    for b in text.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// The verdict from tree-sitter, with the closing probes when problems are mid-file.
@@ -128,7 +240,7 @@ fn check_tree_sitter(
 fn verdict(lang: Language, text: &str, tree: &tree_sitter::Tree, deadline: Instant) -> Report {
     let name = lang.name();
     let timed_out = || Report::not_checked(Some(name), "timed out");
-    let found = findings(tree, text);
+    let found = findings(tree, text, lang);
     if found.is_empty() {
         return Report::ok(name);
     }
@@ -141,31 +253,27 @@ fn verdict(lang: Language, text: &str, tree: &tree_sitter::Tree, deadline: Insta
         let Some(probed_tree) = parse_until(lang, &probed, None, deadline) else {
             return timed_out();
         };
-        let probed_found = findings(&probed_tree, &probed);
-        let probed_end = content_end(&probed_tree, &probed);
-        if probed_found.iter().all(|f| f.end >= probed_end) {
-            let kept: Vec<Finding> = unclosed(&probed_tree, text.len(), probe)
-                .into_iter()
-                .chain(probed_found.into_iter().filter(|f| f.start < text.len()))
-                .collect();
+        // The probe must clear every problem: then the text was only cut inside the
+        // construct it closes, and the hint is verified.
+        if findings(&probed_tree, &probed, lang).is_empty() {
+            let kept: Vec<Finding> = unclosed(&probed_tree, text.len(), probe).into_iter().collect();
             return Report::found(name, Status::Incomplete, problems(text, &kept, Status::Incomplete));
         }
     }
     Report::found(name, Status::Errors, problems(text, &found, Status::Errors))
 }
 
-/// The construct a probe closed: the smallest node holding the probe that starts in
-/// the original text, e.g. the docstring's `string`. Reported where it opens, since
-/// that is where a reader looks.
+/// The construct a probe closed: the smallest named node holding the probe that
+/// starts in the original text, e.g. a `comment`. Reported where it opens, since that
+/// is where a reader looks.
 fn unclosed(tree: &tree_sitter::Tree, text_len: usize, probe: &str) -> Option<Finding> {
     let mut node = tree.root_node().descendant_for_byte_range(text_len, text_len + probe.len())?;
-    while node.start_byte() >= text_len {
+    while node.start_byte() >= text_len || !node.is_named() || node.is_error() {
         node = node.parent()?;
     }
     // The root is not a construct: nothing specific to point at.
     node.parent()?;
-    let message =
-        format!("{} opened here is not closed yet (`{probe}` would close it)", node.kind().replace('_', " "));
+    let message = format!("{} is not closed yet (`{probe}` would close it)", node.kind().replace('_', " "));
     Some(Finding::plain(node.start_byte(), node.end_byte(), message))
 }
 
@@ -255,7 +363,8 @@ mod tests {
         let text = "x = (1,\ny = 2\nprint(x))\nz = 3\nw = 4\n";
         let report = check("a.py", text);
         assert_eq!(report.status, Status::Errors, "{}", report.summary());
-        assert_eq!(first_problem(&report), (2, 1));
+        // CPython: "invalid syntax. Maybe you meant '==' or ':=' instead of '='?" at 2:3.
+        assert_eq!(first_problem(&report), (2, 3));
         assert_eq!(report.problems[0].source, "y = 2");
     }
 
@@ -264,14 +373,14 @@ mod tests {
         let report = check("a.py", "x = 1\nfoo(a, b))\ny = 2\n");
         assert_eq!(report.status, Status::Errors);
         assert_eq!(first_problem(&report), (2, 10));
-        assert_eq!(report.problems[0].message, "unexpected `)`");
+        assert_eq!(report.problems[0].message, "`)` has no matching `(`");
     }
 
     #[test]
-    fn python_missing_token_mid_file_names_the_token_and_context() {
+    fn python_missing_token_mid_file_says_what_was_expected() {
         let report = check("a.py", "def f(:\n    pass\n\nx = 1\n");
         assert_eq!(report.status, Status::Errors);
-        assert_eq!(report.problems[0].message, "missing `)` in parameters");
+        assert_eq!(report.problems[0].message, "expected a parameter or the end of the parameter list");
     }
 
     #[test]
@@ -289,11 +398,10 @@ mod tests {
     }
 
     #[test]
-    fn two_broken_statements_apart_are_still_errors() {
-        // ERROR nodes are extras; the first one must still count as ending mid-file.
+    fn two_broken_statements_apart_are_errors_at_the_first() {
         let report = check("a.py", "x = 1\nfoo(a))\ny = 2\nbar(b))\n");
         assert_eq!(report.status, Status::Errors, "{}", report.summary());
-        assert_eq!(report.problems.len(), 2);
+        assert_eq!(first_problem(&report).0, 2);
     }
 
     #[test]
@@ -365,8 +473,9 @@ mod tests {
 
     #[test]
     fn parse_past_its_deadline_is_not_checked_timed_out() {
-        let text = "x = [1, 2, 3]\n".repeat(20_000);
-        let report = check_within("a.py", &text, Duration::ZERO);
+        // The deadline bounds tree-sitter's parses; the reference parsers are linear.
+        let text = "a { b: c; }\n".repeat(20_000);
+        let report = check_within("a.css", &text, Duration::ZERO);
         assert_eq!(report.status, Status::NotChecked);
         assert_eq!(report.reason.as_deref(), Some("timed out"));
     }
@@ -399,12 +508,26 @@ mod tests {
     }
 
     #[test]
-    fn many_errors_are_capped_and_counted() {
+    fn only_the_first_error_is_reported_since_later_ones_may_follow_from_it() {
         let text = "foo(a))\n".repeat(9) + "x = 1\n";
         let report = check("a.py", &text);
         assert_eq!(report.status, Status::Errors);
-        assert_eq!(report.problems.len(), MAX_PROBLEMS);
-        assert_eq!(report.more_problems, 4);
+        assert_eq!(report.problems.len(), 1);
+        assert_eq!(report.problems[0].line, 1);
+    }
+
+    #[test]
+    fn deep_nesting_is_not_checked_rather_than_overflowing_the_stack() {
+        for path in ["a.py", "a.js", "a.rs", "a.ts"] {
+            let text = "(".repeat(200_000);
+            let report = check(path, &text);
+            assert_eq!(report.status, Status::NotChecked, "{path}");
+            assert_eq!(report.reason.as_deref(), Some("nested too deeply"));
+            // Just under the limit is parsed, on a thread with room for it.
+            let text = format!("x = {}1{}\n", "(".repeat(MAX_NESTING), ")".repeat(MAX_NESTING));
+            let report = check(if path == "a.rs" { "a.py" } else { path }, &text);
+            assert_ne!(report.status, Status::NotChecked, "{path}: {}", report.summary());
+        }
     }
 
     #[test]
@@ -414,7 +537,7 @@ mod tests {
         assert!(
             check("a.py", "f(1))\nx = 1\n")
                 .summary()
-                .starts_with("syntax: 1 error (python)\n  1:5 unexpected `)`\n      f(1))")
+                .starts_with("syntax: 1 error (python)\n  1:5 `)` has no matching `(`\n      f(1))")
         );
         assert_eq!(check("notes.txt", "#").summary(), "syntax: not checked (unknown file type)");
     }
@@ -437,13 +560,14 @@ mod tests {
     }
 
     #[test]
-    fn some_line_prefix_of_the_sample_is_saved_by_a_closing_probe() {
-        // Guards the prefix test above: it must exercise the probe path, not only EOF.
-        let saved = line_prefixes(SAMPLE_PY).any(|prefix| {
+    fn some_line_prefix_of_the_sample_is_cut_inside_a_docstring() {
+        // Guards the prefix test above: it must exercise a string that swallows the
+        // rest of the text, not only brackets left open.
+        let cut = line_prefixes(SAMPLE_PY).any(|prefix| {
             let report = check("a.py", prefix);
-            report.problems.iter().any(|p| p.message.contains("would close it"))
+            report.problems.iter().any(|p| p.message == "string is not closed yet")
         });
-        assert!(saved);
+        assert!(cut);
     }
 
     const SAMPLE_JS: &str = include_str!("testdata/sample.js");

@@ -68,7 +68,8 @@ pub(crate) fn parse_until(lang: Language, text: &str, old: Option<&Tree>, deadli
 /// microseconds. Findings inside an ERROR node take its end as theirs: tree-sitter
 /// wraps a whole unfinished statement (`d = {` ... at EOF) in one ERROR, and the
 /// pieces inside must not look mid-file.
-pub(crate) fn findings(tree: &Tree, text: &str) -> Vec<Finding> {
+pub(crate) fn findings(tree: &Tree, text: &str, lang: Language) -> Vec<Finding> {
+    let lenient = lenient_errors(lang);
     let root = tree.root_node();
     let mut found = Vec::new();
     // (node, end of the outermost enclosing ERROR). A stack, not recursion: trees of
@@ -84,6 +85,9 @@ pub(crate) fn findings(tree: &Tree, text: &str) -> Vec<Finding> {
             continue;
         }
         if !node.has_error() {
+            continue;
+        }
+        if node.is_error() && lenient(node, text) {
             continue;
         }
         let inherited = if node.is_error() {
@@ -107,6 +111,21 @@ pub(crate) fn findings(tree: &Tree, text: &str) -> Vec<Finding> {
         ));
     }
     found
+}
+
+/// Where a grammar is stricter than its language: the ERROR nodes that mark valid text.
+///
+/// HTML: the standard's parser accepts a bare `>` in text (only `<` starts markup), but
+/// tree-sitter-html makes it an ERROR.
+fn lenient_errors(lang: Language) -> fn(Node, &str) -> bool {
+    fn bare_gt(node: Node, text: &str) -> bool {
+        text.get(node.start_byte()..node.end_byte())
+            .is_some_and(|t| !t.trim().is_empty() && t.trim().bytes().all(|b| b == b'>'))
+    }
+    fn none(_: Node, _: &str) -> bool {
+        false
+    }
+    if lang.name() == "html" { bare_gt } else { none }
 }
 
 /// Where the text's content ends: the end of its last token that is neither an extra
@@ -257,13 +276,13 @@ mod tests {
     #[test]
     fn clean_tree_has_no_findings() {
         let text = "def f(a):\n    return a\n";
-        assert!(findings(&tree(text), text).is_empty());
+        assert!(findings(&tree(text), text, python()).is_empty());
     }
 
     #[test]
     fn missing_token_is_named_by_its_kind() {
         let text = "def f(:\n    pass\n";
-        let found = findings(&tree(text), text);
+        let found = findings(&tree(text), text, python());
         assert!(found.iter().any(|f| f.message.starts_with("missing `)`")), "{found:?}");
     }
 

@@ -5,37 +5,30 @@ use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::report::{Problem, Report, Status, locate};
+use super::Failure;
 
-const NAME: &str = "json";
-
-/// Check a JSON text.
+/// The first problem of a JSON text, None when it is valid.
 ///
-/// Empty or whitespace-only text is `Incomplete` with no problems ("nothing written
-/// yet"), not `Errors`: a JSON file is created empty and appended to, and an empty file
+/// Empty or whitespace-only text is unfinished with no message ("nothing written
+/// yet"), not broken: a JSON file is created empty and appended to, and an empty file
 /// is the first prefix of every document. serde_json's `is_eof()` errors mean the text
 /// stopped inside a value (it held for every truncated prefix tested), so they are
-/// `Incomplete`; any other error is `Errors`.
+/// unfinished; any other error is broken.
 ///
 /// Known limit: serde_json refuses nesting deeper than 128 as an error.
-pub(crate) fn check_json(text: &str) -> Report {
+pub(crate) fn parse(text: &str) -> Option<Failure> {
     // A UTF-8 byte order mark is common from Windows editors and harmless to readers
     // that strip it; serde_json does not, so skip it and keep offsets right.
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let bom = text.len() - body.len();
     if body.trim().is_empty() {
-        return Report::found(NAME, Status::Incomplete, Vec::new());
+        return Some(Failure::new(text.len(), true, String::new()));
     }
-    let err = match serde_json::from_str::<Valid>(body) {
-        Ok(_) => return Report::ok(NAME),
-        Err(err) => err,
-    };
-    let status = if err.is_eof() { Status::Incomplete } else { Status::Errors };
-    let byte = bom + offset_of(body, err.line(), err.column());
-    let (line, column, source) = locate(text, byte);
+    let err = serde_json::from_str::<Valid>(body).err()?;
+    let at = bom + offset_of(body, err.line(), err.column());
     let full = err.to_string();
     let message = full.rsplit_once(" at line ").map_or(full.as_str(), |(head, _)| head).to_owned();
-    Report::found(NAME, status, vec![Problem { line, column, message, source }])
+    Some(Failure::new(at, err.is_eof(), message))
 }
 
 /// A JSON value read and dropped, for validity only.
@@ -104,7 +97,11 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::check::{Report, Status, check};
+
+    fn check_json(text: &str) -> Report {
+        check("a.json", text)
+    }
 
     #[test]
     fn valid_json_is_ok() {

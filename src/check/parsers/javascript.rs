@@ -1,0 +1,227 @@
+//! JavaScript and TypeScript by oxc's parser, which implements the ECMAScript and
+//! TypeScript grammars (JSX included) and stops at the first token that cannot
+//! continue a program.
+
+use oxc_allocator::Allocator;
+use oxc_parser::{ParseOptions, Parser};
+use oxc_span::SourceType;
+
+use super::{Failure, sentence};
+
+/// Which grammar a file is parsed with, from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `.mjs`, and `.js` `.jsx` files with a top-level `import` or `export` line: an
+    /// ES module. JSX allowed, as bundlers do.
+    Module,
+    /// `.cjs`, and other `.js` `.jsx` files: CommonJS, as `node` runs it (top-level
+    /// `return` allowed). JSX allowed.
+    CommonJs,
+    /// `.ts` `.mts` `.cts`.
+    TypeScript,
+    /// `.tsx`.
+    Tsx,
+    /// `.d.ts`: declarations only.
+    Declarations,
+}
+
+impl Dialect {
+    /// The dialect of a file, from its name and, for `.js`, its whole text: decided on
+    /// the whole text so that a check resumed mid-file parses the rest the same way.
+    pub(crate) fn of(path: &str, text: &str) -> Dialect {
+        let lower = path.to_ascii_lowercase();
+        let ext = lower.rsplit('.').next().unwrap_or_default();
+        match ext {
+            "mjs" => Dialect::Module,
+            "js" | "jsx" if has_module_syntax(text) => Dialect::Module,
+            "cjs" => Dialect::CommonJs,
+            "tsx" => Dialect::Tsx,
+            "ts" | "mts" | "cts"
+                if lower.ends_with(".d.ts") || lower.ends_with(".d.mts") || lower.ends_with(".d.cts") =>
+            {
+                Dialect::Declarations
+            }
+            "ts" | "mts" | "cts" => Dialect::TypeScript,
+            _ => Dialect::CommonJs,
+        }
+    }
+
+    fn source_type(self) -> SourceType {
+        match self {
+            Dialect::Module => SourceType::mjs().with_jsx(true),
+            Dialect::CommonJs => SourceType::cjs().with_jsx(true),
+            Dialect::TypeScript => SourceType::ts(),
+            Dialect::Tsx => SourceType::tsx(),
+            Dialect::Declarations => SourceType::d_ts(),
+        }
+    }
+}
+
+/// The first syntax error of `text` as `dialect`, None when it parses.
+pub(crate) fn parse(text: &str, dialect: Dialect) -> Option<Failure> {
+    let allocator = Allocator::default();
+    let options = ParseOptions {
+        allow_return_outside_function: dialect == Dialect::CommonJs,
+        enable_ident_hashes: false,
+        ..ParseOptions::default()
+    };
+    let parsed = Parser::new(&allocator, text, dialect.source_type()).with_options(options).parse();
+    let first = parsed
+        .diagnostics
+        .errors()
+        .filter(|d| !compares_two_places(&d.message))
+        .map(|d| {
+            let label = d.labels.first();
+            let at = label.map_or(text.len(), |l| l.offset() as usize);
+            let len = label.map_or(0, |l| l.len() as usize);
+            let opened = d
+                .labels
+                .iter()
+                .find(|l| l.label().is_some_and(|s| s.contains("Opened here")))
+                .map(|l| l.offset() as usize);
+            (at, len, d.message.to_string(), opened)
+        })
+        .min_by_key(|&(at, ..)| at)?;
+    let (at, len, message, opened) = first;
+    let content_end = text.trim_end().len();
+    // oxc reports a missing token at the end as an empty span at the end of the
+    // text; a string, template, comment or regex left open runs to the end.
+    let at_end = at >= content_end || (message.starts_with("Unterminated") && at + len >= content_end);
+    if !at_end {
+        return Some(Failure::new(at.min(text.len()), false, broken_message(text, at, len, &message)));
+    }
+    if let Some(open) = opened {
+        let bracket = text.get(open..).and_then(|s| s.chars().next()).unwrap_or('{');
+        return Some(Failure::unclosed(open, bracket));
+    }
+    Some(Failure::new(at.min(text.len()), true, unfinished_message(&message)))
+}
+
+/// A line at column 0 that imports or exports (not `import(`, a dynamic import).
+fn has_module_syntax(text: &str) -> bool {
+    let starts = |line: &str, word: &str| {
+        line.strip_prefix(word).is_some_and(|rest| rest.starts_with([' ', '{', '*', '"', '\'', '\t']))
+    };
+    std::iter::once(text)
+        .chain(text.match_indices('\n').map(|(i, _)| &text[i + 1..]))
+        .any(|line| starts(line, "import") || starts(line, "export"))
+}
+
+/// Early errors that compare two places in the file (a name exported or declared
+/// twice): the compiler's semantics, not the grammar, and invisible to a check that
+/// resumes mid-file, so left out of the verdict.
+fn compares_two_places(message: &str) -> bool {
+    message.starts_with("Duplicated export") || message.contains("has already been declared")
+}
+
+/// "comment `/*` is not closed yet", "template literal is not closed yet".
+fn unfinished_message(message: &str) -> String {
+    match message {
+        m if m.starts_with("Unterminated multiline comment") => "comment `/*` is not closed yet".to_owned(),
+        m if m.starts_with("Unterminated string") => {
+            "string or template literal is not closed yet".to_owned()
+        }
+        m if m.starts_with("Unterminated regular expression") => {
+            "regular expression is not closed yet".to_owned()
+        }
+        _ => "the file ends in the middle of a statement".to_owned(),
+    }
+}
+
+/// oxc's message, with the offending token quoted where oxc only says "Unexpected
+/// token", and a stray closing bracket named as such.
+fn broken_message(text: &str, at: usize, len: usize, message: &str) -> String {
+    let token = text.get(at..at + len.max(1)).unwrap_or_default().trim();
+    if message == "Unexpected token" {
+        return match token {
+            ")" | "]" | "}" => format!("`{token}` has no matching `{}`", opener(token)),
+            "" => "unexpected token".to_owned(),
+            t => format!("unexpected `{}`", t.chars().take(20).collect::<String>()),
+        };
+    }
+    sentence(message)
+}
+
+fn opener(close: &str) -> char {
+    match close {
+        ")" => '(',
+        "]" => '[',
+        _ => '{',
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(text: &str) -> Failure {
+        parse(text, Dialect::of("a.js", text)).expect("a syntax error")
+    }
+
+    #[test]
+    fn valid_code_has_no_failure() {
+        for text in [
+            "export { _null as null };\n",
+            "const a = <div>{1}</div>;\n",
+            "return 1;\n",
+            "let x = 1;\nlet x = 2;\n", // an early error, not a syntax error
+            "export class A {}\nexport class A {}\n",
+        ] {
+            assert_eq!(parse(text, Dialect::of("a.js", text)), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_unclosed_block_is_unfinished_at_its_opener() {
+        let text = "class A {\n m() {\n";
+        let f = failure(text);
+        assert!(f.at_end);
+        assert_eq!(f.describe(text), "`{` on line 2 is not closed yet");
+    }
+
+    #[test]
+    fn a_stray_closing_brace_is_broken() {
+        let f = failure("}\nlet x = 1;\n");
+        assert!(!f.at_end);
+        assert_eq!(f.message, "`}` has no matching `{`");
+    }
+
+    #[test]
+    fn open_comments_templates_strings_and_regexes_at_the_end_are_unfinished() {
+        for text in
+            ["let a = 1;\n/**\n * doc", "const t = `\n<h1>\n", "let s = 'abc", "let r = /ab", "x = a ="]
+        {
+            assert!(failure(text).at_end, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_string_left_open_mid_file_is_broken() {
+        assert!(!failure("let s = 'abc\nlet x;\n").at_end);
+    }
+
+    #[test]
+    fn missing_comma_in_an_object_is_broken_at_its_line() {
+        let text = "const o = {\n a: 1\n b: 2\n};\n";
+        let f = failure(text);
+        assert!(!f.at_end);
+        assert_eq!(super::super::line_of(text, f.at), 3);
+    }
+
+    #[test]
+    fn typescript_generics_and_types_parse() {
+        let text = "function f<T>(x: T): T { return x as T; }\ninterface A { b?: number }\n";
+        assert_eq!(parse(text, Dialect::TypeScript), None);
+    }
+
+    #[test]
+    fn dialect_follows_the_extension() {
+        assert_eq!(Dialect::of("a.mjs", ""), Dialect::Module);
+        assert_eq!(Dialect::of("a.d.ts", ""), Dialect::Declarations);
+        assert_eq!(Dialect::of("a.MTS", ""), Dialect::TypeScript);
+        assert_eq!(Dialect::of("a.tsx", ""), Dialect::Tsx);
+        assert_eq!(Dialect::of("a.jsx", "const a = 1;\n"), Dialect::CommonJs);
+        assert_eq!(Dialect::of("a.js", "x();\nexport { a };\n"), Dialect::Module);
+        assert_eq!(Dialect::of("a.js", "import('./a.js');\n"), Dialect::CommonJs);
+    }
+}

@@ -1,0 +1,116 @@
+//! The reference parsers: each language's verdict comes from the parser its own
+//! community trusts (Ruff's for Python, oxc for JavaScript and TypeScript,
+//! rust-analyzer's for Rust, toml_edit, saphyr, serde_json), not from a grammar that
+//! only approximates the language.
+//!
+//! Each module turns its parser's first error into one [`Failure`]: where it is, what
+//! it is in the language's own words, and whether it is *at the end of the input*.
+//! These are real parsers with the viable-prefix property: they stop at the first
+//! token that cannot continue any valid program. So "the first error is at the end
+//! of the input" is exactly "this text is an unfinished prefix of some valid file",
+//! and an earlier first error means no continuation can fix it.
+
+pub(crate) mod javascript;
+pub(crate) mod json;
+pub(crate) mod python;
+pub(crate) mod rust;
+pub(crate) mod toml;
+pub(crate) mod yaml;
+
+/// The first problem a reference parser found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Failure {
+    /// Byte offset of the problem in the text given to the parser.
+    pub(crate) at: usize,
+    /// The parser failed only at the end of the input (an unclosed bracket, block,
+    /// string, comment or document): the text is unfinished, not broken.
+    pub(crate) at_end: bool,
+    /// What is wrong, in the language's own words: "expected an indented block after
+    /// function definition", "`}` has no matching `{`". Empty for a bracket left open
+    /// (`bracket` says which) and for an empty JSON text ("nothing written yet").
+    pub(crate) message: String,
+    /// The bracket still open at the end of an unfinished text, when that is what is
+    /// unfinished; `at` is where it opens.
+    pub(crate) bracket: Option<char>,
+}
+
+impl Failure {
+    /// A text that ends with `bracket`, opened at `at`, still open.
+    pub(crate) fn unclosed(at: usize, bracket: char) -> Self {
+        Failure { at, at_end: true, message: String::new(), bracket: Some(bracket) }
+    }
+
+    /// Any other problem.
+    pub(crate) fn new(at: usize, at_end: bool, message: String) -> Self {
+        Failure { at, at_end, message, bracket: None }
+    }
+
+    /// The same failure in a text that starts `by` bytes later (a suffix was parsed).
+    pub(crate) fn shifted(self, by: usize) -> Self {
+        Failure { at: self.at + by, ..self }
+    }
+
+    /// The message for a reader of `text` (the whole text the offsets refer to).
+    pub(crate) fn describe(&self, text: &str) -> String {
+        match self.bracket {
+            Some(bracket) => format!("`{bracket}` on line {} is not closed yet", line_of(text, self.at)),
+            None => self.message.clone(),
+        }
+    }
+}
+
+/// Lower-cases the first letter of a parser's message, so every message reads the
+/// same way after "12:5".
+pub(crate) fn sentence(message: &str) -> String {
+    let mut chars = message.chars();
+    match chars.next() {
+        Some(first)
+            if first.is_ascii_uppercase()
+                && !chars.clone().next().is_some_and(|c| c.is_ascii_uppercase()) =>
+        {
+            first.to_ascii_lowercase().to_string() + chars.as_str()
+        }
+        _ => message.to_owned(),
+    }
+}
+
+/// The line (1-based) holding byte `at`, for messages such as "`(` on line 4 is not
+/// closed yet".
+pub(crate) fn line_of(text: &str, at: usize) -> usize {
+    let at = at.min(text.len());
+    text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// The end of the last line that is neither blank nor a `#` comment: where a
+/// TOML or YAML text's content ends.
+pub(crate) fn hash_comments_end(text: &str) -> usize {
+    let mut end = 0;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim();
+        if !body.is_empty() && !body.starts_with('#') {
+            end = start + line.trim_end().len();
+        }
+        start += line.len();
+    }
+    end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentence_lowercases_a_word_but_not_an_acronym() {
+        assert_eq!(sentence("Expected an expression"), "expected an expression");
+        assert_eq!(sentence("EOF reached"), "EOF reached");
+        assert_eq!(sentence("`}` expected"), "`}` expected");
+    }
+
+    #[test]
+    fn line_of_counts_newlines_before_the_offset() {
+        assert_eq!(line_of("a\nb\nc", 0), 1);
+        assert_eq!(line_of("a\nb\nc", 2), 2);
+        assert_eq!(line_of("a\nb\nc", 99), 3);
+    }
+}
