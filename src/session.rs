@@ -240,9 +240,6 @@ pub struct ListOutcome {
     pub hidden: usize,
 }
 
-/// A linked script or stylesheet with fewer non-blank bytes than this is "nearly empty".
-const NEARLY_EMPTY_BYTES: usize = 20;
-
 fn language_is_html(path: &str) -> bool {
     check::language_for(path).is_some_and(|l| l.name() == "html")
 }
@@ -791,18 +788,18 @@ impl Session {
                 let problem =
                     match self.ws.resolve(&target).and_then(|p| self.ws.read(&p, self.config.max_file_bytes))
                     {
-                        Ok(bytes)
-                            if bytes.iter().filter(|b| !b.is_ascii_whitespace()).count()
-                                < NEARLY_EMPTY_BYTES =>
-                        {
-                            format!(
-                                "links {} ({}), which is nearly empty ({} bytes)",
-                                link.target,
-                                target,
-                                bytes.len()
-                            )
+                        Ok(bytes) => {
+                            let text = String::from_utf8_lossy(&bytes);
+                            let empty = text.trim().is_empty();
+                            match stubs::holds_code(&target, &text) {
+                                _ if empty => format!("links {} ({target}), which is empty", link.target),
+                                Some(false) => format!(
+                                    "links {} ({target}), which has no code, only comments",
+                                    link.target
+                                ),
+                                _ => return None,
+                            }
                         }
-                        Ok(_) => return None,
                         Err(Error::NotFound { .. }) => {
                             format!("links {} ({}), which does not exist", link.target, target)
                         }

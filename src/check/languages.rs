@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use super::stubs::Rules;
+
 /// Who decides whether a language's text is valid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Validator {
@@ -49,6 +51,8 @@ pub(crate) struct Spec {
     /// cut inside (a comment). A cut there makes tree-sitter report ERROR nodes
     /// mid-file; if appending one of these removes them all, the file is only unfinished.
     pub(crate) probes: &'static [&'static str],
+    /// Which stub rules apply (see `stubs/mod.rs`).
+    pub(crate) stubs: Rules,
 }
 
 /// Every checked language.
@@ -76,6 +80,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_python::LANGUAGE.into(),
         validator: Validator::Python,
         probes: &[],
+        stubs: Rules::Python,
     },
     Spec {
         name: "json",
@@ -84,6 +89,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_json::LANGUAGE.into(),
         validator: Validator::Json,
         probes: &[],
+        stubs: Rules::None,
     },
     Spec {
         name: "javascript",
@@ -92,6 +98,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
         validator: Validator::JavaScript,
         probes: &[],
+        stubs: Rules::Script,
     },
     Spec {
         name: "typescript",
@@ -100,6 +107,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         validator: Validator::JavaScript,
         probes: &[],
+        stubs: Rules::Script,
     },
     Spec {
         name: "tsx",
@@ -108,6 +116,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
         validator: Validator::JavaScript,
         probes: &[],
+        stubs: Rules::Script,
     },
     Spec {
         name: "yaml",
@@ -116,6 +125,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_yaml::LANGUAGE.into(),
         validator: Validator::Yaml,
         probes: &[],
+        stubs: Rules::Comments,
     },
     Spec {
         name: "html",
@@ -124,6 +134,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_html::LANGUAGE.into(),
         validator: Validator::TreeSitter,
         probes: &["-->"],
+        stubs: Rules::Html,
     },
     Spec {
         name: "css",
@@ -132,6 +143,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_css::LANGUAGE.into(),
         validator: Validator::TreeSitter,
         probes: &["*/"],
+        stubs: Rules::Comments,
     },
     Spec {
         name: "toml",
@@ -140,6 +152,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_toml_ng::LANGUAGE.into(),
         validator: Validator::Toml,
         probes: &[],
+        stubs: Rules::Comments,
     },
     Spec {
         name: "rust",
@@ -148,6 +161,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_rust::LANGUAGE.into(),
         validator: Validator::Rust,
         probes: &[],
+        stubs: Rules::Rust,
     },
     Spec {
         name: "bash",
@@ -156,6 +170,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_bash::LANGUAGE.into(),
         validator: Validator::TreeSitter,
         probes: &[],
+        stubs: Rules::Comments,
     },
     Spec {
         name: "markdown",
@@ -164,6 +179,7 @@ pub(crate) static TABLE: &[Spec] = &[
         grammar: || tree_sitter_md::LANGUAGE.into(),
         validator: Validator::Markdown,
         probes: &[],
+        stubs: Rules::None,
     },
 ];
 
@@ -204,6 +220,12 @@ impl std::fmt::Debug for Language {
 pub fn language_for(path: &str) -> Option<Language> {
     let ext = Path::new(path).extension()?.to_str()?;
     TABLE.iter().find(|spec| spec.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext))).map(Language)
+}
+
+/// The language of the table row named `name` (`"javascript"`, `"css"`): for text
+/// embedded in another language, such as a page's `<script>`.
+pub(crate) fn language_named(name: &str) -> Option<Language> {
+    TABLE.iter().find(|spec| spec.name == name).map(Language)
 }
 
 /// Which language a Markdown fenced code block is checked as, from the first word of

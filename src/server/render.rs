@@ -51,10 +51,10 @@ pub fn error_result(text: &str) -> CallToolResult {
 fn kind_name(kind: crate::check::stubs::StubKind) -> &'static str {
     use crate::check::stubs::StubKind::*;
     match kind {
+        NoCode => "no code",
         PlaceholderComment => "placeholder comment",
         StubBody => "stub body",
         EmptyHtmlBody => "empty body",
-        EndsMidToken => "ends mid-token",
         LinkedAsset => "linked asset",
     }
 }

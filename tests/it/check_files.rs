@@ -110,11 +110,42 @@ async fn check_files_catches_a_stubbed_frontend_next_to_a_complete_backend() {
         "{text}"
     );
     let app_stubs = by("web/app.js")["stubs"].as_array().unwrap().clone();
-    assert_eq!(
-        app_stubs.iter().map(|s| s["line"].as_u64().unwrap()).collect::<Vec<_>>(),
-        [1, 2, 6],
+    assert_eq!(app_stubs.iter().map(|s| s["line"].as_u64().unwrap()).collect::<Vec<_>>(), [2, 6], "{text}");
+    assert!(
+        text.contains("verdict: 1 file complete, 2 with stubs (web/app.js:2 body of `render` is only a comment saying the code goes here; web/index.html:4 links style.css"),
         "{text}"
     );
-    assert!(text.contains("verdict: 1 file complete, 2 with stubs (web/app.js:1 `render` has an empty body; web/index.html:4 links style.css"), "{text}");
+    server.stop().await;
+}
+
+/// The stub page from the field: `app.js` holds one TODO comment. The script is not
+/// complete (it has no code), and the page that links it says so.
+#[tokio::test]
+async fn a_page_whose_script_is_a_one_line_todo_is_caught() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    let html = "<!doctype html>\n<html>\n<head>\n  <link rel=\"stylesheet\" href=\"style.css\">\n</head>\n<body>\n  <div id=\"timer\">00:00</div>\n  <script src=\"app.js\"></script>\n</body>\n</html>\n";
+    let css = "/* The styles will be written later. */\n";
+    let app = "// TODO: implement the timer logic here\n";
+    for (path, content) in [("index.html", html), ("style.css", css), ("app.js", app)] {
+        server.call("write_file", json!({"path": path, "content": content})).await.ok();
+    }
+    let reply = server.call("check_files", json!({})).await.ok();
+    let text = reply.text();
+    let j = reply.json();
+    assert_eq!(j["complete"], 0, "{text}");
+    assert_eq!(j["all_complete"], false, "{text}");
+    let files = j["files"].as_array().unwrap();
+    let by = |p: &str| files.iter().find(|f| f["path"] == p).unwrap().clone();
+    for script in ["app.js", "style.css"] {
+        assert_eq!(by(script)["status"], "stubs", "{text}");
+        assert_eq!(by(script)["stubs"][0]["kind"], "no_code", "{text}");
+    }
+    let page = by("index.html");
+    assert_eq!(page["status"], "stubs", "{text}");
+    let messages: Vec<&str> =
+        page["stubs"].as_array().unwrap().iter().filter_map(|s| s["message"].as_str()).collect();
+    assert!(messages.iter().any(|m| m.contains("app.js") && m.contains("no code")), "{text}");
+    assert!(messages.iter().any(|m| m.contains("style.css") && m.contains("no code")), "{text}");
     server.stop().await;
 }

@@ -1,0 +1,179 @@
+//! HTML pages, on tree-sitter-html's tree: an empty `<body>`, the scripts and
+//! stylesheets a page links (the caller checks that they exist and hold code), and the
+//! placeholders inside inline `<script>` and `<style>` elements, each scanned with its
+//! own language's rules.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use tree_sitter::Node;
+
+use super::super::languages::{Language, language_named};
+use super::super::report::Locator;
+use super::{File, Found, PARSE_BUDGET, StubKind, is_comment};
+
+/// A local file an HTML page loads: a script or a stylesheet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Linked {
+    /// 1-based line of the attribute's value.
+    pub line: usize,
+    /// `"src"` for a script, `"href"` for a stylesheet.
+    pub attr: &'static str,
+    /// The path as written, without `?query` or `#fragment`; relative to the page.
+    pub target: String,
+}
+
+/// Check `node` if it is a `<body>`, a `<script>` or a `<style>`.
+pub(super) fn visit(file: &File, node: Node, found: &mut Vec<Found>) {
+    match node.kind() {
+        "element" if tag_name(file.text, node).eq_ignore_ascii_case("body") && is_empty_body(node) => {
+            found.push(file.found(node.start_byte(), StubKind::EmptyHtmlBody, "the <body> is empty"));
+        }
+        "script_element" if runs_javascript(file.text, node) => embedded(file, node, "javascript", found),
+        "style_element" => embedded(file, node, "css", found),
+        _ => {}
+    }
+}
+
+/// A closed `<body>` with nothing but comments in it (blank text makes no node). An
+/// open one is only not written yet.
+fn is_empty_body(body: Node) -> bool {
+    let mut cursor = body.walk();
+    let children: Vec<Node> = body.named_children(&mut cursor).collect();
+    let closed = children.iter().any(|c| c.kind() == "end_tag");
+    closed && children.iter().all(|c| matches!(c.kind(), "start_tag" | "end_tag") || is_comment(*c))
+}
+
+/// Scan the text of an inline `<script>` or `<style>` as `language`.
+fn embedded(file: &File, element: Node, language: &str, found: &mut Vec<Found>) {
+    let (Some(lang), Some(raw)) = (language_named(language), child_of_kind(element, "raw_text")) else {
+        return;
+    };
+    let inner = File {
+        path: file.path,
+        lang,
+        text: file.text_of(raw),
+        base: file.base + raw.start_byte(),
+        deadline: file.deadline,
+    };
+    if let Some(tree) = inner.parse() {
+        inner.scan(tree.root_node(), found);
+    }
+}
+
+/// Whether a `<script>` holds JavaScript: no `type`, or a JavaScript or module type
+/// (not a template or JSON data block).
+fn runs_javascript(text: &str, script: Node) -> bool {
+    let Some(start) = child_of_kind(script, "start_tag") else { return false };
+    match attributes(text, start).into_iter().find(|(name, _)| name.eq_ignore_ascii_case("type")) {
+        None => true,
+        Some((_, value)) => {
+            let value = value.trim().to_ascii_lowercase();
+            value.is_empty()
+                || value == "module"
+                || value.ends_with("javascript")
+                || value.ends_with("ecmascript")
+        }
+    }
+}
+
+/// The local scripts (`<script src>`) and stylesheets (`<link rel="stylesheet" href>`)
+/// an HTML page links, in text order.
+///
+/// Remote and inline targets are skipped (`http:`, `https:`, any other scheme such as
+/// `data:` or `mailto:`, `//host`, `#fragment`); tags inside `<!-- -->` do not count.
+pub fn linked_assets(html: &str) -> Vec<Linked> {
+    let Some(lang) = language_named("html") else { return Vec::new() };
+    let Some(tree) = parse(lang, html) else { return Vec::new() };
+    let mut links: Vec<(usize, &'static str, String)> = Vec::new();
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let tag = match node.kind() {
+            "script_element" => child_of_kind(node, "start_tag"),
+            "element" => child_of_kind(node, "start_tag").or_else(|| child_of_kind(node, "self_closing_tag")),
+            "self_closing_tag" => Some(node),
+            _ => None,
+        };
+        if let Some(tag) = tag {
+            let name = tag_name_of_tag(html, tag);
+            let attrs = attributes(html, tag);
+            let get = |wanted: &str| attrs.iter().find(|(n, _)| n.eq_ignore_ascii_case(wanted));
+            let link = if name.eq_ignore_ascii_case("script") {
+                get("src").map(|a| ("src", a))
+            } else if name.eq_ignore_ascii_case("link")
+                && get("rel").is_some_and(|(_, rel)| {
+                    rel.split_ascii_whitespace().any(|t| t.eq_ignore_ascii_case("stylesheet"))
+                })
+            {
+                get("href").map(|a| ("href", a))
+            } else {
+                None
+            };
+            if let Some((attr, (_, value))) = link
+                && let Some(target) = local_target(value)
+            {
+                let at = value.as_ptr() as usize - html.as_ptr() as usize;
+                links.push((at, attr, target));
+            }
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    links.sort_by_key(|l| l.0);
+    let mut locator = Locator::new(html);
+    links.into_iter().map(|(at, attr, target)| Linked { line: locator.locate(at).0, attr, target }).collect()
+}
+
+fn parse(lang: Language, text: &str) -> Option<tree_sitter::Tree> {
+    super::super::syntax::parse_until(lang, text, None, Instant::now() + PARSE_BUDGET)
+}
+
+/// The first child of `node` of `kind`.
+fn child_of_kind<'a>(node: Node<'a>, kind: &str) -> Option<Node<'a>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).find(|c| c.kind() == kind)
+}
+
+/// The tag name of an element (`body`), from its start tag.
+fn tag_name<'t>(text: &'t str, element: Node) -> &'t str {
+    child_of_kind(element, "start_tag").map_or("", |tag| tag_name_of_tag(text, tag))
+}
+
+fn tag_name_of_tag<'t>(text: &'t str, tag: Node) -> &'t str {
+    child_of_kind(tag, "tag_name").and_then(|n| text.get(n.byte_range())).unwrap_or_default()
+}
+
+/// The attributes of a start tag as (name, value) slices of `text`; a value is empty
+/// for a bare attribute.
+fn attributes<'t>(text: &'t str, tag: Node) -> Vec<(&'t str, &'t str)> {
+    let mut cursor = tag.walk();
+    tag.named_children(&mut cursor)
+        .filter(|a| a.kind() == "attribute")
+        .filter_map(|attr| {
+            let name = text.get(child_of_kind(attr, "attribute_name")?.byte_range())?;
+            let value = child_of_kind(attr, "quoted_attribute_value")
+                .and_then(|q| child_of_kind(q, "attribute_value"))
+                .or_else(|| child_of_kind(attr, "attribute_value"))
+                .and_then(|v| text.get(v.byte_range()))
+                .unwrap_or_else(|| &text[attr.end_byte()..attr.end_byte()]);
+            Some((name, value))
+        })
+        .collect()
+}
+
+/// The local path a link's value names, without `?query` or `#fragment`; None for a
+/// remote or inline target.
+fn local_target(value: &str) -> Option<String> {
+    let value = value.trim();
+    if value.starts_with("//") || value.starts_with('#') {
+        return None;
+    }
+    // Any scheme (`https:`, `data:`, `mailto:`, `javascript:`) means not a local file.
+    let scheme_end = value.find(|c: char| !(c.is_ascii_alphanumeric() || "+.-".contains(c)));
+    if scheme_end.is_some_and(|e| e > 0 && value[e..].starts_with(':')) {
+        return None;
+    }
+    let path = value.split(['?', '#']).next().unwrap_or_default();
+    (!path.is_empty()).then(|| path.to_owned())
+}

@@ -1,0 +1,394 @@
+//! Signs that an agent left a placeholder where code should be, read off the syntax tree.
+//!
+//! Agents that write in pieces sometimes stop early, or "abbreviate" with
+//! `// ... rest of the code ...`, and then call the file done. `check_files` reports
+//! these as `stubs`; writes and edits mention them as warnings, never as a refusal: a
+//! heuristic that blocks a legitimate file makes the agent loop.
+//!
+//! # One table, one tree
+//! The language comes from the one table in `languages.rs` (its `stubs` column says
+//! which rules apply) and the text is parsed with that row's tree-sitter grammar, so a
+//! comment is a comment node, a string is never mistaken for one, and a function body
+//! is the grammar's body. What is looked for:
+//! - [`StubKind::NoCode`]: a file with only comments and whitespace (a module
+//!   docstring or a `"use strict"` directive counts as a comment here). An empty or
+//!   comment-only `__init__.py` is idiomatic and not flagged.
+//! - [`StubKind::PlaceholderComment`]: a comment made only of placeholder words
+//!   (`// ... rest of the code`, `# existing code here`, `/* implementation omitted
+//!   for brevity */`); see `placeholder.rs`. An ordinary `// TODO: handle unicode`
+//!   next to code is left alone.
+//! - [`StubKind::StubBody`]: a function whose body is only a placeholder: per language
+//!   in `python.rs`, `script.rs`, `rust.rs`, with the idioms that look alike but are
+//!   not stubs (abstract methods, documented hooks, exception classes, `.pyi` files).
+//! - [`StubKind::EmptyHtmlBody`], and the scripts and stylesheets of a page, with the
+//!   placeholders inside them: `html.rs`.
+//!
+//! Pure: no file I/O. Linked files are read by the caller (see [`linked_assets`]).
+
+mod html;
+mod placeholder;
+mod python;
+mod rust;
+mod script;
+
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use tree_sitter::Node;
+
+use super::languages::{Language, language_for};
+use super::report::Locator;
+use super::syntax::parse_until;
+
+pub use html::{Linked, linked_assets};
+
+/// At most this many stubs are listed by [`find_stubs`]: the model needs the first
+/// few to see the pattern, and a long list costs tokens for nothing.
+pub const MAX_STUBS: usize = 10;
+
+/// Time allowed for the parse behind one scan; past it, no stubs are reported.
+const PARSE_BUDGET: Duration = Duration::from_secs(1);
+
+/// One sign of a placeholder or of a file with no code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Stub {
+    /// 1-based line, where the fix goes.
+    pub line: usize,
+    /// Which sign this is.
+    pub kind: StubKind,
+    /// Short and specific, e.g. "placeholder comment stands in for code".
+    pub message: String,
+    /// The line, trimmed and cut to about 200 characters.
+    pub source: String,
+}
+
+/// The kinds of sign looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StubKind {
+    /// The file holds only comments and whitespace: its code was never written.
+    NoCode,
+    /// A comment such as `// ... rest of the code ...` where code should be.
+    PlaceholderComment,
+    /// A function whose whole body is a placeholder: `pass  # TODO`, `...`, `todo!()`,
+    /// a not-implemented error, or only a comment saying the code goes here.
+    StubBody,
+    /// An HTML `<body>` with nothing but whitespace and comments in it.
+    EmptyHtmlBody,
+    /// A script or stylesheet an HTML page links is missing, empty or has no code
+    /// (found by the caller, which can look at other files).
+    LinkedAsset,
+}
+
+/// Which stub rules apply to a language: a column of the language table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rules {
+    /// Python's stub bodies (`python.rs`).
+    Python,
+    /// JavaScript and TypeScript stub bodies (`script.rs`).
+    Script,
+    /// Rust's `todo!()` and friends (`rust.rs`).
+    Rust,
+    /// HTML pages: empty body, and their scripts and styles (`html.rs`).
+    Html,
+    /// Only comments: placeholders and files with no code (CSS, Bash, YAML, TOML).
+    Comments,
+    /// Not looked at: data (JSON) and prose (Markdown).
+    None,
+}
+
+/// The first [`MAX_STUBS`] signs in `text`, in text order, at most one per line.
+/// `path` decides the language, as for the syntax check; a file type that is not
+/// checked yields nothing. Use [`find_all_stubs`] to count what was left off.
+pub fn find_stubs(path: &str, text: &str) -> Vec<Stub> {
+    let mut stubs = find_all_stubs(path, text);
+    stubs.truncate(MAX_STUBS);
+    stubs
+}
+
+/// Every sign [`find_stubs`] would list, uncapped: its length minus [`MAX_STUBS`] is
+/// the "and N more" count.
+pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
+    let Some(lang) = language_for(path) else { return Vec::new() };
+    if text.len() > super::MAX_CHECK_BYTES || text.contains('\0') {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    let deadline = Instant::now() + PARSE_BUDGET;
+    let file = File { path, lang, text, base: 0, deadline };
+    if let Some(tree) = file.parse() {
+        let root = tree.root_node();
+        if !text.trim().is_empty() && !has_code(root, text) {
+            if !idiomatically_empty(path) {
+                let at = text.len() - text.trim_start().len();
+                found.push(Found::new(at, StubKind::NoCode, "no code: the file holds only comments"));
+            }
+        } else {
+            file.scan(root, &mut found);
+        }
+    }
+    found.sort_by_key(|f| f.at);
+    let mut locator = Locator::new(text);
+    let mut stubs: Vec<Stub> = found
+        .into_iter()
+        .map(|f| {
+            let (line, _, source) = locator.locate(f.at);
+            Stub { line, kind: f.kind, message: f.message, source: source.trim().to_owned() }
+        })
+        .collect();
+    stubs.dedup_by_key(|s| s.line);
+    stubs
+}
+
+/// Whether `text`, as the file type of `path`, holds any code: None when the type is
+/// not checked or the text cannot be parsed in time. Comments, whitespace, a module
+/// docstring and a `"use strict"` directive are not code.
+pub fn holds_code(path: &str, text: &str) -> Option<bool> {
+    let lang = language_for(path)?;
+    if lang.spec().stubs == Rules::None || text.contains('\0') || text.len() > super::MAX_CHECK_BYTES {
+        return None;
+    }
+    let file = File { path, lang, text, base: 0, deadline: Instant::now() + PARSE_BUDGET };
+    let tree = file.parse()?;
+    Some(has_code(tree.root_node(), text))
+}
+
+/// `__init__.py` marks a package; empty, or a license header only, is its usual form.
+fn idiomatically_empty(path: &str) -> bool {
+    path.rsplit(['/', '\\']).next().is_some_and(|name| name == "__init__.py")
+}
+
+/// A finding before it is located: a byte offset into the whole text.
+struct Found {
+    at: usize,
+    kind: StubKind,
+    message: String,
+}
+
+impl Found {
+    fn new(at: usize, kind: StubKind, message: impl Into<String>) -> Self {
+        Found { at, kind, message: message.into() }
+    }
+}
+
+/// One text being scanned: a file, or a `<script>` or `<style>` inside a page.
+struct File<'t> {
+    /// The file's path, for its name (`.pyi`, `__init__.py`).
+    path: &'t str,
+    lang: Language,
+    /// The text parsed: the whole file, or an embedded script.
+    text: &'t str,
+    /// Where `text` starts in the whole file.
+    base: usize,
+    deadline: Instant,
+}
+
+impl<'t> File<'t> {
+    fn parse(&self) -> Option<tree_sitter::Tree> {
+        if self.lang.spec().stubs == Rules::None {
+            return None;
+        }
+        parse_until(self.lang, self.text, None, self.deadline)
+    }
+
+    /// The text of a node.
+    fn text_of(&self, node: Node) -> &'t str {
+        self.text.get(node.byte_range()).unwrap_or_default()
+    }
+
+    /// A finding at `at`, an offset in `text`.
+    fn found(&self, at: usize, kind: StubKind, message: impl Into<String>) -> Found {
+        Found::new(self.base + at, kind, message)
+    }
+
+    /// Every placeholder and stub body under `root`.
+    fn scan(&self, root: Node, found: &mut Vec<Found>) {
+        let rules = self.lang.spec().stubs;
+        let mut comments = Vec::new();
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            if is_comment(node) {
+                comments.push(node);
+                continue;
+            }
+            match rules {
+                Rules::Python => python::visit(self, node, found),
+                Rules::Script => script::visit(self, node, found),
+                Rules::Rust => rust::visit(self, node, found),
+                Rules::Html => html::visit(self, node, found),
+                Rules::Comments | Rules::None => {}
+            }
+            // Children in reverse so that they pop in text order.
+            let mut cursor = node.walk();
+            let children: Vec<Node> = node.children(&mut cursor).collect();
+            stack.extend(children.into_iter().rev());
+        }
+        self.placeholder_comments(&comments, found);
+    }
+
+    /// Comments made only of placeholder words. Consecutive full-line comments are read
+    /// as one text: "// The rest of the code" followed by "// assumes sorted input." is
+    /// prose, not a placeholder.
+    fn placeholder_comments(&self, comments: &[Node], found: &mut Vec<Found>) {
+        let text = self.text;
+        let views: Vec<CommentView> = comments.iter().map(|&c| CommentView::of(c, text)).collect();
+        let mut group_start = 0;
+        for i in 0..views.len() {
+            let continues = views.get(i + 1).is_some_and(|next| {
+                let this = &views[i];
+                let between = text.get(this.end..next.start).unwrap_or("x");
+                this.own_line
+                    && next.own_line
+                    && this.to_line_end
+                    && between.trim().is_empty()
+                    && between.matches('\n').count() == 1
+            });
+            if continues {
+                continue;
+            }
+            let group = &views[group_start..=i];
+            group_start = i + 1;
+            let whole = text.get(group[0].start..group[group.len() - 1].end).unwrap_or_default();
+            let whole_stands_in = placeholder::stands_in(whole);
+            for comment in group {
+                if let Some(at) = comment.placeholder_at(group.len() == 1 || whole_stands_in) {
+                    found.push(self.found(
+                        at,
+                        StubKind::PlaceholderComment,
+                        "placeholder comment stands in for code",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Where a comment sits, for the placeholder rules.
+struct CommentView<'t> {
+    start: usize,
+    end: usize,
+    body: &'t str,
+    /// Nothing but whitespace before it on its line.
+    own_line: bool,
+    /// Nothing but whitespace after it on its line.
+    to_line_end: bool,
+}
+
+impl<'t> CommentView<'t> {
+    fn of(node: Node, text: &'t str) -> Self {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+        CommentView {
+            start,
+            end,
+            body: text.get(start..end).unwrap_or_default(),
+            own_line: text[line_start..start].trim().is_empty(),
+            to_line_end: text[end..line_end].trim().is_empty(),
+        }
+    }
+
+    /// Where to report this comment as a placeholder, if it is one. `in_context`: it
+    /// stands alone, or the comments around it read as a placeholder too.
+    fn placeholder_at(&self, in_context: bool) -> Option<usize> {
+        let body = self.body;
+        if !placeholder::stands_in(body) {
+            return None;
+        }
+        let bare = placeholder::words(body).is_empty();
+        let strong = placeholder::strong_placeholder(body);
+        let alone = in_context || strong || placeholder::has_ellipsis(body) && !bare;
+        // After code on its line a comment describes that code (`self // unchanged`),
+        // and `items, // ...` says "and so on".
+        let after_code = !self.own_line && (bare || !placeholder::has_ellipsis(body) && !strong);
+        // Doc comments hold examples, where a placeholder is the point.
+        let doc =
+            ["///", "//!", "/**", "/*!"].iter().any(|m| body.starts_with(m)) && !body.starts_with("/**/");
+        if !alone || after_code || doc {
+            return None;
+        }
+        let first_word = body.find(|c: char| c.is_alphanumeric() || c == '.' || c == '…');
+        Some(self.start + first_word.unwrap_or(0))
+    }
+}
+
+/// Comment nodes of every grammar in the table: `comment`, `line_comment`,
+/// `block_comment`, `html_comment`.
+fn is_comment(node: Node) -> bool {
+    node.kind().ends_with("comment")
+}
+
+/// Whether the tree holds code: a named leaf outside comments, other than a top-level
+/// docstring or directive (a string that is a whole statement of the module).
+fn has_code(root: Node, text: &str) -> bool {
+    let mut cursor = root.walk();
+    let top: Vec<Node> = root.named_children(&mut cursor).collect();
+    top.into_iter().any(|node| !is_comment(node) && !is_lone_string(node) && holds_named_leaf(node, text))
+}
+
+/// `"""Docstring."""` or `"use strict";`: an expression statement that is one string.
+fn is_lone_string(node: Node) -> bool {
+    node.kind() == "expression_statement"
+        && node.named_child_count() == 1
+        && node.named_child(0).is_some_and(|c| matches!(c.kind(), "string" | "concatenated_string"))
+}
+
+/// Whether `node` is or contains a named leaf that is not in a comment. YAML's `---`
+/// and an empty document are anonymous or childless, so they are not code.
+fn holds_named_leaf(node: Node, text: &str) -> bool {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if is_comment(n) {
+            continue;
+        }
+        if n.child_count() == 0 {
+            if n.is_named() && !text.get(n.byte_range()).unwrap_or_default().trim().is_empty() {
+                return true;
+            }
+            continue;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.children(&mut cursor));
+    }
+    false
+}
+
+/// The comments directly inside `node` (its children), for rules about bodies.
+fn child_comments<'a>(node: Node<'a>) -> Vec<Node<'a>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).filter(|c| is_comment(*c)).collect()
+}
+
+/// The named children of `node` that are not comments: a body's statements.
+fn statements<'a>(node: Node<'a>) -> Vec<Node<'a>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor).filter(|c| !is_comment(*c)).collect()
+}
+
+/// The words of every comment directly in `node` plus `extra` text.
+fn comment_words(file: &File, node: Node, extra: &str) -> Vec<String> {
+    let mut all = String::from(extra);
+    for c in child_comments(node) {
+        all.push(' ');
+        all.push_str(file.text_of(c));
+    }
+    placeholder::words(&all)
+}
+
+/// A body with no statements whose comments say the code goes here:
+/// `function start() { // TODO: timer logic }`. Reported at its first comment.
+fn comment_only_body(file: &File, body: Node, name: &str, found: &mut Vec<Found>) {
+    let comments = child_comments(body);
+    let Some(first) = comments.first() else { return };
+    if !statements(body).is_empty() || placeholder::noop_like(name) {
+        return;
+    }
+    if placeholder::says_code_goes_here(&comment_words(file, body, "")) {
+        let message = format!("body of `{name}` is only a comment saying the code goes here");
+        found.push(file.found(first.start_byte(), StubKind::StubBody, message));
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,205 @@
+//! Python stub bodies, on tree-sitter-python's tree.
+//!
+//! A function whose body (after its docstring) is only `pass`, `...` or
+//! `raise NotImplementedError` may be a stub or an idiom; what tells them apart:
+//! - `...` is a stub, except in `.pyi` files, under `@abstractmethod` or `@overload`,
+//!   and in a `Protocol` or abstract base class.
+//! - `raise NotImplementedError` is a stub unless something marks the method as
+//!   abstract: the decorators and classes above, a base-class name (`BaseX`,
+//!   `XMixin`), a message that names subclasses, another class of the file that
+//!   defines the same method, or a docstring that says it is meant to be overridden.
+//! - `pass` (or only a docstring) in a method is how the standard library writes hooks
+//!   meant to be overridden, so it is a stub only with a placeholder comment beside it
+//!   (`pass  # TODO`); a module-level function that is only `pass` is a stub.
+//! - Any of these with a docstring or comment that says doing nothing is intended
+//!   ("Hook for subclasses", "# no-op"), or with a no-op name, is not a stub.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::{File, Found, StubKind, comment_words, placeholder, statements};
+
+/// Check `node` if it is a function definition.
+pub(super) fn visit(file: &File, node: Node, found: &mut Vec<Found>) {
+    if node.kind() == "function_definition"
+        && let Some((at, message)) = stub_body(file, node)
+    {
+        found.push(file.found(at, StubKind::StubBody, message));
+    }
+}
+
+/// What a body holds besides its docstring and comments, when that is a placeholder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Only {
+    Pass,
+    Ellipsis,
+    NotImplemented,
+    Docstring,
+}
+
+fn stub_body(file: &File, func: Node) -> Option<(usize, String)> {
+    let body = func.child_by_field_name("body")?;
+    let mut stmts = statements(body);
+    let docstring = stmts.first().copied().filter(|s| super::is_lone_string(*s));
+    if docstring.is_some() {
+        stmts.remove(0);
+    }
+    let (only, at) = match stmts[..] {
+        [] => (Only::Docstring, docstring?.start_byte()),
+        [s] => (classify(file, s)?, s.start_byte()),
+        _ => return None,
+    };
+    let name = func.child_by_field_name("name").map(|n| file.text_of(n)).unwrap_or("?");
+    let docstring_text = docstring.map(|d| file.text_of(d)).unwrap_or_default();
+    let words = comment_words(file, body, docstring_text);
+    if placeholder::noop_like(name) || placeholder::explains_no_op(&words) {
+        return None;
+    }
+    let placeholder_comment = words.iter().any(|w| matches!(w.as_str(), "todo" | "fixme" | "tbd" | "xxx"))
+        || super::child_comments(body).iter().any(|c| placeholder::stands_in(file.text_of(*c)));
+    let stub_file = file.path.to_ascii_lowercase().ends_with(".pyi");
+    let (outer, decorators) = decorators(file, func);
+    let class = enclosing_class(outer);
+    let abstract_by_declaration = stub_file
+        || decorators.iter().any(|d| {
+            matches!(
+                *d,
+                "abstractmethod"
+                    | "abstractproperty"
+                    | "abstractclassmethod"
+                    | "abstractstaticmethod"
+                    | "overload"
+            )
+        })
+        || class.is_some_and(|c| abstract_class(file, c));
+    let what = match only {
+        Only::Pass => "pass",
+        Only::Ellipsis => "...",
+        Only::NotImplemented => "raise NotImplementedError",
+        Only::Docstring => "a docstring",
+    };
+    let message = format!("body of `{name}` is only `{what}`");
+    let stub = match only {
+        _ if abstract_by_declaration => false,
+        _ if placeholder_comment => true,
+        Only::Ellipsis => true,
+        Only::NotImplemented => {
+            let overridden = class.is_some_and(|c| defined_in_another_class(file, c, name));
+            let raised = stmts.first().map(|s| file.text_of(*s)).unwrap_or_default();
+            !overridden && !placeholder::says_abstract(raised) && !placeholder::says_abstract(docstring_text)
+        }
+        Only::Pass | Only::Docstring => class.is_none() && is_module_level(outer),
+    };
+    stub.then_some((at, message))
+}
+
+/// Which placeholder statement `stmt` is, if any.
+fn classify(file: &File, stmt: Node) -> Option<Only> {
+    match stmt.kind() {
+        "pass_statement" => Some(Only::Pass),
+        "expression_statement"
+            if stmt.named_child_count() == 1
+                && stmt.named_child(0).is_some_and(|c| c.kind() == "ellipsis") =>
+        {
+            Some(Only::Ellipsis)
+        }
+        "raise_statement" => {
+            let raised = stmt.named_child(0)?;
+            let callee = match raised.kind() {
+                "call" => raised.child_by_field_name("function")?,
+                _ => raised,
+            };
+            let name = file.text_of(callee);
+            (name.rsplit('.').next() == Some("NotImplementedError")).then_some(Only::NotImplemented)
+        }
+        _ => None,
+    }
+}
+
+/// The node that sits in the enclosing block (the decorated definition, if any) and
+/// the last dotted part of each decorator's name (`abc.abstractmethod` ->
+/// `abstractmethod`).
+fn decorators<'t>(file: &File<'t>, func: Node<'t>) -> (Node<'t>, Vec<&'t str>) {
+    let Some(parent) = func.parent().filter(|p| p.kind() == "decorated_definition") else {
+        return (func, Vec::new());
+    };
+    let mut cursor = parent.walk();
+    let names = parent
+        .named_children(&mut cursor)
+        .filter(|d| d.kind() == "decorator")
+        .map(|d| {
+            let decorator = file.text_of(d).trim_start_matches('@');
+            let callee = decorator.split('(').next().unwrap_or_default().trim();
+            callee.rsplit('.').next().unwrap_or_default()
+        })
+        .collect();
+    (parent, names)
+}
+
+/// The class whose body holds `outer` directly, if any.
+fn enclosing_class(outer: Node) -> Option<Node> {
+    outer
+        .parent()
+        .filter(|b| b.kind() == "block")
+        .and_then(|b| b.parent())
+        .filter(|c| c.kind() == "class_definition")
+}
+
+/// Whether a function sits at the top level of its module.
+fn is_module_level(outer: Node) -> bool {
+    outer.parent().is_some_and(|p| p.kind() == "module")
+}
+
+/// A class whose methods are meant to be filled in by others: a `Protocol`, an `ABC`
+/// or `metaclass=ABCMeta` class, or one named as a base (`BaseHandler`,
+/// `AbstractLoop`, `HandlerBase`, `ReprMixin`, `Interface`).
+fn abstract_class(file: &File, class: Node) -> bool {
+    let name = class.child_by_field_name("name").map(|n| file.text_of(n)).unwrap_or_default();
+    let bases = class.child_by_field_name("superclasses").map(|s| file.text_of(s)).unwrap_or_default();
+    let base_words = ["Protocol", "ABC", "ABCMeta", "Generic"];
+    bases.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| base_words.contains(&w))
+        || name.starts_with("Base")
+        || name.starts_with("Abstract")
+        || name.starts_with("_Base")
+        || name.ends_with("Base")
+        || name.ends_with("Mixin")
+        || name.ends_with("Interface")
+}
+
+/// Whether a class of the same file other than `class` defines a method `name`: then
+/// `class` declares what its subclasses implement.
+fn defined_in_another_class(file: &File, class: Node, name: &str) -> bool {
+    let root = {
+        let mut n = class;
+        while let Some(p) = n.parent() {
+            n = p;
+        }
+        n
+    };
+    methods_by_class(file, root)
+        .into_iter()
+        .any(|(other, names)| other != class.id() && names.contains(&name))
+}
+
+/// The method names of every class in the tree, by class node id.
+fn methods_by_class<'t>(file: &File<'t>, root: Node<'t>) -> HashMap<usize, Vec<&'t str>> {
+    let mut out: HashMap<usize, Vec<&'t str>> = HashMap::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "function_definition"
+            && let Some(class) = enclosing_class(decorated(node))
+            && let Some(name) = node.child_by_field_name("name")
+        {
+            out.entry(class.id()).or_default().push(file.text_of(name));
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    out
+}
+
+/// The decorated definition around a function, or the function itself.
+fn decorated(func: Node) -> Node {
+    func.parent().filter(|p| p.kind() == "decorated_definition").unwrap_or(func)
+}
