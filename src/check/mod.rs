@@ -7,8 +7,8 @@
 //! - `languages.rs`: the one table (extensions, grammar, who decides validity).
 //! - `parsers/`: each language's own parser (Ruff's for Python, oxc for
 //!   JavaScript/TypeScript, rust-analyzer's for Rust, serde_json, toml_edit, saphyr),
-//!   turning its first error into one [`parsers::Failure`].
-//! - `resume.rs`: where a later check may start parsing again after an append.
+//!   turning its first error into one `Failure` and saying where the last top-level
+//!   statement before it starts: where the check after an append resumes.
 //! - `syntax.rs`: tree-sitter parsing under a deadline, for the syntax tree and for
 //!   the languages without a parser of their own (HTML, CSS, Bash).
 //! - `markdown.rs`: the fenced code blocks of a Markdown text, each checked as its language.
@@ -29,7 +29,6 @@ mod languages;
 mod markdown;
 mod parsers;
 mod report;
-mod resume;
 pub mod stubs;
 mod syntax;
 
@@ -40,7 +39,7 @@ pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, Problem, Report, Status};
 pub use syntax::parse_tree;
 
 use languages::Validator;
-use parsers::Failure;
+use parsers::Parsed;
 use report::{Locator, locate};
 use syntax::{Finding, content_end, findings, parse_until};
 
@@ -135,19 +134,13 @@ fn check_from(path: &str, text: &str, prior: Option<Prior>, deadline: Instant) -
 
 /// The verdict of the language's own parser on `text`, parsing only `text[from..]`
 /// (`text[..from]` is known to parse on its own, ending where a top-level statement
-/// starts).
+/// starts), and where the next check may resume.
 fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Report, Option<Prior>) {
     let name = lang.name();
     if nesting_depth(&text[from..]) > MAX_NESTING {
         return (Report::not_checked(Some(name), "nested too deeply"), None);
     }
-    let failure = first_failure(lang, path, text, from);
-    let next = match &failure {
-        Some(f) if !f.at_end => from,
-        _ => {
-            resume::advance(text, from, lang, |upto| first_failure(lang, path, &text[..upto], from).is_none())
-        }
-    };
+    let Parsed { failure, resume } = reference_parse(lang, path, text, from);
     let report = match failure {
         None => Report::ok(name),
         // "Nothing written yet": an empty JSON text.
@@ -160,14 +153,14 @@ fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Re
             Report::found(name, status, vec![Problem { line, column, message: f.describe(text), source }])
         }
     };
-    (report, Some(Prior::Resume(next)))
+    (report, Some(Prior::Resume(resume)))
 }
 
-/// The first failure of `text[from..]` by the language's own parser, with offsets in
-/// `text`. The parse runs on a thread with a large stack: the parsers descend
-/// recursively, and [`MAX_NESTING`] levels of brackets must not overflow a tool
-/// call's stack.
-fn first_failure(lang: Language, path: &str, text: &str, from: usize) -> Option<Failure> {
+/// The reference parser's verdict on `text[from..]`, with offsets in `text`. The parse
+/// runs on a thread with a large stack when the text nests deeply: the parsers descend
+/// recursively, and [`MAX_NESTING`] levels of brackets must not overflow a tool call's
+/// stack.
+fn reference_parse(lang: Language, path: &str, text: &str, from: usize) -> Parsed {
     let part = &text[from..];
     let judge = || match lang.spec().validator {
         Validator::Python => parsers::python::parse(part, path.to_ascii_lowercase().ends_with(".pyi")),
@@ -178,9 +171,9 @@ fn first_failure(lang: Language, path: &str, text: &str, from: usize) -> Option<
         Validator::Json => parsers::json::parse(part),
         Validator::Toml => parsers::toml::parse(part),
         Validator::Yaml => parsers::yaml::parse(part),
-        Validator::TreeSitter | Validator::Markdown => None,
+        Validator::TreeSitter | Validator::Markdown => Parsed::default(),
     };
-    let failure = if nesting_depth(part) <= SHALLOW_NESTING {
+    let parsed = if nesting_depth(part) <= SHALLOW_NESTING {
         judge()
     } else {
         std::thread::scope(|scope| {
@@ -189,10 +182,10 @@ fn first_failure(lang: Language, path: &str, text: &str, from: usize) -> Option<
                 .spawn_scoped(scope, judge)
                 .ok()
                 .and_then(|handle| handle.join().ok())
-                .flatten()
+                .unwrap_or_default()
         })
     };
-    failure.map(|f| f.shifted(from))
+    Parsed { failure: parsed.failure.map(|f| f.shifted(from)), resume: from + parsed.resume }
 }
 
 /// Brackets nested at most this deep are parsed on the caller's stack; deeper texts

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::Failure;
+use super::{Failure, Parsed};
 
 /// The first problem of a JSON text, None when it is valid.
 ///
@@ -16,7 +16,12 @@ use super::Failure;
 /// unfinished; any other error is broken.
 ///
 /// Known limit: serde_json refuses nesting deeper than 128 as an error.
-pub(crate) fn parse(text: &str) -> Option<Failure> {
+pub(crate) fn parse(text: &str) -> Parsed {
+    Parsed::whole(first_failure(text))
+}
+
+/// The first problem of `text`, None when it parses.
+fn first_failure(text: &str) -> Option<Failure> {
     // A UTF-8 byte order mark is common from Windows editors and harmless to readers
     // that strip it; serde_json does not, so skip it and keep offsets right.
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);

@@ -5,6 +5,10 @@
 //!
 //! Each module turns its parser's first error into one [`Failure`]: where it is, what
 //! it is in the language's own words, and whether it is *at the end of the input*.
+//! Each also says where the last top-level statement before its first error starts
+//! ([`Parsed::resume`]), read off its own syntax tree: the text before that point
+//! parses on its own, so after an append only the text from there is parsed again.
+//!
 //! These are real parsers with the viable-prefix property: they stop at the first
 //! token that cannot continue any valid program. So "the first error is at the end
 //! of the input" is exactly "this text is an unfinished prefix of some valid file",
@@ -16,6 +20,35 @@ pub(crate) mod python;
 pub(crate) mod rust;
 pub(crate) mod toml;
 pub(crate) mod yaml;
+
+/// A reference parser's verdict on a text.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Parsed {
+    /// The first problem, None when the text parses.
+    pub(crate) failure: Option<Failure>,
+    /// Byte offset where the last top-level statement (or item) that starts at or
+    /// before the first problem (or, with none, the end) begins; 0 when there is none
+    /// or the language has no statements (data formats).
+    ///
+    /// Why a later check may start there: the parser was at the top level, expecting
+    /// a statement, exactly at this point, so the text before it parses on its own and
+    /// the verdict on any text that extends this one is the verdict on its part from
+    /// here (with offsets moved). The last statement itself is parsed again, since an
+    /// append may continue it (`else:` after an `if`, `(c)` after `a = b`).
+    pub(crate) resume: usize,
+}
+
+impl Parsed {
+    /// A verdict with no resume point.
+    pub(crate) fn whole(failure: Option<Failure>) -> Self {
+        Parsed { failure, resume: 0 }
+    }
+}
+
+/// The start of the last statement in `starts` (ascending) at or before `limit`.
+pub(crate) fn last_start_before(starts: impl IntoIterator<Item = usize>, limit: usize) -> usize {
+    starts.into_iter().take_while(|&s| s <= limit).last().unwrap_or(0)
+}
 
 /// The first problem a reference parser found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]

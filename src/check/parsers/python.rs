@@ -2,18 +2,27 @@
 //! grammar, indentation rules included: `expected an indented block` and `unexpected
 //! indent` are parse errors here, as they are for `python3`.
 
-use ruff_python_ast::PySourceType;
 use ruff_python_ast::token::TokenKind;
-use ruff_python_parser::{LexicalErrorType, ParseErrorType, parse_unchecked_source};
+use ruff_python_ast::{ModModule, PySourceType};
+use ruff_python_parser::{LexicalErrorType, ParseErrorType, Parsed, parse_unchecked_source};
 use ruff_text_size::Ranged;
 
-use super::{Failure, sentence};
+use super::{Failure, last_start_before, sentence};
 
-/// The first syntax error of `text`, None when it parses. `stub` is true for `.pyi`
-/// files, where `...` bodies are the norm (the grammar is the same).
-pub(crate) fn parse(text: &str, stub: bool) -> Option<Failure> {
+/// The verdict on `text`, with the start of its last top-level statement before the
+/// first error as the resume point. `stub` is true for `.pyi` files, where `...`
+/// bodies are the norm (the grammar is the same).
+pub(crate) fn parse(text: &str, stub: bool) -> super::Parsed {
     let kind = if stub { PySourceType::Stub } else { PySourceType::Python };
     let parsed = parse_unchecked_source(text, kind);
+    let failure = first_failure(text, &parsed);
+    let limit = failure.as_ref().map_or(text.len(), |f| f.at);
+    let starts = parsed.syntax().body.iter().map(|stmt| stmt.start().to_usize());
+    super::Parsed { resume: last_start_before(starts, limit), failure }
+}
+
+/// The first syntax error of a parsed text, None when it parses.
+fn first_failure(text: &str, parsed: &Parsed<ModModule>) -> Option<Failure> {
     let error = parsed.errors().iter().min_by_key(|e| e.location.start())?;
     let start = error.location.start().to_usize();
     let end = error.location.end().to_usize();
@@ -30,7 +39,7 @@ pub(crate) fn parse(text: &str, stub: bool) -> Option<Failure> {
     if !at_end {
         return Some(Failure::new(start, false, broken_message(text, start, end, &error.error)));
     }
-    if let Some(&(at, bracket)) = open_brackets(&parsed).last() {
+    if let Some(&(at, bracket)) = open_brackets(parsed).last() {
         return Some(Failure::unclosed(at, bracket));
     }
     Some(Failure::new(start, true, unfinished_message(&error.error)))
@@ -50,7 +59,7 @@ fn is_trivia(kind: TokenKind) -> bool {
 
 /// Brackets still open at the end of the token stream, innermost last, as
 /// (offset, bracket).
-fn open_brackets(parsed: &ruff_python_parser::Parsed<ruff_python_ast::ModModule>) -> Vec<(usize, char)> {
+fn open_brackets(parsed: &Parsed<ModModule>) -> Vec<(usize, char)> {
     let mut open = Vec::new();
     for token in parsed.tokens().iter() {
         let at = token.start().to_usize();
@@ -107,12 +116,12 @@ mod tests {
     use super::*;
 
     fn failure(text: &str) -> Failure {
-        parse(text, false).expect("a syntax error")
+        parse(text, false).failure.expect("a syntax error")
     }
 
     #[test]
     fn valid_code_has_no_failure() {
-        assert_eq!(parse("def f(a):\n    return a\n", false), None);
+        assert_eq!(parse("def f(a):\n    return a\n", false).failure, None);
     }
 
     use super::super::line_of;

@@ -10,14 +10,43 @@ use std::sync::OnceLock;
 
 use ra_ap_parser::{Edition, LexedStr, StrStep, SyntaxKind, TopEntryPoint};
 
-use super::{Failure, sentence};
+use super::{Failure, Parsed, last_start_before, sentence};
 
 /// The edition the grammar follows: 2021, what `rustfmt` assumes without a manifest.
 const EDITION: Edition = Edition::Edition2021;
 
-/// The first syntax error of `text`, None when it parses.
-pub(crate) fn parse(text: &str) -> Option<Failure> {
+/// The verdict on `text`, with the start of its last top-level item before the first
+/// error as the resume point.
+pub(crate) fn parse(text: &str) -> Parsed {
     let lexed = LexedStr::new(EDITION, text);
+    let output = TopEntryPoint::SourceFile.parse(&lexed.to_input(EDITION));
+    // Walk the parser's steps: item starts are the `Enter`s directly under the source
+    // file (depth 1), at the text position reached so far.
+    let mut parser_error: Option<(usize, String)> = None;
+    let mut item_starts = Vec::new();
+    let (mut depth, mut pos) = (0usize, 0usize);
+    lexed.intersperse_trivia(&output, &mut |step| match step {
+        StrStep::Token { text, .. } => pos += text.len(),
+        StrStep::Enter { .. } => {
+            if depth == 1 {
+                item_starts.push(pos);
+            }
+            depth += 1;
+        }
+        StrStep::Exit => depth = depth.saturating_sub(1),
+        StrStep::Error { msg, pos } => {
+            if parser_error.as_ref().is_none_or(|(at, _)| pos < *at) {
+                parser_error = Some((pos, msg.to_owned()));
+            }
+        }
+    });
+    let failure = first_failure(&lexed, parser_error);
+    let limit = failure.as_ref().map_or(text.len(), |f| f.at);
+    Parsed { resume: last_start_before(item_starts, limit), failure }
+}
+
+/// The first syntax error, lexical or from the parser, None when there is none.
+fn first_failure(lexed: &LexedStr<'_>, parser_error: Option<(usize, String)>) -> Option<Failure> {
     let content_end = (0..lexed.len())
         .rev()
         .find(|&i| !lexed.kind(i).is_trivia() && lexed.kind(i) != SyntaxKind::EOF)
@@ -29,15 +58,6 @@ pub(crate) fn parse(text: &str) -> Option<Failure> {
             (range.start, range.end >= content_end, sentence(msg))
         })
         .min_by_key(|&(at, ..)| at);
-    let output = TopEntryPoint::SourceFile.parse(&lexed.to_input(EDITION));
-    let mut parser_error: Option<(usize, String)> = None;
-    lexed.intersperse_trivia(&output, &mut |step| {
-        if let StrStep::Error { msg, pos } = step
-            && parser_error.as_ref().is_none_or(|(at, _)| pos < *at)
-        {
-            parser_error = Some((pos, msg.to_owned()));
-        }
-    });
     // rust-analyzer places an error after the last token it accepted, so an error
     // at or past the last token's end means the next token was the end of input.
     let parsed = parser_error.map(|(at, msg)| (at, at >= content_end, msg));
@@ -54,7 +74,7 @@ pub(crate) fn parse(text: &str) -> Option<Failure> {
         (None, None) => return None,
     };
     if at_end {
-        if let Some((open, bracket)) = innermost_open(&lexed) {
+        if let Some((open, bracket)) = innermost_open(lexed) {
             return Some(Failure::unclosed(open, bracket));
         }
         let message = if message.starts_with("missing trailing") {
@@ -131,13 +151,13 @@ mod tests {
     use super::*;
 
     fn failure(text: &str) -> Failure {
-        parse(text).expect("a syntax error")
+        parse(text).failure.expect("a syntax error")
     }
 
     #[test]
     fn valid_code_and_macro_token_trees_parse() {
-        assert_eq!(parse("macro_rules! m { ($mode:ident, $) => { 1 }; }\nfn main() {}\n"), None);
-        assert_eq!(parse("fn f<'a>(x: &'a str) -> &'a str { x }\n"), None);
+        assert_eq!(parse("macro_rules! m { ($mode:ident, $) => { 1 }; }\nfn main() {}\n").failure, None);
+        assert_eq!(parse("fn f<'a>(x: &'a str) -> &'a str { x }\n").failure, None);
     }
 
     #[test]

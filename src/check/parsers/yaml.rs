@@ -4,10 +4,15 @@
 
 use saphyr_parser::Parser;
 
-use super::{Failure, hash_comments_end};
+use super::{Failure, Parsed, hash_comments_end};
 
 /// The first syntax error of `text`, None when it parses.
-pub(crate) fn parse(text: &str) -> Option<Failure> {
+pub(crate) fn parse(text: &str) -> Parsed {
+    Parsed::whole(first_failure(text))
+}
+
+/// The first problem of `text`, None when it parses.
+fn first_failure(text: &str) -> Option<Failure> {
     let mut parser = Parser::new_from_str(text);
     let error = loop {
         match parser.next_event() {
@@ -32,24 +37,25 @@ mod tests {
 
     #[test]
     fn the_specification_stream_with_a_comment_before_the_marker_parses() {
-        assert_eq!(parse("# Ranking of 1998 home runs\n---\n- Mark McGwire\n- Sammy Sosa\n"), None);
+        assert_eq!(first_failure("# Ranking of 1998 home runs\n---\n- Mark McGwire\n- Sammy Sosa\n"), None);
     }
 
     #[test]
     fn an_open_flow_sequence_at_the_end_is_unfinished() {
-        let f = parse("name: ci\nsteps: [a, b,\n").expect("an error");
+        let f = first_failure("name: ci\nsteps: [a, b,\n").expect("an error");
         assert!(f.at_end, "{f:?}");
     }
 
     #[test]
     fn an_open_flow_sequence_mid_file_is_broken() {
-        let f = parse("name: ci\nsteps:\n  - run: [a, b\n  - run: c\nafter: done\n").expect("an error");
+        let f =
+            first_failure("name: ci\nsteps:\n  - run: [a, b\n  - run: c\nafter: done\n").expect("an error");
         assert!(!f.at_end, "{f:?}");
     }
 
     #[test]
     fn a_bad_indentation_is_broken() {
-        let f = parse("a:\n  b: 1\n c: 2\nd: 3\n").expect("an error");
+        let f = first_failure("a:\n  b: 1\n c: 2\nd: 3\n").expect("an error");
         assert!(!f.at_end, "{f:?}");
     }
 }
