@@ -220,6 +220,31 @@ mod tests {
         }
     }
 
+    /// Every text with one line dropped (what an agent that loses its place between
+    /// appends produces), written in two parts split at every line from just before the
+    /// drop to four lines after it, and at the end (an empty append): the check after
+    /// the append must equal a fresh one. A resume point placed on the statement where
+    /// an error is reported, instead of before it, passed the random test above and
+    /// fails here.
+    #[test]
+    fn appends_after_every_dropped_line_equal_fresh_checks() {
+        for (path, sample) in
+            [("a.py", SAMPLE_PY), ("a.js", SAMPLE_JS), ("a.rs", SAMPLE_RS), ("a.css", SAMPLE_CSS)]
+        {
+            let lines: Vec<&str> = sample.split_inclusive('\n').collect();
+            for gone in 0..lines.len() {
+                let kept: Vec<&str> =
+                    lines.iter().enumerate().filter(|&(i, _)| i != gone).map(|(_, l)| *l).collect();
+                let splits = (gone.saturating_sub(1)..gone + 5).chain([kept.len()]);
+                for split in splits {
+                    let split = split.min(kept.len());
+                    let (head, tail) = (kept[..split].concat(), kept[split..].concat());
+                    appends_match_fresh_checks(path, &[head.as_str(), tail.as_str()]);
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_changed_fingerprint_invalidates_the_entry() {
         let mut cache = CheckCache::new(DEFAULT_BUDGET_BYTES);

@@ -115,17 +115,18 @@ pub(crate) fn findings(tree: &Tree, text: &str, lang: Language) -> Vec<Finding> 
 
 /// Where a grammar is stricter than its language: the ERROR nodes that mark valid text.
 ///
-/// HTML: the standard's parser accepts a bare `>` in text (only `<` starts markup), but
-/// tree-sitter-html makes it an ERROR.
+/// HTML: the standard's parser accepts any text without `<` as content (only `<` starts
+/// markup), but tree-sitter-html makes a bare `>` in text (`a > b`) an ERROR. So an
+/// ERROR in an element's content (not inside a tag) with no `<` in it is text.
 fn lenient_errors(lang: Language) -> fn(Node, &str) -> bool {
-    fn bare_gt(node: Node, text: &str) -> bool {
-        text.get(node.start_byte()..node.end_byte())
-            .is_some_and(|t| !t.trim().is_empty() && t.trim().bytes().all(|b| b == b'>'))
+    fn html_text(node: Node, text: &str) -> bool {
+        let in_content = node.parent().is_some_and(|p| matches!(p.kind(), "element" | "document"));
+        in_content && text.get(node.start_byte()..node.end_byte()).is_some_and(|t| !t.contains('<'))
     }
     fn none(_: Node, _: &str) -> bool {
         false
     }
-    if lang.name() == "html" { bare_gt } else { none }
+    if lang.name() == "html" { html_text } else { none }
 }
 
 /// Where the text's content ends: the end of its last token that is neither an extra

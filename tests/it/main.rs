@@ -17,4 +17,5 @@ mod roots;
 mod sandbox;
 mod schemas;
 mod syntax;
+mod truth;
 mod write;

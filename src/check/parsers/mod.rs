@@ -26,9 +26,11 @@ pub(crate) mod yaml;
 pub(crate) struct Parsed {
     /// The first problem, None when the text parses.
     pub(crate) failure: Option<Failure>,
-    /// Byte offset where the last top-level statement (or item) that starts at or
-    /// before the first problem (or, with none, the end) begins; 0 when there is none
-    /// or the language has no statements (data formats).
+    /// Byte offset where the last top-level statement (or item) that starts before the
+    /// first problem (or, with none, the end) begins; 0 when there is none or the
+    /// language has no statements (data formats). Strictly before: a problem reported
+    /// where a statement starts may belong to the one before it (`def f():` with no
+    /// body is reported at the next line's first token).
     ///
     /// Why a later check may start there: the parser was at the top level, expecting
     /// a statement, exactly at this point, so the text before it parses on its own and
@@ -45,9 +47,9 @@ impl Parsed {
     }
 }
 
-/// The start of the last statement in `starts` (ascending) at or before `limit`.
+/// The start of the last statement in `starts` (ascending) strictly before `limit`.
 pub(crate) fn last_start_before(starts: impl IntoIterator<Item = usize>, limit: usize) -> usize {
-    starts.into_iter().take_while(|&s| s <= limit).last().unwrap_or(0)
+    starts.into_iter().take_while(|&s| s < limit).last().unwrap_or(0)
 }
 
 /// The first problem a reference parser found in a text.
