@@ -744,7 +744,11 @@ impl Session {
         let first_problem = |report: &Report| {
             report.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message))
         };
-        let (status, note) = if bytes.iter().all(u8::is_ascii_whitespace) {
+        // An empty file in a language with stub rules is a stub ("no code"), or
+        // complete where empty is idiomatic (`__init__.py`); elsewhere it is unfinished.
+        let empty_unjudged =
+            bytes.iter().all(u8::is_ascii_whitespace) && stubs::holds_code(&name, &text).is_none();
+        let (status, note) = if empty_unjudged {
             (FileStatus::Incomplete, Some("the file is empty".to_string()))
         } else {
             match syntax.status {

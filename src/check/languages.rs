@@ -53,6 +53,14 @@ pub(crate) struct Spec {
     pub(crate) probes: &'static [&'static str],
     /// Which stub rules apply (see `stubs/mod.rs`).
     pub(crate) stubs: Rules,
+    /// The grammar's external scanner must only see ASCII: tree-sitter-bash 0.25.1
+    /// (the newest release) passes code points above 255 to C's `isdigit`-style
+    /// functions, which read out of bounds and crash the process on input such as
+    /// `{` followed by U+31860 (upstream issue 337). Such a grammar parses a copy with
+    /// every non-ASCII byte replaced by `x`: offsets are unchanged, and in the
+    /// languages concerned a non-ASCII character is only ever part of a word, a string
+    /// or a comment, as `x` is.
+    pub(crate) ascii_input: bool,
 }
 
 /// Every checked language.
@@ -81,6 +89,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::Python,
         probes: &[],
         stubs: Rules::Python,
+        ascii_input: false,
     },
     Spec {
         name: "json",
@@ -90,6 +99,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::Json,
         probes: &[],
         stubs: Rules::None,
+        ascii_input: false,
     },
     Spec {
         name: "javascript",
@@ -99,6 +109,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::JavaScript,
         probes: &[],
         stubs: Rules::Script,
+        ascii_input: false,
     },
     Spec {
         name: "typescript",
@@ -108,6 +119,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::JavaScript,
         probes: &[],
         stubs: Rules::Script,
+        ascii_input: false,
     },
     Spec {
         name: "tsx",
@@ -117,6 +129,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::JavaScript,
         probes: &[],
         stubs: Rules::Script,
+        ascii_input: false,
     },
     Spec {
         name: "yaml",
@@ -126,6 +139,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::Yaml,
         probes: &[],
         stubs: Rules::Comments,
+        ascii_input: false,
     },
     Spec {
         name: "html",
@@ -135,6 +149,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::TreeSitter,
         probes: &["-->"],
         stubs: Rules::Html,
+        ascii_input: false,
     },
     Spec {
         name: "css",
@@ -144,6 +159,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::TreeSitter,
         probes: &["*/"],
         stubs: Rules::Comments,
+        ascii_input: false,
     },
     Spec {
         name: "toml",
@@ -153,6 +169,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::Toml,
         probes: &[],
         stubs: Rules::Comments,
+        ascii_input: false,
     },
     Spec {
         name: "rust",
@@ -162,6 +179,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::Rust,
         probes: &[],
         stubs: Rules::Rust,
+        ascii_input: false,
     },
     Spec {
         name: "bash",
@@ -171,6 +189,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::TreeSitter,
         probes: &[],
         stubs: Rules::Comments,
+        ascii_input: true,
     },
     Spec {
         name: "markdown",
@@ -180,6 +199,7 @@ pub(crate) static TABLE: &[Spec] = &[
         validator: Validator::Markdown,
         probes: &[],
         stubs: Rules::None,
+        ascii_input: false,
     },
 ];
 

@@ -500,6 +500,25 @@ mod tests {
         }
     }
 
+    /// tree-sitter-bash's scanner reads out of bounds on code points above 255 (its
+    /// upstream issue 337): these inputs crashed the whole server with SIGSEGV before
+    /// its grammar was given ASCII only. Also run for every other grammar and for the
+    /// stub scan, which parses with the same grammars.
+    #[test]
+    fn astral_characters_after_a_brace_do_not_crash_any_grammar() {
+        let texts = ["{\u{31860}", "\u{102026}\u{1F574}\u{A16D9}\u{E9F4A}{\u{10596C}", "$\u{390C3}", "x=${\u{31860}}\n"];
+        for ext in ["sh", "bash", "py", "js", "ts", "tsx", "rs", "html", "css", "yaml", "toml", "md", "json"] {
+            for text in texts {
+                let path = format!("a.{ext}");
+                let report = check(&path, text);
+                assert!(report.problems.iter().all(|p| p.line >= 1), "{path}");
+                let _ = stubs::find_all_stubs(&path, text);
+            }
+        }
+        let report = check("a.sh", "echo \u{31860}\n");
+        assert_eq!(report.status, Status::Ok, "{}", report.summary());
+    }
+
     #[test]
     fn only_the_first_error_is_reported_since_later_ones_may_follow_from_it() {
         let text = "foo(a))\n".repeat(9) + "x = 1\n";

@@ -47,7 +47,13 @@ pub fn parse_tree(lang: Language, text: &str, old: Option<&Tree>) -> Option<Tree
 pub(crate) fn parse_until(lang: Language, text: &str, old: Option<&Tree>, deadline: Instant) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&(lang.spec().grammar)()).ok()?;
-    let bytes = text.as_bytes();
+    let ascii: Vec<u8>;
+    let bytes = if lang.spec().ascii_input && !text.is_ascii() {
+        ascii = text.bytes().map(|b| if b.is_ascii() { b } else { b'x' }).collect();
+        &ascii[..]
+    } else {
+        text.as_bytes()
+    };
     let mut input = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
     let mut past_deadline = |_: &tree_sitter::ParseState| {
         if Instant::now() >= deadline { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }

@@ -119,14 +119,15 @@ pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
     let file = File { path, lang, text, base: 0, deadline };
     if let Some(tree) = file.parse() {
         let root = tree.root_node();
-        if !text.trim().is_empty() && !has_code(root, text) {
-            if !idiomatically_empty(path) {
-                let at = text.len() - text.trim_start().len();
-                found.push(Found::new(at, StubKind::NoCode, "no code: the file holds only comments"));
-            }
-        } else {
-            file.scan(root, &mut found);
+        if !has_code(root, text) && !idiomatically_empty(path) {
+            // At the first comment, or at the top of an empty file.
+            let (at, message) = match text.len() - text.trim_start().len() {
+                _ if text.trim().is_empty() => (0, "no code: the file is empty"),
+                first => (first, "no code: the file holds only comments"),
+            };
+            found.push(Found::new(at, StubKind::NoCode, message));
         }
+        file.scan(root, &mut found);
     }
     found.sort_by_key(|f| f.at);
     let mut locator = Locator::new(text);
@@ -243,6 +244,7 @@ impl<'t> File<'t> {
                     && this.to_line_end
                     && between.trim().is_empty()
                     && between.matches('\n').count() == 1
+                    && !next.starts_a_sentence()
             });
             if continues {
                 continue;
@@ -287,6 +289,12 @@ impl<'t> CommentView<'t> {
             own_line: text[line_start..start].trim().is_empty(),
             to_line_end: text[end..line_end].trim().is_empty(),
         }
+    }
+
+    /// Whether the comment's first word starts with a capital letter, as a new
+    /// sentence does (its markers skipped).
+    fn starts_a_sentence(&self) -> bool {
+        self.body.chars().find(|c| c.is_alphanumeric()).is_some_and(char::is_uppercase)
     }
 
     /// Where to report this comment as a placeholder, if it is one. `in_context`: it
@@ -366,10 +374,13 @@ fn statements<'a>(node: Node<'a>) -> Vec<Node<'a>> {
     node.named_children(&mut cursor).filter(|c| !is_comment(*c)).collect()
 }
 
-/// The words of every comment directly in `node` plus `extra` text.
-fn comment_words(file: &File, node: Node, extra: &str) -> Vec<String> {
+/// The words of every comment directly in `body` or in the function around it (a
+/// grammar may attach a comment before the first statement to the function rather
+/// than to its body), plus `extra` text.
+fn comment_words(file: &File, body: Node, extra: &str) -> Vec<String> {
     let mut all = String::from(extra);
-    for c in child_comments(node) {
+    let around = body.parent().map(child_comments).unwrap_or_default();
+    for c in child_comments(body).into_iter().chain(around) {
         all.push(' ');
         all.push_str(file.text_of(c));
     }

@@ -34,9 +34,19 @@ fn a_script_that_is_only_a_todo_comment_has_no_code() {
         ("ci.yaml", "# pipeline goes here\n"),
         ("Cargo.toml", "# manifest later\n"),
     ] {
-        assert_eq!(found(path, text), vec![(1, NoCode)], "{path}: {text:?}");
+        assert_eq!(found(path, text).first(), Some(&(1, NoCode)), "{path}: {text:?}");
     }
     assert_eq!(find_stubs("app.js", "\n\n  // x\n")[0].line, 3, "reported at the first comment");
+}
+
+#[test]
+fn a_blank_file_has_no_code_except_an_init_py() {
+    for path in ["app.js", "main.py", "style.css", "index.html", "lib.rs"] {
+        assert_eq!(found(path, ""), vec![(1, NoCode)], "{path}");
+        assert_eq!(found(path, "\n  \n"), vec![(1, NoCode)], "{path}");
+    }
+    assert_eq!(find_stubs("app.js", "")[0].message, "no code: the file is empty");
+    assert_none("pkg/__init__.py", "\n");
 }
 
 #[test]
@@ -78,6 +88,24 @@ fn placeholder_comments_are_found_at_their_line_in_each_comment_syntax() {
         let got = found(path, text);
         assert_eq!(got.first().map(|f| f.0), Some(line), "{path}: {text}\n{got:?}");
     }
+}
+
+#[test]
+fn a_placeholder_above_an_unrelated_comment_is_still_found() {
+    assert_eq!(
+        found("a.rs", "fn f() {}\n// existing code here\n// Reexport\npub use std::fmt;\n"),
+        vec![(2, PlaceholderComment)]
+    );
+    assert_eq!(
+        found("a.css", "a { b: c; }\n/* Add your styles here */\n/* Footer */\nf { g: h; }\n"),
+        vec![(2, PlaceholderComment)]
+    );
+}
+
+#[test]
+fn a_page_placeholder_is_found() {
+    let page = "<html>\n<body>\n<h1>Title</h1>\n<!-- ... rest of the page -->\n</body>\n</html>\n";
+    assert_eq!(found("index.html", page), vec![(4, PlaceholderComment)]);
 }
 
 #[test]
@@ -162,6 +190,12 @@ fn python_idioms_that_look_like_stubs_are_not() {
     assert_none("a.py", abstract_by_message);
     let overridden = "class Reader:\n    def read(self):\n        raise NotImplementedError\n\nclass FileReader(Reader):\n    def read(self):\n        return 1\n";
     assert_none("a.py", overridden);
+    let commented = "class Encoder:\n    def _encode(self, data):\n        # Overwrite this method in subclasses\n        raise NotImplementedError\n";
+    assert_none("a.py", commented);
+    assert_none(
+        "a.py",
+        "def nolog(*args):\n    \"\"\"Dummy function, used when logging is off.\"\"\"\n    pass\n",
+    );
     let base_name = "class BaseReader:\n    def read(self):\n        raise NotImplementedError\n";
     assert_none("a.py", base_name);
     let protocol = "from typing import Protocol\nclass Clock(Protocol):\n    def now(self) -> float: ...\n";
