@@ -31,6 +31,7 @@
 //! table for BENCHMARKS.md, then the first few disagreements of each kind; `--dump DIR` writes
 //! every disagreement there (the case text and what the check and the judge said). Needs
 //! python3, node with npm, and rustfmt; a language whose judge is missing is skipped.
+//! `cargo bench --bench truth -- --check FILE...` prints the check's verdict on each file.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -147,7 +148,10 @@ impl Options {
                     o.langs = value
                         .split(',')
                         .map(|n| {
-                            *LANGS.iter().find(|l| l.name() == n).unwrap_or_else(|| panic!("unknown language {n}"))
+                            *LANGS
+                                .iter()
+                                .find(|l| l.name() == n)
+                                .unwrap_or_else(|| panic!("unknown language {n}"))
                         })
                         .collect()
                 }
@@ -256,6 +260,15 @@ fn main() {
     // minutes, so it only runs when asked.
     if !std::env::args().any(|a| a == "--bench") {
         println!("truth: skipped (run `cargo bench --bench truth`)");
+        return;
+    }
+    // `-- --check FILE...`: the check's report on each file, for trying out a reproduction.
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--check") {
+        for file in args[at + 1..].iter().filter(|a| !a.starts_with("--")) {
+            let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+            println!("{file}: {}", check(file, &text).summary());
+        }
         return;
     }
     let started = Instant::now();
@@ -672,7 +685,11 @@ def py_error(t):
     try:
         ast.parse(t, "<case>")
     except SyntaxError as e:
-        return (e.msg or "", e.lineno or 1, e.offset or 1)
+        msg = e.msg or ""
+        # Reported at the first of two juxtaposed expressions; the parser fails at the second.
+        if "Perhaps you forgot a comma" in msg and e.end_lineno:
+            return (msg, e.end_lineno, max((e.end_offset or 1) - 1, 1))
+        return (msg, e.lineno or 1, e.offset or 1)
     except (ValueError, RecursionError, MemoryError) as e:
         return ("!" + type(e).__name__ + ": " + str(e), 1, 1)
     return None
@@ -690,8 +707,9 @@ def judge_python(t, depth=0):
         return probe_python(t, end, last, msg, depth)
     starts = starts_of(t)
     at = offset(t, starts, line, col)
-    if at >= end or (line >= last and ("expected an indented block" in msg
-                                       or "unterminated string literal" in msg)):
+    # "expected an indented block" is reported at the first statement after the colon, so
+    # only the position tells whether it is the end.
+    if at >= end or (line >= last and "unterminated string literal" in msg):
         return {"v": "end", "msg": msg}
     return mid_python(t, starts, msg, line, depth)
 
@@ -720,7 +738,7 @@ def probe_python(t, end, last, msg, depth):
             probe += " " + (probe[min(found):min(found) + 3] if found else '"""')
         else:
             at = offset(probe, starts, l, c)
-            if at >= end or "unexpected EOF" in m or (l >= last and "expected an indented block" in m):
+            if at >= end or "unexpected EOF" in m:
                 return {"v": "end", "msg": msg}
             return mid_python(probe, starts, m, l, depth)
     return {"v": "end", "msg": msg}
@@ -811,7 +829,8 @@ function v8Error(src, esm) {
     if (!m) return { msg: e.message, line: 0, col: 0 };
     const caret = lines[2] || '';
     const i = caret.indexOf('^');
-    return { msg: e.message, line: +m[1], col: i >= 0 ? i + 1 : caret.length + 1 };
+    const width = i >= 0 ? caret.lastIndexOf('^') - i + 1 : 0;
+    return { msg: e.message, line: +m[1], col: i >= 0 ? i + 1 : caret.length + 1, width };
   }
 }
 
@@ -828,6 +847,10 @@ function judgeJs(src, hint) {
   const at = Math.min(lineStart + e.col - 1, src.length);
   const last = lineOf(st, Math.max(end - 1, 0));
   if (/Unexpected end of input|Unterminated template literal/.test(e.msg) || at >= end) return { v: 'end', msg: e.msg, d };
+  // "missing ) after argument list", "Missing catch or finally after try": V8 marks the
+  // last token it took, so when nothing follows that token the parser ran out of input.
+  if (/missing \) after argument list|Missing catch or finally after try/.test(e.msg)
+      && src.slice(at + Math.max(e.width, 1)).trim() === '') return { v: 'end', msg: e.msg, d };
   if (e.msg === 'Invalid or unexpected token') {
     // An unclosed /* is reported at its opener; an unclosed string on the last line is a cut.
     let lineEnd = src.indexOf('\n', lineStart);
@@ -877,8 +900,9 @@ function judgeYaml(src) {
   const e = errs[0];
   const msg = `${e.code}: ${e.message.split('\n')[0]}`;
   if (['DUPLICATE_KEY', 'TAG_RESOLVE_FAILED'].includes(e.code)) return { v: 'semantic', msg };
-  if (e.pos[0] >= src.trimEnd().length) return { v: 'end', msg };
-  const line = e.linePos ? e.linePos[0].line : lineOf(starts(src), e.pos[0]);
+  const st = starts(src), end = src.trimEnd().length;
+  const line = e.linePos ? e.linePos[0].line : lineOf(st, e.pos[0]);
+  if (e.pos[0] >= end || (e.code === 'MISSING_CHAR' && line >= lineOf(st, Math.max(end - 1, 0)))) return { v: 'end', msg };
   return { v: 'mid', line, msg };
 }
 
@@ -1073,40 +1097,83 @@ const RUST_EOF: &[&str] = &[
 ];
 
 /// rustc lexes the whole file into token trees before it parses, so an unclosed or
-/// mismatched delimiter is reported even when a parse error comes earlier. For those
-/// the judge closes what is open (or cuts before the bad closer) and asks again.
+/// mismatched delimiter, or any other lexer error, is reported even when a parse error comes
+/// earlier. For those the judge closes what is open (or cuts before the bad token) and asks
+/// again.
 fn judge_rust(text: &str, depth: usize) -> Verdict {
     let (msg, line, col) = match rustfmt_error(text) {
         None => return Verdict::Valid,
         Some(Err(m)) => return Verdict::Unjudged(m),
         Some(Ok(e)) => e,
     };
-    let end = text.trim_end().len();
-    if RUST_EOF.iter().any(|m| msg.contains(m)) || offset_of(text, line, col) >= end {
-        let Scan::Open(suffix) = scan_rust(text) else { return Verdict::End(msg) };
-        if depth >= 3 || suffix.is_empty() {
-            return Verdict::End(msg);
-        }
-        let probe = format!("{text}{suffix}");
-        return match rustfmt_error(&probe) {
-            Some(Ok((m2, l2, c2))) if offset_of(&probe, l2, c2) < end && !m2.contains("delimiter") => {
-                mid_rust(&probe, m2, l2, depth + 1)
-            }
-            _ => Verdict::End(msg),
-        };
+    if RUST_EOF.iter().any(|m| msg.contains(m)) || offset_of(text, line, col) >= text.trim_end().len() {
+        return probe_rust(text, msg, depth);
     }
     mid_rust(text, msg, line, depth)
 }
 
+/// Lexer errors other than delimiters and unterminated literals.
+const RUST_LEXER: &[&str] = &[
+    "unknown start of token",
+    "prefix `",
+    "unknown character escape",
+    "character literal",
+    "invalid suffix",
+];
+
+/// An end-of-input error, verified: the text plus what closes every open string, comment and
+/// bracket, then that plus `;`, then plus an item (an attribute or a `macro_rules! m (..)` at
+/// the end wants one). End of input when one of them parses or fails only past the original
+/// end; else the probe that fails latest says where the text is broken.
+fn probe_rust(text: &str, msg: String, depth: usize) -> Verdict {
+    let Scan::Open(close) = scan_rust(text) else { return Verdict::End(msg) };
+    if depth >= 3 {
+        return Verdict::End(msg);
+    }
+    let end = text.trim_end().len();
+    let mut latest: Option<(usize, String, String, usize)> = None;
+    for extra in ["", ";", "\nfn probe_item() {}"] {
+        if close.is_empty() && extra.is_empty() {
+            continue;
+        }
+        let probe = format!("{text}{close}{extra}");
+        match rustfmt_error(&probe) {
+            None | Some(Err(_)) => return Verdict::End(msg),
+            Some(Ok((m, l, c))) => {
+                let at = offset_of(&probe, l, c);
+                // A delimiter error here means the rough lexer misread the text.
+                if at >= end || m.contains("delimiter") {
+                    return Verdict::End(msg);
+                }
+                if latest.as_ref().is_none_or(|&(a, ..)| at > a) {
+                    latest = Some((at, probe, m, l));
+                }
+            }
+        }
+    }
+    match latest {
+        Some((_, probe, m, l)) => mid_rust(&probe, m, l, depth + 1),
+        None => Verdict::End(msg),
+    }
+}
+
 fn mid_rust(text: &str, msg: String, line: usize, depth: usize) -> Verdict {
-    if depth < 3
-        && msg.contains("closing delimiter")
+    if depth >= 3 {
+        return Verdict::Mid(line, msg);
+    }
+    if msg.contains("closing delimiter")
         && let Scan::BadCloser(at) = scan_rust(text)
     {
         return match judge_rust(&text[..at], depth + 1) {
             Verdict::Mid(l, m) => Verdict::Mid(l, m),
             _ => Verdict::Mid(line_at(text, at), msg),
         };
+    }
+    if line > 1
+        && RUST_LEXER.iter().any(|m| msg.contains(m))
+        && let Verdict::Mid(l, m) = judge_rust(&text[..offset_of(text, line, 1)], depth + 1)
+    {
+        return Verdict::Mid(l, m);
     }
     Verdict::Mid(line, msg)
 }
@@ -1173,7 +1240,9 @@ fn scan_rust(text: &str) -> Scan {
                     }
                 }
             }
-            b'r' if (i == 0 || !ident(i - 1) || (matches!(b[i - 1], b'b' | b'c') && (i < 2 || !ident(i - 2))))
+            b'r' if (i == 0
+                || !ident(i - 1)
+                || (matches!(b[i - 1], b'b' | b'c') && (i < 2 || !ident(i - 2))))
                 && matches!(b.get(i + 1), Some(b'#' | b'"')) =>
             {
                 let mut j = i + 1;
@@ -1226,7 +1295,8 @@ fn node_self_check(sources: &[Source], cases: &[Case], verdicts: &[Verdict], esm
     if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    let js: Vec<usize> = (0..cases.len()).filter(|&i| sources[cases[i].source].lang == Lang::JavaScript).collect();
+    let js: Vec<usize> =
+        (0..cases.len()).filter(|&i| sources[cases[i].source].lang == Lang::JavaScript).collect();
     let rejected = js.iter().filter(|&&i| matches!(verdicts[i], Verdict::Mid(..) | Verdict::End(_))).take(10);
     let accepted = js.iter().filter(|&&i| verdicts[i] == Verdict::Valid).take(5);
     let mut asked = 0;
@@ -1553,8 +1623,7 @@ fn dump(dir: &Path, all: &[Disagreement], sources: &[Source], cases: &[Case]) {
         *n += 1;
         let case = &cases[d.case];
         let source = &sources[case.source];
-        let slug: String =
-            d.kind.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+        let slug: String = d.kind.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
         let stem = format!("{}-{slug}-{n:03}", d.lang.name());
         let ext = source.check_path.trim_start_matches("case.");
         let _ = std::fs::write(dir.join(format!("{stem}.{ext}")), &case.text);
