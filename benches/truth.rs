@@ -816,6 +816,16 @@ function lineOf(st, at) {
   return lo;
 }
 
+// Where the next token starts: past whitespace and comments.
+function nextToken(src, i) {
+  for (;;) {
+    while (i < src.length && /\s/.test(src[i])) i++;
+    if (src.startsWith('//', i)) { const n = src.indexOf('\n', i); i = n < 0 ? src.length : n; }
+    else if (src.startsWith('/*', i)) { const n = src.indexOf('*/', i + 2); i = n < 0 ? src.length : n + 2; }
+    else return i;
+  }
+}
+
 function v8Error(src, esm) {
   try {
     if (esm) new vm.SourceTextModule(src, { identifier: 'file:///case.mjs' });
@@ -848,9 +858,12 @@ function judgeJs(src, hint) {
   const last = lineOf(st, Math.max(end - 1, 0));
   if (/Unexpected end of input|Unterminated template literal/.test(e.msg) || at >= end) return { v: 'end', msg: e.msg, d };
   // "missing ) after argument list", "Missing catch or finally after try": V8 marks the
-  // last token it took, so when nothing follows that token the parser ran out of input.
-  if (/missing \) after argument list|Missing catch or finally after try/.test(e.msg)
-      && src.slice(at + Math.max(e.width, 1)).trim() === '') return { v: 'end', msg: e.msg, d };
+  // last token it took; the parser stopped at the next one (or ran out of input).
+  if (/missing \) after argument list|Missing catch or finally after try/.test(e.msg)) {
+    const next = nextToken(src, at + Math.max(e.width, 1));
+    if (next >= end) return { v: 'end', msg: e.msg, d };
+    if (!EARLY.test(e.msg)) return { v: 'mid', line: lineOf(st, next), msg: e.msg, d };
+  }
   if (e.msg === 'Invalid or unexpected token') {
     // An unclosed /* is reported at its opener; an unclosed string on the last line is a cut.
     let lineEnd = src.indexOf('\n', lineStart);
@@ -1106,10 +1119,59 @@ fn judge_rust(text: &str, depth: usize) -> Verdict {
         Some(Err(m)) => return Verdict::Unjudged(m),
         Some(Ok(e)) => e,
     };
-    if RUST_EOF.iter().any(|m| msg.contains(m)) || offset_of(text, line, col) >= text.trim_end().len() {
+    let at = rust_failure(text, &msg, line, col);
+    if RUST_EOF.iter().any(|m| msg.contains(m)) || at >= text.trim_end().len() {
         return probe_rust(text, msg, depth);
     }
-    mid_rust(text, msg, line, depth)
+    mid_rust(text, msg, line_at(text, at), depth)
+}
+
+/// Where rustc's parser stopped for an error at `line`:`col`. For an attribute or doc comment
+/// with nothing to attach to, rustc points at the attribute; the parser stopped at the token
+/// after it (which may be past the end).
+fn rust_failure(text: &str, msg: &str, line: usize, col: usize) -> usize {
+    let at = offset_of(text, line, col);
+    let after_attribute =
+        ["expected item after attributes", "expected item after doc comment", "doesn't document anything"]
+            .iter()
+            .any(|m| msg.contains(m));
+    if !after_attribute {
+        return at;
+    }
+    let b = text.as_bytes();
+    let mut i = at;
+    loop {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let rest = &text[i..];
+        if rest.starts_with("//") {
+            i += rest.find('\n').unwrap_or(rest.len());
+        } else if let Some(comment) = rest.strip_prefix("/*") {
+            i += comment.find("*/").map_or(rest.len(), |n| n + 4);
+        } else if rest.starts_with('#') {
+            // `#[...]` or `#![...]`: to the bracket that closes the first one.
+            let Some(open) = rest.find('[') else { return i };
+            let mut depth = 0;
+            let mut end = rest.len();
+            for (k, c) in rest[open..].char_indices() {
+                match c {
+                    '[' => depth += 1,
+                    ']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = open + k + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            i += end;
+        } else {
+            return i;
+        }
+    }
 }
 
 /// Lexer errors other than delimiters and unterminated literals.
@@ -1140,13 +1202,13 @@ fn probe_rust(text: &str, msg: String, depth: usize) -> Verdict {
         match rustfmt_error(&probe) {
             None | Some(Err(_)) => return Verdict::End(msg),
             Some(Ok((m, l, c))) => {
-                let at = offset_of(&probe, l, c);
+                let at = rust_failure(&probe, &m, l, c);
                 // A delimiter error here means the rough lexer misread the text.
                 if at >= end || m.contains("delimiter") {
                     return Verdict::End(msg);
                 }
                 if latest.as_ref().is_none_or(|&(a, ..)| at > a) {
-                    latest = Some((at, probe, m, l));
+                    latest = Some((at, probe.clone(), m, line_at(&probe, at)));
                 }
             }
         }
@@ -1358,6 +1420,8 @@ struct Score {
     swapped: usize,
     append_differs: usize,
     excluded: usize,
+    /// Why joins were excluded: the judge's message, names blanked, and how often.
+    excluded_why: BTreeMap<String, usize>,
     bytes: usize,
     check_time: Duration,
 }
@@ -1477,12 +1541,34 @@ fn score(opts: &Options, sources: &[Source], cases: &[Case], verdicts: &[Verdict
                             disagree("join: ok and incomplete swapped", &report, Some(appended));
                         }
                     }
-                    Verdict::Semantic(_) | Verdict::Unjudged(_) => score.excluded += 1,
+                    Verdict::Semantic(m) | Verdict::Unjudged(m) => {
+                        score.excluded += 1;
+                        *score.excluded_why.entry(reason(m)).or_default() += 1;
+                    }
                 }
             }
         }
     }
     Scored { scores, disagreements }
+}
+
+/// A judge's message with names and places blanked, so that alike messages count together.
+fn reason(message: &str) -> String {
+    let mut out = String::new();
+    let mut quote = None;
+    for c in message.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if matches!(c, '\'' | '`' | '"') => {
+                quote = Some(c);
+                out.push('_');
+            }
+            None if c == '(' => break,
+            None => out.push(c),
+        }
+    }
+    out.trim().chars().take(60).collect()
 }
 
 fn pct(part: usize, whole: usize) -> String {
@@ -1536,13 +1622,15 @@ fn print_table(opts: &Options, scored: &Scored, sources: &[Source]) {
             *groups.entry(top).or_default() += 1;
         }
         let from: Vec<String> = groups.iter().map(|(g, n)| format!("{n} from {g}")).collect();
+        let why: Vec<String> = s.excluded_why.iter().map(|(m, n)| format!("{n}x \"{m}\"")).collect();
         println!(
-            "- {}: files {}; judge called {} prefixes mid-file (its end-of-input rules missed them); \
-             {} joins excluded (semantic-only or not judged).",
+            "- {}: files {}; the judge called {} prefixes mid-file (gaps in its end-of-input rules; not \
+             scored); {} joins excluded{}.",
             lang.name(),
             from.join(", "),
             s.prefix_judge_mid,
-            s.excluded
+            s.excluded,
+            if why.is_empty() { String::new() } else { format!(" ({})", why.join(", ")) }
         );
     }
 }
