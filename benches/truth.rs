@@ -914,8 +914,18 @@ function judgeYaml(src) {
   const msg = `${e.code}: ${e.message.split('\n')[0]}`;
   if (['DUPLICATE_KEY', 'TAG_RESOLVE_FAILED'].includes(e.code)) return { v: 'semantic', msg };
   const st = starts(src), end = src.trimEnd().length;
-  const line = e.linePos ? e.linePos[0].line : lineOf(st, e.pos[0]);
-  if (e.pos[0] >= end || (e.code === 'MISSING_CHAR' && line >= lineOf(st, Math.max(end - 1, 0)))) return { v: 'end', msg };
+  // A multi-line implicit key fails where its `:` comes, not where it starts; and the parser
+  // stops at content, not at the comment lines the error's range may begin with.
+  let p = Math.min(e.code === 'MULTILINE_IMPLICIT_KEY' ? e.pos[1] : e.pos[0], src.length);
+  for (;;) {
+    const from = st[lineOf(st, p) - 1];
+    let to = src.indexOf('\n', from);
+    if (to < 0) to = src.length;
+    const text = src.slice(from, to).trim();
+    if ((text === '' || text.startsWith('#')) && to < src.length) p = to + 1; else break;
+  }
+  const line = lineOf(st, p);
+  if (p >= end || (e.code === 'MISSING_CHAR' && line >= lineOf(st, Math.max(end - 1, 0)))) return { v: 'end', msg };
   return { v: 'mid', line, msg };
 }
 
