@@ -277,7 +277,9 @@ fn main() {
     let tools = Tools::find();
     println!("# Syntax check vs the compilers\n");
     println!("Command: `{}`\n", opts.command());
-    let npm_root = if opts.langs.iter().any(|l| l.judge() == Judge::Node) {
+    // JSON is drawn from the npm packages too: fetch them for it, so that `--lang json` picks
+    // the same files as a run of every language.
+    let npm_root = if opts.langs.iter().any(|&l| l.judge() == Judge::Node || l == Lang::Json) {
         fetch_npm(tmp.path(), &tools)
     } else {
         None
@@ -662,7 +664,7 @@ fn make_cases(sources: &[Source], opts: &Options) -> Vec<Case> {
 /// outside a function are not syntax), JSON (`json`, no NaN) and TOML (`tomllib`).
 /// Reads a manifest of `id<TAB>language<TAB>path` lines, prints one JSON verdict per line.
 const PY_JUDGE: &str = r#"
-import ast, json, re, sys, tomllib
+import ast, io, json, re, sys, tokenize, tomllib
 
 CLOSE = {"(": ")", "[": "]", "{": "}"}
 # Tokenizer errors: CPython reports them over an earlier parser error, so a mid-file one
@@ -689,6 +691,9 @@ def py_error(t):
         # Reported at the first of two juxtaposed expressions; the parser fails at the second.
         if "Perhaps you forgot a comma" in msg and e.end_lineno:
             return (msg, e.end_lineno, max((e.end_offset or 1) - 1, 1))
+        # An indentation error is about the start of its line (its offset can point past it).
+        if isinstance(e, IndentationError) and "expected an indented block" not in msg:
+            return (msg, e.lineno or 1, 1)
         return (msg, e.lineno or 1, e.offset or 1)
     except (ValueError, RecursionError, MemoryError) as e:
         return ("!" + type(e).__name__ + ": " + str(e), 1, 1)
@@ -720,14 +725,40 @@ def mid_python(t, starts, msg, line, depth):
             return earlier
     return {"v": "mid", "line": line, "msg": msg}
 
+def open_suffix(t):
+    # What closes the string and brackets open at the end of t, by the tokenize module.
+    stack = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(t).readline):
+            if tok.type == tokenize.OP and tok.string in "([{":
+                stack.append(tok.string)
+            elif tok.type == tokenize.OP and tok.string in ")]}" and stack:
+                stack.pop()
+    except tokenize.TokenError as e:
+        suffix = ""
+        if "string" in str(e.args[0]):
+            row, col = e.args[1]
+            rest = t.split("\n")[row - 1][col:].lstrip("rRbBuUfF")
+            suffix = " " + (rest[:3] if rest[:3] in ('"""', "'''") else rest[:1])
+        return suffix + "".join("\n" + CLOSE[b] for b in reversed(stack))
+    except (SyntaxError, ValueError):
+        return ""
+    return "".join("\n" + CLOSE[b] for b in reversed(stack))
+
 def probe_python(t, end, last, msg, depth):
     # An end-of-input message can hide an earlier parser error: close what is open and
     # ask again, until the text parses or fails somewhere.
-    probe = t
+    probe = t + open_suffix(t)
+    before = None
     for _ in range(100):
         e = py_error(probe)
         if e is None or e[0].startswith("!"):
             return {"v": "end", "msg": msg}
+        if e == before:
+            # Closing changed nothing: CPython's "never closed" can come from a token it
+            # could not read mid-file. Broken, but where is for first_broken to say.
+            return {"v": "stuck", "msg": msg}
+        before = e
         m, l, c = e
         starts = starts_of(probe)
         if "was never closed" in m:
@@ -742,6 +773,27 @@ def probe_python(t, end, last, msg, depth):
                 return {"v": "end", "msg": msg}
             return mid_python(probe, starts, m, l, depth)
     return {"v": "end", "msg": msg}
+
+def first_broken(t, msg):
+    # The first line whose prefix is broken (mid-file, or stuck as above).
+    starts = starts_of(t)
+    lines = len(starts)
+    prefix = lambda k: t[: starts[k]] if k < lines else t
+    lo, hi, found = 1, lines, None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        v = judge_python(prefix(mid), 1)
+        if v["v"] in ("mid", "stuck"):
+            hi, found = mid, v
+        else:
+            lo = mid + 1
+    if found is not None and found["v"] == "mid":
+        return found
+    return {"v": "mid", "line": lo, "msg": msg + " (first broken line, by bisection)"}
+
+def judge_python_file(t):
+    v = judge_python(t)
+    return first_broken(t, v["msg"]) if v["v"] == "stuck" else v
 
 def judge_json(t):
     def no_constant(name):
@@ -775,7 +827,7 @@ def judge_toml(t):
         return {"v": "mid", "line": line, "msg": msg}
     return {"v": "valid"}
 
-JUDGES = {"python": judge_python, "json": judge_json, "toml": judge_toml}
+JUDGES = {"python": judge_python_file, "json": judge_json, "toml": judge_toml}
 for raw in open(sys.argv[1], encoding="utf-8"):
     case_id, lang, path = raw.rstrip("\n").split("\t")
     with open(path, encoding="utf-8", newline="") as f:
@@ -1464,8 +1516,18 @@ fn score(opts: &Options, sources: &[Source], cases: &[Case], verdicts: &[Verdict
             scores.insert(lang, Score::default());
         }
     }
+    // A prefix or join of a file the judge rejects says nothing: it was broken already.
+    let rejected: Vec<usize> = cases
+        .iter()
+        .enumerate()
+        .filter(|(id, c)| c.kind == Kind::Whole && verdicts[*id] != Verdict::Valid)
+        .map(|(_, c)| c.source)
+        .collect();
     for (id, case) in cases.iter().enumerate() {
         let source = &sources[case.source];
+        if case.kind != Kind::Whole && rejected.contains(&case.source) {
+            continue;
+        }
         let path = source.check_path.as_str();
         let score = scores.get_mut(&source.lang).expect("a scored language");
         let verdict = &verdicts[id];
@@ -1487,6 +1549,7 @@ fn score(opts: &Options, sources: &[Source], cases: &[Case], verdicts: &[Verdict
                 score.bytes += case.text.len();
                 score.files += 1;
                 if *verdict != Verdict::Valid {
+                    // Its prefixes and joins are not scored either.
                     score.whole_rejected += 1;
                     continue;
                 }
