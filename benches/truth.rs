@@ -1246,21 +1246,27 @@ const RUST_LEXER: &[&str] = &[
 ];
 
 /// An end-of-input error, verified: the text plus what closes every open string, comment and
-/// bracket, then that plus `;`, then plus an item (an attribute or a `macro_rules! m (..)` at
-/// the end wants one). End of input when one of them parses or fails only past the original
-/// end; else the probe that fails latest says where the text is broken.
+/// bracket; then with a `;` after each closer (a macro call `m!(..)` among items wants one);
+/// then plus an item (an attribute at the end wants one). End of input when one of them
+/// parses or fails only past the original end; else the probe that fails latest says where
+/// the text is broken.
 fn probe_rust(text: &str, msg: String, depth: usize) -> Verdict {
-    let Scan::Open(close) = scan_rust(text) else { return Verdict::End(msg) };
+    let Scan::Open(lexical, stack) = scan_rust(text) else { return Verdict::End(msg) };
     if depth >= 3 {
         return Verdict::End(msg);
     }
     let end = text.trim_end().len();
     let mut latest: Option<(usize, String, String, usize)> = None;
-    for extra in ["", ";", "\nfn probe_item() {}"] {
-        if close.is_empty() && extra.is_empty() {
+    let suffixes = [
+        format!("{lexical}{}", closers(&stack, "")),
+        format!("{lexical}{}", closers(&stack, ";")),
+        format!("{lexical}{}\nfn probe_item() {{}}", closers(&stack, "")),
+    ];
+    for suffix in &suffixes {
+        if suffix.is_empty() {
             continue;
         }
-        let probe = format!("{text}{close}{extra}");
+        let probe = format!("{text}{suffix}");
         match rustfmt_error(&probe) {
             None | Some(Err(_)) => return Verdict::End(msg),
             Some(Ok((m, l, c))) => {
@@ -1303,41 +1309,46 @@ fn mid_rust(text: &str, msg: String, line: usize, depth: usize) -> Verdict {
 }
 
 /// What a rough Rust lexer sees at the end of a text: a closing bracket that matches
-/// nothing, or the text that closes whatever is still open (string, comment, brackets).
+/// nothing, or what is still open: the text that closes the string or comment the text ends
+/// in, and the brackets open, innermost last.
 enum Scan {
     BadCloser(usize),
-    Open(String),
+    Open(String, Vec<u8>),
+}
+
+/// Closers for `stack`, innermost first, each on its own line and followed by `after`.
+fn closers(stack: &[u8], after: &str) -> String {
+    let mut s = String::new();
+    for &open in stack.iter().rev() {
+        s.push('\n');
+        s.push(match open {
+            b'(' => ')',
+            b'[' => ']',
+            _ => '}',
+        });
+        s.push_str(after);
+    }
+    s
 }
 
 fn scan_rust(text: &str) -> Scan {
     let b = text.as_bytes();
     let ident = |i: usize| i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_');
-    let close_all = |first: &str, stack: &[u8]| {
-        let mut s = first.to_owned();
-        for &open in stack.iter().rev() {
-            s.push('\n');
-            s.push(match open {
-                b'(' => ')',
-                b'[' => ']',
-                _ => '}',
-            });
-        }
-        s
-    };
+    let close_all = |first: &str, stack: &[u8]| Scan::Open(first.to_owned(), stack.to_vec());
     let mut stack: Vec<u8> = Vec::new();
     let mut i = 0;
     while i < b.len() {
         match b[i] {
             b'/' if b.get(i + 1) == Some(&b'/') => match text[i..].find('\n') {
                 Some(n) => i += n,
-                None => return Scan::Open(close_all("\n", &stack)),
+                None => return close_all("\n", &stack),
             },
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let mut depth = 1;
                 i += 2;
                 while depth > 0 {
                     if i >= b.len() {
-                        return Scan::Open(close_all(&" */".repeat(depth), &stack));
+                        return close_all(&" */".repeat(depth), &stack);
                     }
                     if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
                         depth += 1;
@@ -1354,7 +1365,7 @@ fn scan_rust(text: &str) -> Scan {
                 i += 1;
                 loop {
                     match b.get(i) {
-                        None => return Scan::Open(close_all("\"", &stack)),
+                        None => return close_all("\"", &stack),
                         Some(b'\\') => i += 2,
                         Some(b'"') => {
                             i += 1;
@@ -1380,7 +1391,7 @@ fn scan_rust(text: &str) -> Scan {
                 let closer = format!("\"{}", "#".repeat(j - i - 1));
                 match text[j + 1..].find(&closer) {
                     Some(n) => i = j + 1 + n + closer.len(),
-                    None => return Scan::Open(close_all(&closer, &stack)),
+                    None => return close_all(&closer, &stack),
                 }
             }
             b'\'' => {
@@ -1409,7 +1420,7 @@ fn scan_rust(text: &str) -> Scan {
             _ => i += 1,
         }
     }
-    Scan::Open(close_all("", &stack))
+    close_all("", &stack)
 }
 
 /// Runs `node --check` on a few JavaScript cases the batch judge rejected and a few it
