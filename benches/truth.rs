@@ -23,8 +23,18 @@
 //! judge's message is classified as mid-file or end-of-input, and where a compiler reports an
 //! end-of-input error that can hide an earlier one (Python's "was never closed", rustc's
 //! unclosed delimiters, both of which win over an earlier parse error), the judge appends the
-//! closers and asks the compiler again. The node judge is compared with `node --check` on a
-//! few cases each run.
+//! closers and asks the compiler again. Where a compiler points before the token its parser
+//! stopped on (V8's "missing ) after argument list", rustc's "expected item after
+//! attributes", CPython's "Perhaps you forgot a comma?"), the judge's line is that token's.
+//! Not counted: V8's early errors, TOML's duplicate keys (the grammar allows them), and the
+//! prefixes and joins of a file the judge rejects whole. The node judge is compared with
+//! `node --check` on a few cases each run.
+//!
+//! Known limits of the judges: TypeScript's is its parser's diagnostics, without the grammar
+//! checks `tsc` makes later (a `return` outside a function, statements in a `.d.ts`); YAML has
+//! one judge (the `yaml` package, YAML 1.2); Rust is judged as edition 2021, so a file using
+//! 2024-only syntax counts as rejected. The judge's verdict on prefixes is printed but not
+//! scored: a prefix cut inside its last token looks broken to a compiler.
 //!
 //! Run: `cargo bench --bench truth -- [--seed N] [--per-lang N] [--joins N] [--prefixes N]
 //! [--lang python,rust,javascript,typescript,json,toml,yaml] [--dump DIR]`. Prints a Markdown
@@ -1495,6 +1505,8 @@ struct Score {
     excluded: usize,
     /// Why joins were excluded: the judge's message, names blanked, and how often.
     excluded_why: BTreeMap<String, usize>,
+    /// Whole files the judge rejected, and what it said.
+    rejected: Vec<String>,
     bytes: usize,
     check_time: Duration,
 }
@@ -1562,6 +1574,7 @@ fn score(opts: &Options, sources: &[Source], cases: &[Case], verdicts: &[Verdict
                 if *verdict != Verdict::Valid {
                     // Its prefixes and joins are not scored either.
                     score.whole_rejected += 1;
+                    score.rejected.push(format!("{} ({verdict})", source.shown));
                     continue;
                 }
                 if report.status == Status::Errors {
@@ -1716,6 +1729,9 @@ fn print_table(opts: &Options, scored: &Scored, sources: &[Source]) {
             s.excluded,
             if why.is_empty() { String::new() } else { format!(" ({})", why.join(", ")) }
         );
+        for r in &s.rejected {
+            println!("  - the judge rejects the whole of {r}");
+        }
     }
 }
 
