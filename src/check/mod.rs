@@ -141,6 +141,10 @@ fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Re
         return (Report::not_checked(Some(name), "nested too deeply"), None);
     }
     let Parsed { failure, resume } = reference_parse(lang, path, text, from);
+    let failure = failure.map(|f| match f.at_end || !in_growing_last_token(text, f.at) {
+        true => f,
+        false => parsers::Failure { at_end: true, ..f },
+    });
     let report = match failure {
         None => Report::ok(name),
         // "Nothing written yet": an empty JSON text.
@@ -186,6 +190,29 @@ fn reference_parse(lang: Language, path: &str, text: &str, from: usize) -> Parse
         })
     };
     Parsed { failure: parsed.failure.map(|f| f.shifted(from)), resume: from + parsed.resume }
+}
+
+/// Whether byte `at` lies in the text's last token and that token may still grow into
+/// another: the text ends (no whitespace after) in a word or an operator character
+/// (`fal` may become `false`, `=` may become `==`, `/` may become `//`, `in` may become
+/// `inline`), or just before that token with only whitespace between. A parser's error
+/// there can be a cut token, not a mistake, so it is unfinished. A closing bracket
+/// never grows: `foo(a))` stays broken.
+fn in_growing_last_token(text: &str, at: usize) -> bool {
+    let Some(last) = text.chars().next_back() else { return false };
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let operator = |c: char| "=:/*<>!&|-+.?%^~#@".contains(c);
+    let class: &dyn Fn(char) -> bool = if word(last) {
+        &word
+    } else if operator(last) {
+        &operator
+    } else {
+        return false;
+    };
+    let start =
+        text.char_indices().rev().take_while(|&(_, c)| class(c)).last().map_or(text.len(), |(i, _)| i);
+    // rust-analyzer places an error just after the last token it accepted.
+    at >= start || text.get(at..start).is_some_and(|gap| gap.trim().is_empty())
 }
 
 /// Brackets nested at most this deep are parsed on the caller's stack; deeper texts
@@ -506,8 +533,14 @@ mod tests {
     /// stub scan, which parses with the same grammars.
     #[test]
     fn astral_characters_after_a_brace_do_not_crash_any_grammar() {
-        let texts = ["{\u{31860}", "\u{102026}\u{1F574}\u{A16D9}\u{E9F4A}{\u{10596C}", "$\u{390C3}", "x=${\u{31860}}\n"];
-        for ext in ["sh", "bash", "py", "js", "ts", "tsx", "rs", "html", "css", "yaml", "toml", "md", "json"] {
+        let texts = [
+            "{\u{31860}",
+            "\u{102026}\u{1F574}\u{A16D9}\u{E9F4A}{\u{10596C}",
+            "$\u{390C3}",
+            "x=${\u{31860}}\n",
+        ];
+        for ext in ["sh", "bash", "py", "js", "ts", "tsx", "rs", "html", "css", "yaml", "toml", "md", "json"]
+        {
             for text in texts {
                 let path = format!("a.{ext}");
                 let report = check(&path, text);

@@ -34,14 +34,21 @@ async fn check_files_reports_each_written_file_and_a_verdict() {
 
 #[tokio::test]
 async fn check_files_with_paths_reports_missing_and_empty_files() {
-    let root = Root::new().file("empty.js", "").file("done.json", "[1, 2]\n");
+    let root = Root::new()
+        .file("empty.js", "")
+        .file("done.json", "[1, 2]\n")
+        .file("notes.txt", "\n")
+        .file("pkg/__init__.py", "");
     let server = Server::spawn(&root).await;
-    let reply =
-        server.call("check_files", json!({"paths": ["empty.js", "done.json", "ghost.html"]})).await.ok();
+    let paths = ["empty.js", "done.json", "ghost.html", "notes.txt", "pkg/__init__.py"];
+    let reply = server.call("check_files", json!({"paths": paths})).await.ok();
     let files = reply.json()["files"].as_array().unwrap().clone();
-    assert_eq!(files[0]["status"], "incomplete");
+    assert_eq!(files[0]["status"], "stubs", "an empty script has no code: {}", reply.text());
+    assert_eq!(files[0]["stubs"][0]["kind"], "no_code");
     assert_eq!(files[1]["status"], "complete");
     assert_eq!(files[2]["status"], "missing");
+    assert_eq!(files[3]["status"], "incomplete", "an empty file of an unchecked type");
+    assert_eq!(files[4]["status"], "complete", "an empty __init__.py is idiomatic");
     assert!(reply.text().contains("1 missing or unreadable (ghost.html"), "{}", reply.text());
     server.stop().await;
 }

@@ -107,12 +107,31 @@ struct Reported {
 }
 
 /// The first of the errors oxc reported, None when there is none.
+///
+/// It is at the end of the text when:
+/// - it is at the end (oxc reports a missing token there as an empty span);
+/// - its span reaches the end and is not a closing bracket: oxc decides some
+///   constructs by looking ahead (`(a, b) =>` is an arrow function only if a body
+///   follows), so "expected function body" or "missing initializer" for a construct
+///   the text ends with, or "expected `)` but found `=>`", means only that the rest is
+///   not written yet;
+/// - a string, template, comment or regular expression left open runs to the end and
+///   nothing but whitespace separates the error from it (oxc also reports the
+///   statement it interrupts).
 fn first_failure(text: &str, reported: impl Iterator<Item = Reported>) -> Option<Failure> {
-    let Reported { at, len, message, opened } = reported.min_by_key(|r| r.at)?;
+    let reported: Vec<Reported> = reported.collect();
     let content_end = text.trim_end().len();
-    // oxc reports a missing token at the end as an empty span at the end of the
-    // text; a string, template, comment or regex left open runs to the end.
-    let at_end = at >= content_end || (message.starts_with("Unterminated") && at + len >= content_end);
+    let open_to_end = reported
+        .iter()
+        .filter(|r| r.message.starts_with("Unterminated") && r.at + r.len >= content_end)
+        .map(|r| r.at)
+        .min();
+    let Reported { at, len, message, opened } = reported.into_iter().min_by_key(|r| r.at)?;
+    let span = text.get(at..(at + len).min(text.len())).unwrap_or_default().trim();
+    let reaches_end = at + len >= content_end && !matches!(span, ")" | "]" | "}");
+    let cut_by_open_literal = open_to_end
+        .is_some_and(|open| text.get((at + len).min(open)..open).is_some_and(|gap| gap.trim().is_empty()));
+    let at_end = at >= content_end || reaches_end || cut_by_open_literal;
     if !at_end {
         return Some(Failure::new(at.min(text.len()), false, broken_message(text, at, len, &message)));
     }

@@ -37,7 +37,19 @@ fn first_failure(text: &str, parsed: &Parsed<ModModule>) -> Option<Failure> {
         || lexical_to_end
         || matches!(error.error, ParseErrorType::Lexical(LexicalErrorType::Eof));
     if !at_end {
-        return Some(Failure::new(start, false, broken_message(text, start, end, &error.error)));
+        let message = broken_message(text, start, end, &error.error);
+        // Ruff puts "expected an indented block" on the header; CPython, like a
+        // reader, at the statement that should have been indented.
+        let at = if message.starts_with("expected an indented block") {
+            tokens
+                .iter()
+                .map(|t| (t.start().to_usize(), t.kind()))
+                .find(|&(at, kind)| at >= start && !is_trivia(kind))
+                .map_or(start, |(at, _)| at)
+        } else {
+            start
+        };
+        return Some(Failure::new(at, false, message));
     }
     if let Some(&(at, bracket)) = open_brackets(parsed).last() {
         return Some(Failure::unclosed(at, bracket));
@@ -139,6 +151,14 @@ mod tests {
         for text in ["def f():\n", "def f():", "class A:\n    def f(self):\n", "def f():\n    # later\n"] {
             assert!(failure(text).at_end, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_missing_block_before_a_dedent_is_reported_at_the_next_statement() {
+        let text = "class A:\n    def f(self):\n\n# a\n# b\nclass B:\n    pass\n";
+        let f = failure(text);
+        assert!(!f.at_end);
+        assert_eq!(line_of(text, f.at), 6, "where CPython reports it: {f:?}");
     }
 
     #[test]

@@ -21,26 +21,61 @@ pub(crate) fn parse(text: &str) -> Parsed {
     let lexed = LexedStr::new(EDITION, text);
     let output = TopEntryPoint::SourceFile.parse(&lexed.to_input(EDITION));
     // Walk the parser's steps: item starts are the `Enter`s directly under the source
-    // file (depth 1), at the text position reached so far.
+    // file, at the text position reached so far. The same walk applies the rules rustc's
+    // parser enforces and rust-analyzer's leaves to a later pass (see `misplaced`).
     let mut parser_error: Option<(usize, String)> = None;
+    let mut note = |at: usize, message: String| {
+        if parser_error.as_ref().is_none_or(|(first, _)| at < *first) {
+            parser_error = Some((at, message));
+        }
+    };
     let mut item_starts = Vec::new();
-    let (mut depth, mut pos) = (0usize, 0usize);
+    let mut open: Vec<SyntaxKind> = Vec::new();
+    let mut pos = 0usize;
+    // A doc comment not yet followed by the item it documents.
+    let mut pending_doc: Option<usize> = None;
     lexed.intersperse_trivia(&output, &mut |step| match step {
-        StrStep::Token { text, .. } => pos += text.len(),
-        StrStep::Enter { .. } => {
-            if depth == 1 {
+        StrStep::Token { kind, text: token } => {
+            if kind == SyntaxKind::COMMENT && is_outer_doc(token) && !open.contains(&SyntaxKind::TOKEN_TREE) {
+                pending_doc = Some(pos);
+            } else if !kind.is_trivia() {
+                if let Some(doc) = pending_doc.take()
+                    && kind == SyntaxKind::R_CURLY
+                {
+                    note(doc, "a doc comment must be followed by the item it documents".to_owned());
+                }
+                if kind == SyntaxKind::ERROR {
+                    let first = token.chars().next().unwrap_or('?');
+                    note(pos, format!("unknown start of token: {first}"));
+                }
+            }
+            pos += token.len();
+        }
+        StrStep::Enter { kind } => {
+            if let Some(message) = open.last().and_then(|&parent| misplaced(parent, kind)) {
+                let at = pos + text[pos..].len() - text[pos..].trim_start().len();
+                note(at, message);
+            }
+            if open.len() == 1 {
                 item_starts.push(pos);
             }
-            depth += 1;
+            open.push(kind);
         }
-        StrStep::Exit => depth = depth.saturating_sub(1),
-        StrStep::Error { msg, pos } => {
-            if parser_error.as_ref().is_none_or(|(at, _)| pos < *at) {
-                parser_error = Some((pos, msg.to_owned()));
-            }
+        StrStep::Exit => {
+            open.pop();
         }
+        StrStep::Error { msg, pos } => note(pos, msg.to_owned()),
     });
-    let failure = first_failure(&lexed, parser_error);
+    // A doc comment at the very end still waits for its item: unfinished.
+    let dangling_doc = pending_doc.filter(|_| parser_error.is_none());
+    let failure = match dangling_doc {
+        Some(doc) => Some(Failure::new(
+            doc,
+            true,
+            "a doc comment must be followed by the item it documents".to_owned(),
+        )),
+        None => first_failure(&lexed, parser_error),
+    };
     let limit = failure.as_ref().map_or(text.len(), |f| f.at);
     Parsed { resume: last_start_before(item_starts, limit), failure }
 }
@@ -85,6 +120,44 @@ fn first_failure(lexed: &LexedStr<'_>, parser_error: Option<(usize, String)>) ->
         return Some(Failure::new(at, true, message));
     }
     Some(Failure::new(at, false, words(&message)))
+}
+
+/// `///` and `/** */` comments document the item after them (`////` and `/***/` are
+/// plain comments; inner `//!` and `/*!` document the enclosing item).
+fn is_outer_doc(comment: &str) -> bool {
+    (comment.starts_with("///") && !comment.starts_with("////"))
+        || (comment.starts_with("/**") && !comment.starts_with("/***") && comment != "/**/")
+}
+
+/// rustc's parser refuses these items where rust-analyzer's parses them and reports
+/// them later: an `impl` or `trait` body holds only functions, constants, types and
+/// macro calls, and an `extern` block only functions, statics, types and macro calls.
+/// An agent's join that drops an `impl`'s closing `}` nests the next `impl` or
+/// `struct` inside it, so the message says where to look.
+fn misplaced(parent: SyntaxKind, child: SyntaxKind) -> Option<String> {
+    let keyword = match child {
+        SyntaxKind::MODULE => "mod",
+        SyntaxKind::ENUM => "enum",
+        SyntaxKind::STRUCT => "struct",
+        SyntaxKind::UNION => "union",
+        SyntaxKind::USE => "use",
+        SyntaxKind::IMPL => "impl",
+        SyntaxKind::TRAIT => "trait",
+        SyntaxKind::EXTERN_CRATE => "extern crate",
+        SyntaxKind::EXTERN_BLOCK => "extern",
+        SyntaxKind::MACRO_RULES => "macro_rules!",
+        SyntaxKind::MACRO_DEF => "macro",
+        SyntaxKind::STATIC if parent == SyntaxKind::ASSOC_ITEM_LIST => "static",
+        SyntaxKind::CONST if parent == SyntaxKind::EXTERN_ITEM_LIST => "const",
+        _ => return None,
+    };
+    match parent {
+        SyntaxKind::ASSOC_ITEM_LIST => Some(format!(
+            "`{keyword}` is not allowed in an `impl` or `trait` body (is a `}}` missing before it?)"
+        )),
+        SyntaxKind::EXTERN_ITEM_LIST => Some(format!("`{keyword}` is not allowed in an `extern` block")),
+        _ => None,
+    }
 }
 
 /// The innermost bracket left open at the end of the text, as (offset, bracket).
@@ -181,6 +254,39 @@ mod tests {
         let f = failure("fn f() {\n let x = 1\n let y = 2;\n}\n");
         assert!(!f.at_end);
         assert_eq!(f.message, "expected `;`");
+    }
+
+    #[test]
+    fn items_rustc_refuses_in_impl_trait_and_extern_bodies_are_broken() {
+        for (text, line) in [
+            ("impl A {\n    mod m {}\n}\n", 2),
+            ("impl A {\n    fn f() {}\nimpl B {\n    fn g() {}\n}\n", 3),
+            ("trait T {\n    fn f();\nstruct S;\n}\n", 3),
+            ("impl A {\n    use std::fmt;\n}\n", 2),
+            ("extern \"C\" {\n    const X: u8;\n}\n", 2),
+        ] {
+            let f = failure(text);
+            assert!(!f.at_end, "{text:?}: {f:?}");
+            assert_eq!(super::super::line_of(text, f.at), line, "{text:?}: {f:?}");
+        }
+        assert_eq!(parse("impl A {\n    const C: u8 = 1;\n    type T = u8;\n    m!();\n}\n").failure, None);
+    }
+
+    #[test]
+    fn a_doc_comment_that_documents_nothing_is_broken_but_not_in_a_macro() {
+        let f = failure("impl A {\n    fn f() {}\n    /// doc\n}\n");
+        assert!(!f.at_end);
+        assert_eq!(f.message, "a doc comment must be followed by the item it documents");
+        assert_eq!(parse("macro_rules! m {\n    () => {\n        /// doc\n    };\n}\n").failure, None);
+        assert_eq!(parse("/// doc\nfn f() {}\n//// not a doc\n").failure, None);
+        assert!(failure("fn f() {}\n/// doc\n").at_end, "an item may still follow");
+    }
+
+    #[test]
+    fn an_unknown_character_is_broken_even_in_a_macro() {
+        let f = failure("macro_rules! m {\n    () => {\n        ```\n    };\n}\n");
+        assert!(!f.at_end);
+        assert!(f.message.starts_with("unknown start of token"), "{}", f.message);
     }
 
     #[test]
