@@ -141,7 +141,7 @@ fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Re
         return (Report::not_checked(Some(name), "nested too deeply"), None);
     }
     let Parsed { failure, resume } = reference_parse(lang, path, text, from);
-    let failure = failure.map(|f| match f.at_end || !in_growing_last_token(text, f.at) {
+    let failure = failure.map(|f| match f.at_end || !in_growing_last_token(text, f.at, f.end) {
         true => f,
         false => parsers::Failure { at_end: true, ..f },
     });
@@ -192,27 +192,30 @@ fn reference_parse(lang: Language, path: &str, text: &str, from: usize) -> Parse
     Parsed { failure: parsed.failure.map(|f| f.shifted(from)), resume: from + parsed.resume }
 }
 
-/// Whether byte `at` lies in the text's last token and that token may still grow into
-/// another: the text ends (no whitespace after) in a word or an operator character
-/// (`fal` may become `false`, `=` may become `==`, `/` may become `//`, `in` may become
-/// `inline`), or just before that token with only whitespace between. A parser's error
-/// there can be a cut token, not a mistake, so it is unfinished. A closing bracket
-/// never grows: `foo(a))` stays broken.
-fn in_growing_last_token(text: &str, at: usize) -> bool {
+/// Whether a problem blamed on bytes `at..end` touches the text's last token and that
+/// token may still grow into another: the text ends (no whitespace after) in a word or
+/// an operator character (`fal` may become `false`, `=` may become `==`, `/` may become
+/// `//`, `in` may become `inline`, `*SA` may become `*SAVE`). The last token counts the
+/// operator characters just before a word (`*` of an alias, `$`, `#[`), and a problem
+/// just before it with only whitespace between counts too (rust-analyzer places an
+/// error after the last token it accepted). A parser's error there can be a cut token,
+/// not a mistake, so it is unfinished. A closing bracket, `;` or `,` never grows:
+/// `foo(a))` stays broken.
+fn in_growing_last_token(text: &str, at: usize, end: usize) -> bool {
     let Some(last) = text.chars().next_back() else { return false };
     let word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    let operator = |c: char| "=:/*<>!&|-+.?%^~#@".contains(c);
-    let class: &dyn Fn(char) -> bool = if word(last) {
-        &word
+    let operator = |c: char| "=:/*<>!&|-+.?%^~#@[".contains(c);
+    let run_start = |class: &dyn Fn(char) -> bool, before: usize| {
+        text[..before].char_indices().rev().take_while(|&(_, c)| class(c)).last().map_or(before, |(i, _)| i)
+    };
+    let start = if word(last) {
+        run_start(&operator, run_start(&word, text.len()))
     } else if operator(last) {
-        &operator
+        run_start(&operator, text.len())
     } else {
         return false;
     };
-    let start =
-        text.char_indices().rev().take_while(|&(_, c)| class(c)).last().map_or(text.len(), |(i, _)| i);
-    // rust-analyzer places an error just after the last token it accepted.
-    at >= start || text.get(at..start).is_some_and(|gap| gap.trim().is_empty())
+    at >= start || end >= start || text.get(at..start).is_some_and(|gap| gap.trim().is_empty())
 }
 
 /// Brackets nested at most this deep are parsed on the caller's stack; deeper texts

@@ -110,7 +110,8 @@ struct Reported {
 ///
 /// It is at the end of the text when:
 /// - it is at the end (oxc reports a missing token there as an empty span);
-/// - its span reaches the end and is not a closing bracket: oxc decides some
+/// - its span reaches the end and is not a closing bracket, `;` or `,` (tokens no
+///   continuation turns into anything else): oxc decides some
 ///   constructs by looking ahead (`(a, b) =>` is an arrow function only if a body
 ///   follows), so "expected function body" or "missing initializer" for a construct
 ///   the text ends with, or "expected `)` but found `=>`", means only that the rest is
@@ -128,12 +129,16 @@ fn first_failure(text: &str, reported: impl Iterator<Item = Reported>) -> Option
         .min();
     let Reported { at, len, message, opened } = reported.into_iter().min_by_key(|r| r.at)?;
     let span = text.get(at..(at + len).min(text.len())).unwrap_or_default().trim();
-    let reaches_end = at + len >= content_end && !matches!(span, ")" | "]" | "}");
+    let reaches_end = at + len >= content_end && !matches!(span, ")" | "]" | "}" | ";" | ",");
     let cut_by_open_literal = open_to_end
         .is_some_and(|open| text.get((at + len).min(open)..open).is_some_and(|gap| gap.trim().is_empty()));
-    let at_end = at >= content_end || reaches_end || cut_by_open_literal;
+    // `const x: Type` at the end: the initializer may still come.
+    let declaration_to_end = message.starts_with("Missing initializer")
+        && text.get((at + len).min(text.len())..).is_some_and(|rest| !rest.trim().contains([';', '\n']));
+    let at_end = at >= content_end || reaches_end || cut_by_open_literal || declaration_to_end;
     if !at_end {
-        return Some(Failure::new(at.min(text.len()), false, broken_message(text, at, len, &message)));
+        let failure = Failure::new(at.min(text.len()), false, broken_message(text, at, len, &message));
+        return Some(failure.spanning((at + len).min(text.len())));
     }
     if let Some(open) = opened {
         let bracket = text.get(open..).and_then(|s| s.chars().next()).unwrap_or('{');

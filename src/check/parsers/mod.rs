@@ -67,22 +67,30 @@ pub(crate) struct Failure {
     /// The bracket still open at the end of an unfinished text, when that is what is
     /// unfinished; `at` is where it opens.
     pub(crate) bracket: Option<char>,
+    /// Where the span the parser blamed ends (at least `at`): an error whose span runs
+    /// into the text's last token may only be a cut token.
+    pub(crate) end: usize,
 }
 
 impl Failure {
     /// A text that ends with `bracket`, opened at `at`, still open.
     pub(crate) fn unclosed(at: usize, bracket: char) -> Self {
-        Failure { at, at_end: true, message: String::new(), bracket: Some(bracket) }
+        Failure { at, at_end: true, message: String::new(), bracket: Some(bracket), end: at }
     }
 
     /// Any other problem.
     pub(crate) fn new(at: usize, at_end: bool, message: String) -> Self {
-        Failure { at, at_end, message, bracket: None }
+        Failure { at, at_end, message, bracket: None, end: at }
+    }
+
+    /// The same failure, blaming the span up to `end`.
+    pub(crate) fn spanning(self, end: usize) -> Self {
+        Failure { end: end.max(self.at), ..self }
     }
 
     /// The same failure in a text that starts `by` bytes later (a suffix was parsed).
     pub(crate) fn shifted(self, by: usize) -> Self {
-        Failure { at: self.at + by, ..self }
+        Failure { at: self.at + by, end: self.end + by, ..self }
     }
 
     /// The message for a reader of `text` (the whole text the offsets refer to).

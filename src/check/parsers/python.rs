@@ -49,7 +49,7 @@ fn first_failure(text: &str, parsed: &Parsed<ModModule>) -> Option<Failure> {
         } else {
             start
         };
-        return Some(Failure::new(at, false, message));
+        return Some(Failure::new(at, false, message).spanning(end));
     }
     if let Some(&(at, bracket)) = open_brackets(parsed).last() {
         return Some(Failure::unclosed(at, bracket));

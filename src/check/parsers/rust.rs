@@ -34,11 +34,16 @@ pub(crate) fn parse(text: &str) -> Parsed {
     let mut pos = 0usize;
     // A doc comment not yet followed by the item it documents.
     let mut pending_doc: Option<usize> = None;
+    // An item found where it is not allowed, reported at its next token.
+    let mut misplaced_item: Option<String> = None;
     lexed.intersperse_trivia(&output, &mut |step| match step {
         StrStep::Token { kind, text: token } => {
             if kind == SyntaxKind::COMMENT && is_outer_doc(token) && !open.contains(&SyntaxKind::TOKEN_TREE) {
                 pending_doc = Some(pos);
             } else if !kind.is_trivia() {
+                if let Some(message) = misplaced_item.take() {
+                    note(pos, message);
+                }
                 if let Some(doc) = pending_doc.take()
                     && kind == SyntaxKind::R_CURLY
                 {
@@ -53,8 +58,8 @@ pub(crate) fn parse(text: &str) -> Parsed {
         }
         StrStep::Enter { kind } => {
             if let Some(message) = open.last().and_then(|&parent| misplaced(parent, kind)) {
-                let at = pos + text[pos..].len() - text[pos..].trim_start().len();
-                note(at, message);
+                // Reported at the item's first token, after its doc comments.
+                misplaced_item = Some(message);
             }
             if open.len() == 1 {
                 item_starts.push(pos);
