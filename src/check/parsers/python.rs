@@ -23,7 +23,13 @@ pub(crate) fn parse(text: &str, stub: bool) -> super::Parsed {
 
 /// The first syntax error of a parsed text, None when it parses.
 fn first_failure(text: &str, parsed: &Parsed<ModModule>) -> Option<Failure> {
-    let error = parsed.errors().iter().min_by_key(|e| e.location.start())?;
+    // A keyword argument given twice compares two places: CPython's compiler refuses
+    // it, its parser does not, and a check resumed mid-file could not see it.
+    let error = parsed
+        .errors()
+        .iter()
+        .filter(|e| !matches!(e.error, ParseErrorType::DuplicateKeywordArgumentError(_)))
+        .min_by_key(|e| e.location.start())?;
     let start = error.location.start().to_usize();
     let end = error.location.end().to_usize();
     let tokens = parsed.tokens();
@@ -159,6 +165,11 @@ mod tests {
         let f = failure(text);
         assert!(!f.at_end);
         assert_eq!(line_of(text, f.at), 6, "where CPython reports it: {f:?}");
+    }
+
+    #[test]
+    fn a_keyword_argument_given_twice_is_the_compilers_business() {
+        assert_eq!(parse("f(default=None,\n  default=False)\n", false).failure, None);
     }
 
     #[test]

@@ -4,13 +4,17 @@
 //! `raise NotImplementedError` may be a stub or an idiom; what tells them apart:
 //! - `...` is a stub, except in `.pyi` files, under `@abstractmethod` or `@overload`,
 //!   and in a `Protocol` or abstract base class.
-//! - `raise NotImplementedError` is a stub unless something marks the method as
-//!   abstract: the decorators and classes above, a base-class name (`BaseX`,
-//!   `XMixin`), a message that names subclasses, another class of the file that
-//!   defines the same method, or a docstring that says it is meant to be overridden.
+//! - `raise NotImplementedError` with no message, or one that only says the code is
+//!   missing ("TODO", "not implemented yet"), is a stub unless something marks the
+//!   method as abstract: the decorators and classes above, a base-class name (`BaseX`,
+//!   `XMixin`), another class of the file that defines the same method, or a docstring
+//!   that says it is meant to be overridden. A message that states a real limit
+//!   ("Can't dup() SSLSocket instances") is code.
 //! - `pass` (or only a docstring) in a method is how the standard library writes hooks
 //!   meant to be overridden, so it is a stub only with a placeholder comment beside it
-//!   (`pass  # TODO`); a module-level function that is only `pass` is a stub.
+//!   (`pass  # TODO`); so is a private or documented module-level function (`def _f():
+//!   pass` exists to make a function object). A public module-level function that is
+//!   only `pass` is a stub.
 //! - Any of these with a docstring or comment that says doing nothing is intended
 //!   ("Hook for subclasses", "# no-op"), or with a no-op name, is not a stub.
 
@@ -87,11 +91,24 @@ fn stub_body(file: &File, func: Node) -> Option<(usize, String)> {
         Only::NotImplemented => {
             let overridden = class.is_some_and(|c| defined_in_another_class(file, c, name));
             let raised = stmts.first().map(|s| file.text_of(*s)).unwrap_or_default();
-            !overridden && !placeholder::says_abstract(raised) && !placeholder::says_abstract(docstring_text)
+            !overridden && !placeholder::says_abstract(docstring_text) && placeholder_error_message(raised)
         }
-        Only::Pass | Only::Docstring => class.is_none() && is_module_level(outer),
+        Only::Pass => {
+            class.is_none() && is_module_level(outer) && docstring.is_none() && !name.starts_with('_')
+        }
+        Only::Docstring => false,
     };
     stub.then_some((at, message))
+}
+
+/// Whether a `raise NotImplementedError...` says only that the code is missing: no
+/// message, or one such as "TODO" or "not implemented yet". A message that states a
+/// real limit ("Can't dup() SSLSocket instances") or names subclasses is code.
+fn placeholder_error_message(raised: &str) -> bool {
+    let message = raised.split_once('(').map_or("", |(_, args)| args);
+    let message = message.trim_end().trim_end_matches(')');
+    message.trim().is_empty()
+        || placeholder::says_not_implemented(message) && !placeholder::says_abstract(message)
 }
 
 /// Which placeholder statement `stmt` is, if any.

@@ -196,6 +196,9 @@ fn python_idioms_that_look_like_stubs_are_not() {
         "a.py",
         "def nolog(*args):\n    \"\"\"Dummy function, used when logging is off.\"\"\"\n    pass\n",
     );
+    let real_limit = "class Sock:\n    def dup(self):\n        raise NotImplementedError(\"Can't dup() %s instances\" % self.__class__.__name__)\n";
+    assert_none("a.py", real_limit);
+    assert_none("a.py", "def _f(): pass\nasync def _c(): pass\n");
     let base_name = "class BaseReader:\n    def read(self):\n        raise NotImplementedError\n";
     assert_none("a.py", base_name);
     let protocol = "from typing import Protocol\nclass Clock(Protocol):\n    def now(self) -> float: ...\n";
