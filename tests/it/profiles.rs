@@ -47,7 +47,21 @@ async fn profiles_choose_the_tools_listed_and_callable() {
     server.stop().await;
 
     let server = Server::spawn(&root).await;
-    assert!(tool_names(&server).await.len() >= 9);
+    let mut names = tool_names(&server).await;
+    names.sort();
+    let all = [
+        "append_file",
+        "check_files",
+        "claim_files",
+        "edit_file",
+        "list_artifacts",
+        "list_claims",
+        "list_directory",
+        "read_file",
+        "release_files",
+        "write_file",
+    ];
+    assert_eq!(names, all, "the full profile lists every tool");
     server.stop().await;
 }
 

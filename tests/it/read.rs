@@ -62,7 +62,11 @@ async fn reading_a_fifo_is_refused_without_blocking() {
     let status = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(status.success());
     let server = Server::spawn(&root).await;
-    let text = server.call("read_file", json!({"path": "pipe"})).await.err();
+    let call = server.call("read_file", json!({"path": "pipe"}));
+    let text = tokio::time::timeout(std::time::Duration::from_secs(10), call)
+        .await
+        .expect("reading a FIFO with no writer must not block")
+        .err();
     assert!(text.contains("not a regular file"), "{text}");
     server.stop().await;
 }

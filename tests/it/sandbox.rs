@@ -123,14 +123,24 @@ async fn parent_swapped_for_a_symlink_mid_call_never_escapes() {
         })
     };
     let server = Server::spawn(&root).await;
+    let mut landed = 0;
     for i in 0..300 {
         let (tool, content) = if i % 2 == 0 { ("write_file", "w\n") } else { ("append_file", "a\n") };
-        let _ = server.call(tool, json!({"path": "d/f.txt", "content": content})).await;
+        // A call may fail while `d` is a symlink (that is the sandbox working); one that
+        // succeeds must have written inside.
+        if !server.call(tool, json!({"path": "d/f.txt", "content": content})).await.is_error() {
+            landed += 1;
+        }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     swapper.join().unwrap();
     let escaped: Vec<_> = std::fs::read_dir(&outside).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert!(escaped.is_empty(), "files appeared outside the root: {escaped:?}");
+    // A server whose writes all fail would pass the check above: most calls find `d` a
+    // directory and must succeed, and once the swapping stops a write lands inside.
+    assert!(landed > 0, "no write or append succeeded during the race");
+    server.call("write_file", json!({"path": "d/f.txt", "content": "final\n"})).await.ok();
+    assert_eq!(root.read("d/f.txt"), b"final\n");
     server.stop().await;
 }
 
