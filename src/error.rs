@@ -111,6 +111,17 @@ pub enum Error {
         /// `"NUL bytes"` or `"invalid UTF-8"`, with where it was found.
         detail: String,
     },
+    /// An append failed part way and the file could not be cut back: some bytes landed.
+    PartialAppend {
+        /// Root-relative path.
+        path: String,
+        /// Bytes that landed.
+        appended: usize,
+        /// Bytes the call tried to append.
+        total: usize,
+        /// The error that stopped the append.
+        source: io::Error,
+    },
     /// An argument has a value the tool cannot use.
     InvalidArgument {
         /// The argument's name.
@@ -305,6 +316,12 @@ impl fmt::Display for Error {
                 "the shared claims database failed ({detail}). Retry; if it keeps failing, the server's \
                  operator should check its --state-dir."
             ),
+            Error::PartialAppend { path, appended, total, source } => write!(
+                f,
+                "could not append to {path}: {source}. Only the first {appended} of {total} bytes landed \
+                 and could not be taken back, so {path} now ends part way through your chunk: read its end \
+                 (read_file with offset -20) and append only what is missing."
+            ),
             Error::InvalidArgument { name, reason } => write!(f, "invalid `{name}`: {reason}"),
             Error::Io { op, path, source } => write!(
                 f,
@@ -317,7 +334,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::Io { source, .. } => Some(source),
+            Error::Io { source, .. } | Error::PartialAppend { source, .. } => Some(source),
             _ => None,
         }
     }

@@ -521,14 +521,18 @@ impl Session {
         let path = self.ws.follow(&self.ws.resolve(raw_path)?)?;
         let mut seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
-        let (existing, written) = self.store.write_claimed(&path.display(), &agent, Action::Write, || {
-            let existing = self.ws.stat(&path)?;
-            let written = files::write(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes)?;
-            let facts =
-                WriteFacts { size: written.size, added: written.size, sha256: sha256_hex(text.as_bytes()) };
-            Ok(((existing, written), Some(facts)))
-        })?;
-        let mut warnings = Vec::new();
+        let ((existing, written), unrecorded) =
+            self.store.write_claimed(&path.display(), &agent, Action::Write, || {
+                let existing = self.ws.stat(&path)?;
+                let written = files::write(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes)?;
+                let facts = WriteFacts {
+                    size: written.size,
+                    added: written.size,
+                    sha256: sha256_hex(text.as_bytes()),
+                };
+                Ok(((existing, written), Some(facts)))
+            })?;
+        let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         if let Some(info) = existing
             && !seen.contains(&path)
         {
@@ -594,7 +598,7 @@ impl Session {
         } else {
             (content.to_string(), false)
         };
-        let out = self.store.write_claimed(&path.display(), &agent, Action::Append, || {
+        let (out, unrecorded) = self.store.write_claimed(&path.display(), &agent, Action::Append, || {
             let out =
                 files::append(&self.ws, &path, text.as_bytes(), expected_size, self.config.max_file_bytes)?;
             let facts = (out.added > 0 || out.created).then(|| WriteFacts {
@@ -604,7 +608,7 @@ impl Session {
             });
             Ok((out, facts))
         })?;
-        let mut warnings = Vec::new();
+        let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         if out.duplicate_skipped {
             warnings.push(format!(
                 "{path} already ended with exactly this chunk ({} bytes), so it was not appended again \
@@ -866,22 +870,25 @@ impl Session {
             Ok((existed, before, edited))
         };
         let mut hook = None;
+        let mut after_write_warning = None;
         let (existed, before, edited, syntax) = if dry_run {
             let (existed, before, edited) = read_and_apply()?;
             let syntax = check::check(&key, &edited.text);
             (existed, before, edited, syntax)
         } else {
-            let (existed, before, edited) = self.store.write_claimed(&key, &agent, Action::Edit, || {
-                let (existed, before, edited) = read_and_apply()?;
-                let text = edited.text.as_bytes();
-                let written = files::write(&self.ws, &path, text, self.config.max_file_bytes)?;
-                let facts = WriteFacts {
-                    size: written.size,
-                    added: written.size.saturating_sub(before.len() as u64),
-                    sha256: sha256_hex(text),
-                };
-                Ok(((existed, before, edited), Some(facts)))
-            })?;
+            let ((existed, before, edited), unrecorded) =
+                self.store.write_claimed(&key, &agent, Action::Edit, || {
+                    let (existed, before, edited) = read_and_apply()?;
+                    let text = edited.text.as_bytes();
+                    let written = files::write(&self.ws, &path, text, self.config.max_file_bytes)?;
+                    let facts = WriteFacts {
+                        size: written.size,
+                        added: written.size.saturating_sub(before.len() as u64),
+                        sha256: sha256_hex(text),
+                    };
+                    Ok(((existed, before, edited), Some(facts)))
+                })?;
+            after_write_warning = unrecorded;
             seen.insert(path.clone());
             drop(seen);
             let after = self.ws.stat(&path).ok().flatten();
@@ -902,7 +909,8 @@ impl Session {
             let before_stubs = stubs_of(&key, &before, WRITE_STUB_KINDS);
             added_stubs.retain(|a| !before_stubs.iter().any(|b| b.source == a.source));
         }
-        let warnings = stub_warnings(&added_stubs, 1);
+        let mut warnings: Vec<String> = after_write_warning.into_iter().collect();
+        warnings.extend(stub_warnings(&added_stubs, 1));
         let new_problems_at: Vec<String> = if syntax.problems.is_empty() {
             Vec::new()
         } else {

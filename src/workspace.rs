@@ -483,8 +483,33 @@ impl AppendHandle {
 
     /// Appends `bytes` at the end (O_APPEND, so concurrent appenders never overwrite each other)
     /// and syncs the data.
+    ///
+    /// All or nothing: when a write fails part way (a full disk, a file-size limit), the
+    /// file is cut back to its size before the call, so the error's "nothing was changed"
+    /// is true; if even that fails, the error says how many bytes landed.
     pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
-        self.file.write_all(bytes).map_err(|e| map_io(e, "append to", &self.path))?;
+        let before = self.file.metadata().map_err(|e| map_io(e, "inspect", &self.path))?.len();
+        let mut written = 0;
+        while written < bytes.len() {
+            let failure = match self.file.write(&bytes[written..]) {
+                Ok(0) => io::Error::new(io::ErrorKind::WriteZero, "the file accepted no more bytes"),
+                Ok(n) => {
+                    written += n;
+                    continue;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => e,
+            };
+            if written == 0 || self.file.set_len(before).is_ok() {
+                return Err(map_io(failure, "append to", &self.path));
+            }
+            return Err(Error::PartialAppend {
+                path: self.path.display(),
+                appended: written,
+                total: bytes.len(),
+                source: failure,
+            });
+        }
         // The bytes are in the file now; a failed sync must not be reported as "nothing
         // appended", or the caller would append them again.
         if let Err(e) = self.file.sync_data() {

@@ -107,13 +107,18 @@ impl Store {
     /// claim is taken (or refreshed), `write` runs, and its facts go to the journal, all in
     /// one transaction. A failed `write` leaves no claim and no journal row behind; a
     /// `write` that changed nothing returns no facts and adds no row.
+    ///
+    /// Once `write` has succeeded the file has changed, so nothing after it is an error:
+    /// when the journal row or the commit fails, the value comes back with a warning
+    /// saying what landed and what was not recorded (an error would make the agent
+    /// repeat a write that happened, and duplicate an appended chunk).
     pub fn write_claimed<T>(
         &self,
         path: &str,
         agent: &str,
         action: Action,
         write: impl FnOnce() -> Result<(T, Option<WriteFacts>)>,
-    ) -> Result<T> {
+    ) -> Result<(T, Option<String>)> {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
         let now = now_ms();
@@ -124,11 +129,13 @@ impl Store {
             None => Ok(()),
         }
         .and_then(|()| tx.commit().map_err(db_error));
-        recorded.map_err(|e| Error::Store {
-            busy: false,
-            detail: format!("{e}; the file itself WAS changed, only its claim and journal row are missing: read_file shows its state"),
-        })?;
-        Ok(value)
+        let unrecorded = recorded.err().map(|e| {
+            format!(
+                "{path} WAS changed by this call, but its claim and journal row could not be recorded \
+                 ({e}): do not repeat the call; list_artifacts will not show this write"
+            )
+        });
+        Ok((value, unrecorded))
     }
 
     /// Claims every path for `agent`, or none when any is owned by someone else.
@@ -243,7 +250,7 @@ mod tests {
     #[test]
     fn a_failed_write_leaves_no_claim_and_no_journal_row() {
         let (_d, s) = store(None);
-        let r: Result<()> =
+        let r: Result<((), Option<String>)> =
             s.write_claimed("a.js", "alice", Action::Write, || Err(Error::NotFound { path: "a.js".into() }));
         assert!(r.is_err());
         assert!(s.claims().unwrap().is_empty());

@@ -82,3 +82,49 @@ async fn append_over_the_size_limit_is_refused() {
     assert_eq!(root.read("f.txt"), b"12345");
     server.stop().await;
 }
+
+/// The disk takes only part of a chunk (a file-size limit stands in for a full disk): the
+/// append is all or nothing, so the file is cut back to its size before the call and the
+/// error's "nothing was changed" is true. A torn chunk would make the agent's retry
+/// duplicate the part that landed.
+#[tokio::test]
+async fn an_append_that_fails_part_way_leaves_the_file_as_it_was() {
+    let root = Root::new();
+    let server = Server::spawn_with_file_size_limit(&root, 64 * 1024).await;
+    let base = "x".repeat(60_000) + "\n";
+    server.call("write_file", json!({"path": "big.txt", "content": base})).await.ok();
+    let chunk = "y".repeat(8_000) + "\n";
+    let text = server.call("append_file", json!({"path": "big.txt", "content": chunk})).await.err();
+    assert!(text.contains("Nothing was changed"), "{text}");
+    let now = root.read("big.txt");
+    assert_eq!(now.len(), base.len(), "the part that fit was taken back");
+    assert!(now == base.as_bytes());
+    // A chunk that fits still goes through.
+    server.call("append_file", json!({"path": "big.txt", "content": "z\n"})).await.ok();
+    assert_eq!(root.read("big.txt").len(), base.len() + 2);
+    server.stop().await;
+}
+
+/// The journal fails after the bytes landed (a trigger makes every journal insert abort):
+/// the call succeeds with a warning that says the file changed, since an error would make
+/// the agent append the same chunk again.
+#[tokio::test]
+async fn a_journal_failure_after_the_append_is_a_warning_not_an_error() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    server.call("write_file", json!({"path": "a.txt", "content": "one\n"})).await.ok();
+    let db = rusqlite::Connection::open(root.state().join("state.db")).unwrap();
+    db.execute_batch(
+        "CREATE TRIGGER refuse BEFORE INSERT ON journal BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END;",
+    )
+    .unwrap();
+    let reply = server.call("append_file", json!({"path": "a.txt", "content": "two\n"})).await;
+    assert!(!reply.is_error(), "{}", reply.text());
+    assert!(
+        reply.text().contains("WAS changed") && reply.text().contains("do not repeat"),
+        "{}",
+        reply.text()
+    );
+    assert_eq!(root.read("a.txt"), b"one\ntwo\n");
+    server.stop().await;
+}

@@ -111,6 +111,26 @@ impl Server {
         Server { client }
     }
 
+    /// Spawns a server whose files may not grow past `max_file_bytes` (RLIMIT_FSIZE, with
+    /// SIGXFSZ ignored so that a write past the limit fails with EFBIG after writing what
+    /// fits): a disk that fills up part way through a write.
+    pub async fn spawn_with_file_size_limit(root: &Root, max_file_bytes: u64) -> Server {
+        let command = tokio::process::Command::new("sh").configure(|c| {
+            c.arg("-c")
+                .arg("trap '' XFSZ; exec prlimit --fsize=\"$0\" \"$@\"")
+                .arg(max_file_bytes.to_string())
+                .arg(env!("CARGO_BIN_EXE_filewright"))
+                .arg("--root")
+                .arg(root.path())
+                .arg("--state-dir")
+                .arg(root.state())
+                .env("FILEWRIGHT_LOG", "warn");
+        });
+        let transport = TokioChildProcess::new(command).expect("spawn filewright under prlimit");
+        let client = ().serve(transport).await.expect("MCP initialize");
+        Server { client }
+    }
+
     /// Spawns a server acting as `agent`.
     pub async fn spawn_as(root: &Root, agent: &str) -> Server {
         Self::spawn_with(root, &["--agent", agent]).await
