@@ -21,6 +21,10 @@ const OUTPUT_GRACE: Duration = Duration::from_secs(1);
 /// Characters of hook output kept in a result.
 pub const MAX_OUTPUT_CHARS: usize = 2_000;
 
+/// Bytes of each of the hook's pipes held in memory; the rest is read and dropped, so a
+/// chatty hook can neither block on a full pipe nor fill the server's memory.
+const MAX_PIPE_BYTES: u64 = 64 * 1024;
+
 /// A configured hook.
 #[derive(Debug, Clone)]
 pub struct Hook {
@@ -40,6 +44,10 @@ pub struct HookReport {
     pub exit_code: Option<i32>,
     /// It ran past its time limit and was killed.
     pub timed_out: bool,
+    /// The signal that ended it, when a signal did (not our time limit's kill).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i32")]
+    pub signal: Option<i32>,
     /// stdout then stderr, cut to 2000 characters.
     pub output: String,
 }
@@ -55,10 +63,11 @@ impl Hook {
     pub fn run(&self, path: &str) -> HookReport {
         use std::os::unix::process::CommandExt;
         let shown = format!("{} {path}", self.command);
-        let report = |exit_code, timed_out, output: String| HookReport {
+        let report = |exit_code, timed_out, signal, output: String| HookReport {
             command: shown.clone(),
             exit_code,
             timed_out,
+            signal,
             output: output.chars().take(MAX_OUTPUT_CHARS).collect(),
         };
         // `sh -c 'CMD "$@"' filewright PATH`: CMD may use shell syntax, and the path is passed
@@ -76,11 +85,13 @@ impl Hook {
             .spawn();
         let mut child = match spawned {
             Ok(child) => child,
-            Err(e) => return report(None, false, format!("could not start the hook: {e}")),
+            Err(e) => return report(None, false, None, format!("could not start the hook: {e}")),
         };
         let readers = [child.stdout.take().map(read_all), child.stderr.take().map(read_all)];
-        let (exit_code, timed_out) = match child.wait_timeout(self.timeout) {
-            Ok(Some(status)) => (status.code(), false),
+        let (exit_code, timed_out, signal) = match child.wait_timeout(self.timeout) {
+            Ok(Some(status)) => {
+                (status.code(), false, std::os::unix::process::ExitStatusExt::signal(&status))
+            }
             Ok(None) | Err(_) => {
                 // Kill the whole group: a formatter may have started children holding the pipes.
                 if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
@@ -88,7 +99,7 @@ impl Hook {
                 }
                 let _ = child.kill();
                 let _ = child.wait();
-                (None, true)
+                (None, true, None)
             }
         };
         // A grandchild that left the process group may still hold the pipes open: wait for
@@ -105,16 +116,18 @@ impl Hook {
         if timed_out {
             output.push_str(&format!("\n(killed after {} s)", self.timeout.as_secs_f32()));
         }
-        report(exit_code, timed_out, output)
+        report(exit_code, timed_out, signal, output)
     }
 }
 
-/// Reads a pipe to its end on a thread; the text arrives on the returned channel.
+/// Reads a pipe to its end on a thread, keeping its first [`MAX_PIPE_BYTES`]; the text
+/// arrives on the returned channel.
 fn read_all(mut pipe: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
     let (send, receive) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
+        let _ = (&mut pipe).take(MAX_PIPE_BYTES).read_to_end(&mut bytes);
+        let _ = std::io::copy(&mut pipe, &mut std::io::sink());
         let _ = send.send(String::from_utf8_lossy(&bytes).into_owned());
     });
     receive
@@ -123,6 +136,21 @@ fn read_all(mut pipe: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hook_killed_by_a_signal_says_which() {
+        let dir = tempfile::tempdir().unwrap();
+        let hook = Hook::new("kill -TERM $$; true".into(), dir.path(), Duration::from_secs(5));
+        let r = hook.run("a.txt");
+        assert_eq!((r.exit_code, r.timed_out, r.signal), (None, false, Some(15)), "{r:?}");
+    }
+
+    #[test]
+    fn a_pipe_is_drained_to_its_end_but_only_its_start_is_kept_in_memory() {
+        let flood = std::io::repeat(b'x').take(5_000_000);
+        let kept = read_all(flood).recv_timeout(Duration::from_secs(20)).expect("the reader finishes");
+        assert_eq!(kept.len() as u64, MAX_PIPE_BYTES);
+    }
 
     #[test]
     fn the_path_is_passed_as_one_argument_in_the_root() {

@@ -62,11 +62,12 @@ fn kind_name(kind: crate::check::stubs::StubKind) -> &'static str {
 /// The hook's line(s), when a hook ran.
 fn hook_lines(hook: &Option<crate::hooks::HookReport>) -> String {
     let Some(h) = hook else { return String::new() };
-    let status = match (h.timed_out, h.exit_code) {
-        (true, _) => "timed out".to_string(),
-        (false, Some(0)) => "ok".to_string(),
-        (false, Some(code)) => format!("exit code {code}"),
-        (false, None) => "did not run".to_string(),
+    let status = match (h.timed_out, h.exit_code, h.signal) {
+        (true, _, _) => "timed out".to_string(),
+        (false, Some(0), _) => "ok".to_string(),
+        (false, Some(code), _) => format!("exit code {code}"),
+        (false, None, Some(signal)) => format!("killed by signal {signal}"),
+        (false, None, None) => "did not run".to_string(),
     };
     let mut text = format!("\nhook `{}`: {status}", h.command);
     let output = h.output.trim_end();
