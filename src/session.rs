@@ -232,8 +232,12 @@ pub struct ListOutcome {
     pub path: String,
     /// Entries in tree order: directories first, then files, by name.
     pub entries: Vec<ListEntry>,
-    /// Entries not shown because the listing hit its limit (500).
+    /// Entries not shown because the listing hit its limit (500): at least this many
+    /// when `stopped` is set.
     pub omitted: usize,
+    /// The listing hit its limit before reading every directory within the depth, so
+    /// `omitted` is a lower bound.
+    pub stopped: bool,
     /// Entries left out by .gitignore.
     pub ignored: usize,
     /// Hidden entries (names starting with `.`) left out.
@@ -982,6 +986,7 @@ impl Session {
                 .map(|e| ListEntry { path: e.path, kind: kind(e.kind).into(), size: e.size, depth: e.depth })
                 .collect(),
             omitted: listing.omitted,
+            stopped: listing.stopped,
             ignored: listing.ignored,
             hidden: listing.hidden,
         })

@@ -541,13 +541,11 @@ fn require_file(path: &RootPath, info: &FileInfo) -> Result<()> {
 /// without an OS error code) and the kernel's refusals under RESOLVE_BENEATH (EXDEV, ELOOP on a
 /// magic link).
 fn is_escape(e: &io::Error) -> bool {
-    const EXDEV: i32 = 18;
     (e.kind() == io::ErrorKind::PermissionDenied && e.raw_os_error().is_none())
-        || e.raw_os_error() == Some(EXDEV)
+        || e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error())
 }
 
 fn map_io(e: io::Error, op: &'static str, path: &RootPath) -> Error {
-    const ELOOP: i32 = 40;
     if is_escape(&e) {
         return Error::OutsideRoot { path: path.display() };
     }
@@ -555,7 +553,7 @@ fn map_io(e: io::Error, op: &'static str, path: &RootPath) -> Error {
         io::ErrorKind::NotFound => Error::NotFound { path: path.display() },
         io::ErrorKind::IsADirectory => Error::IsDirectory { path: path.display() },
         io::ErrorKind::NotADirectory => Error::ParentNotDirectory { path: path.display() },
-        _ if e.raw_os_error() == Some(ELOOP) => Error::InvalidPath {
+        _ if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => Error::InvalidPath {
             path: path.display(),
             reason: "it is a symbolic link (or leads through one) that changed during the call or loops"
                 .into(),

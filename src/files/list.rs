@@ -43,8 +43,13 @@ pub struct Listed {
 pub struct Listing {
     /// Entries in tree order: directories first, then files, by name, children after parents.
     pub entries: Vec<Listed>,
-    /// Entries within the depth that were not shown because of [`MAX_ENTRIES`].
+    /// Entries within the depth that were not shown because of [`MAX_ENTRIES`]: those
+    /// seen in directories already read. Once the listing is full no further directory is
+    /// read (a huge tree would cost a full walk only to be counted), so this is a lower
+    /// bound when `stopped` is set.
     pub omitted: usize,
+    /// The listing filled up before every directory within the depth was read.
+    pub stopped: bool,
     /// Entries left out by `.gitignore`.
     pub ignored: usize,
     /// Hidden entries left out.
@@ -53,7 +58,7 @@ pub struct Listing {
 
 /// Lists `dir` (the root when None).
 pub fn list(ws: &Workspace, dir: Option<&RootPath>, options: ListOptions) -> Result<Listing> {
-    let mut listing = Listing { entries: Vec::new(), omitted: 0, ignored: 0, hidden: 0 };
+    let mut listing = Listing { entries: Vec::new(), omitted: 0, stopped: false, ignored: 0, hidden: 0 };
     let mut matchers = Vec::new();
     if options.gitignore {
         // The .gitignore files of the directories above `dir` apply too.
@@ -121,7 +126,11 @@ fn walk(
             out.entries.push(Listed { path: path.display(), kind: item.kind, size: item.size, depth });
         }
         if is_dir && depth < options.depth {
-            walk(ws, Some(&path), depth + 1, options, matchers, out)?;
+            if out.entries.len() >= MAX_ENTRIES {
+                out.stopped = true;
+            } else {
+                walk(ws, Some(&path), depth + 1, options, matchers, out)?;
+            }
         }
     }
     if pushed {
@@ -250,6 +259,23 @@ mod tests {
         }
         let ws = Workspace::open_root(t.path()).unwrap();
         let l = list(&ws, None, DEFAULT).unwrap();
-        assert_eq!((l.entries.len(), l.omitted), (MAX_ENTRIES, 7));
+        assert_eq!((l.entries.len(), l.omitted, l.stopped), (MAX_ENTRIES, 7, false));
+    }
+
+    #[test]
+    fn a_full_listing_reads_no_further_directory() {
+        let t = tempfile::tempdir().unwrap();
+        for i in 0..(MAX_ENTRIES + 3) {
+            let dir = t.path().join(format!("d{i:04}"));
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::write(dir.join("inner"), "").unwrap();
+        }
+        let ws = Workspace::open_root(t.path()).unwrap();
+        let l = list(&ws, None, ListOptions { depth: 2, ..DEFAULT }).unwrap();
+        assert_eq!(l.entries.len(), MAX_ENTRIES);
+        assert!(l.stopped);
+        // 250 directories and their 250 files fill the listing; the other 253
+        // directories are counted from the root's own listing, and their files never read.
+        assert_eq!(l.omitted, MAX_ENTRIES + 3 - MAX_ENTRIES / 2);
     }
 }

@@ -334,8 +334,9 @@ impl Rendered for ListOutcome {
         }
         let mut left_out = Vec::new();
         if self.omitted > 0 {
+            let at_least = if self.stopped { "at least " } else { "" };
             left_out.push(format!(
-                "{} more entries not shown (list a subdirectory or lower the depth)",
+                "{at_least}{} more entries not shown (list a subdirectory or lower the depth)",
                 self.omitted
             ));
         }
