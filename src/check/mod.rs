@@ -14,12 +14,16 @@
 //! - `markdown.rs`: the fenced code blocks of a Markdown text, each checked as its language.
 //! - `report.rs`: [`Report`], [`Status`], [`Problem`] and the human summary.
 //! - `cache.rs`: what one check leaves for the next after an append.
+//! - `stubs/`: placeholders and files with no code, read off the syntax tree of the
+//!   same table's grammar (`check_files` and the write warnings use it).
 //!
 //! # Incomplete or broken
 //! An agent writes a file in appends, so most checks see a prefix. A real parser
 //! stops at the first token that cannot continue any valid program, so when its first
 //! error is at the end of the input the text is an unfinished prefix (`Incomplete`),
-//! and when it is earlier no continuation can fix it (`Errors`). A dropped closing
+//! and when it is earlier no continuation can fix it (`Errors`). An error inside the
+//! text's last token, when that token may still grow (`fal` into `false`), counts as at
+//! the end: the token may only be cut. A dropped closing
 //! bracket mid-file is, to every parser, indistinguishable from a file not finished
 //! yet: `Incomplete` means "unfinished so far", and `check_files` treats it as a
 //! failure once the agent says it is done.
