@@ -204,6 +204,7 @@ fn opener(close: &str) -> char {
 
 #[cfg(test)]
 mod tests {
+    use super::super::line_of;
     use super::*;
 
     fn failure(text: &str) -> Failure {
@@ -258,7 +259,7 @@ mod tests {
         let text = "const o = {\n a: 1\n b: 2\n};\n";
         let f = failure(text);
         assert!(!f.at_end);
-        assert_eq!(super::super::line_of(text, f.at), 3);
+        assert_eq!(line_of(text, f.at), 3);
     }
 
     #[test]

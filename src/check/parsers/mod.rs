@@ -96,7 +96,9 @@ impl Failure {
     /// The message for a reader of `text` (the whole text the offsets refer to).
     pub(crate) fn describe(&self, text: &str) -> String {
         match self.bracket {
-            Some(bracket) => format!("`{bracket}` on line {} is not closed yet", line_of(text, self.at)),
+            Some(bracket) => {
+                format!("`{bracket}` on line {} is not closed yet", super::report::locate(text, self.at).0)
+            }
             None => self.message.clone(),
         }
     }
@@ -117,13 +119,6 @@ pub(crate) fn sentence(message: &str) -> String {
     }
 }
 
-/// The line (1-based) holding byte `at`, for messages such as "`(` on line 4 is not
-/// closed yet".
-pub(crate) fn line_of(text: &str, at: usize) -> usize {
-    let at = at.min(text.len());
-    text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1
-}
-
 /// The end of the last line that is neither blank nor a `#` comment: where a
 /// TOML or YAML text's content ends.
 pub(crate) fn hash_comments_end(text: &str) -> usize {
@@ -139,6 +134,12 @@ pub(crate) fn hash_comments_end(text: &str) -> usize {
     end
 }
 
+/// The line of a failure, as a report gives it (for the parsers' tests).
+#[cfg(test)]
+pub(crate) fn line_of(text: &str, at: usize) -> usize {
+    super::report::locate(text, at).0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,12 +149,5 @@ mod tests {
         assert_eq!(sentence("Expected an expression"), "expected an expression");
         assert_eq!(sentence("EOF reached"), "EOF reached");
         assert_eq!(sentence("`}` expected"), "`}` expected");
-    }
-
-    #[test]
-    fn line_of_counts_newlines_before_the_offset() {
-        assert_eq!(line_of("a\nb\nc", 0), 1);
-        assert_eq!(line_of("a\nb\nc", 2), 2);
-        assert_eq!(line_of("a\nb\nc", 99), 3);
     }
 }

@@ -131,6 +131,7 @@ fn broken_message(text: &str, start: usize, end: usize, error: &ParseErrorType) 
 
 #[cfg(test)]
 mod tests {
+    use super::super::line_of;
     use super::*;
 
     fn failure(text: &str) -> Failure {
@@ -141,8 +142,6 @@ mod tests {
     fn valid_code_has_no_failure() {
         assert_eq!(parse("def f(a):\n    return a\n", false).failure, None);
     }
-
-    use super::super::line_of;
 
     #[test]
     fn a_missing_indented_block_mid_file_is_broken_at_the_next_line() {

@@ -226,6 +226,7 @@ fn token_names() -> &'static HashMap<String, &'static str> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::line_of;
     use super::*;
 
     fn failure(text: &str) -> Failure {
@@ -272,7 +273,7 @@ mod tests {
         ] {
             let f = failure(text);
             assert!(!f.at_end, "{text:?}: {f:?}");
-            assert_eq!(super::super::line_of(text, f.at), line, "{text:?}: {f:?}");
+            assert_eq!(line_of(text, f.at), line, "{text:?}: {f:?}");
         }
         assert_eq!(parse("impl A {\n    const C: u8 = 1;\n    type T = u8;\n    m!();\n}\n").failure, None);
     }
