@@ -65,10 +65,10 @@ fn embedded(file: &File, element: Node, language: &str, found: &mut Vec<Found>) 
 /// (not a template or JSON data block).
 fn runs_javascript(text: &str, script: Node) -> bool {
     let Some(start) = child_of_kind(script, "start_tag") else { return false };
-    match attributes(text, start).into_iter().find(|(name, _)| name.eq_ignore_ascii_case("type")) {
+    match attributes(text, start).into_iter().find(|a| a.name.eq_ignore_ascii_case("type")) {
         None => true,
-        Some((_, value)) => {
-            let value = value.trim().to_ascii_lowercase();
+        Some(attr) => {
+            let value = attr.text.trim().to_ascii_lowercase();
             value.is_empty()
                 || value == "module"
                 || value.ends_with("javascript")
@@ -97,23 +97,22 @@ pub fn linked_assets(html: &str) -> Vec<Linked> {
         if let Some(tag) = tag {
             let name = tag_name_of_tag(html, tag);
             let attrs = attributes(html, tag);
-            let get = |wanted: &str| attrs.iter().find(|(n, _)| n.eq_ignore_ascii_case(wanted));
+            let get = |wanted: &str| attrs.iter().find(|a| a.name.eq_ignore_ascii_case(wanted));
             let link = if name.eq_ignore_ascii_case("script") {
                 get("src").map(|a| ("src", a))
             } else if name.eq_ignore_ascii_case("link")
-                && get("rel").is_some_and(|(_, rel)| {
-                    rel.split_ascii_whitespace().any(|t| t.eq_ignore_ascii_case("stylesheet"))
+                && get("rel").is_some_and(|rel| {
+                    rel.text.split_ascii_whitespace().any(|t| t.eq_ignore_ascii_case("stylesheet"))
                 })
             {
                 get("href").map(|a| ("href", a))
             } else {
                 None
             };
-            if let Some((attr, (_, value))) = link
-                && let Some(target) = local_target(value)
+            if let Some((attr, value)) = link
+                && let Some(target) = local_target(value.text)
             {
-                let at = value.as_ptr() as usize - html.as_ptr() as usize;
-                links.push((at, attr, target));
+                links.push((value.at, attr, target));
             }
         }
         let mut cursor = node.walk();
@@ -144,9 +143,16 @@ fn tag_name_of_tag<'t>(text: &'t str, tag: Node) -> &'t str {
     child_of_kind(tag, "tag_name").and_then(|n| text.get(n.byte_range())).unwrap_or_default()
 }
 
-/// The attributes of a start tag as (name, value) slices of `text`; a value is empty
-/// for a bare attribute.
-fn attributes<'t>(text: &'t str, tag: Node) -> Vec<(&'t str, &'t str)> {
+/// One attribute of a start tag: its name, and its value with where the value starts
+/// (for a bare attribute, an empty value where the attribute ends).
+struct Attribute<'t> {
+    name: &'t str,
+    text: &'t str,
+    at: usize,
+}
+
+/// The attributes of a start tag, as slices of `text`.
+fn attributes<'t>(text: &'t str, tag: Node) -> Vec<Attribute<'t>> {
     let mut cursor = tag.walk();
     tag.named_children(&mut cursor)
         .filter(|a| a.kind() == "attribute")
@@ -154,10 +160,9 @@ fn attributes<'t>(text: &'t str, tag: Node) -> Vec<(&'t str, &'t str)> {
             let name = text.get(child_of_kind(attr, "attribute_name")?.byte_range())?;
             let value = child_of_kind(attr, "quoted_attribute_value")
                 .and_then(|q| child_of_kind(q, "attribute_value"))
-                .or_else(|| child_of_kind(attr, "attribute_value"))
-                .and_then(|v| text.get(v.byte_range()))
-                .unwrap_or_else(|| &text[attr.end_byte()..attr.end_byte()]);
-            Some((name, value))
+                .or_else(|| child_of_kind(attr, "attribute_value"));
+            let range = value.map_or(attr.end_byte()..attr.end_byte(), |v| v.byte_range());
+            Some(Attribute { name, text: text.get(range.clone())?, at: range.start })
         })
         .collect()
 }
