@@ -49,13 +49,7 @@ fn embedded(file: &File, element: Node, language: &str, found: &mut Vec<Found>) 
     let (Some(lang), Some(raw)) = (language_named(language), child_of_kind(element, "raw_text")) else {
         return;
     };
-    let inner = File {
-        path: file.path,
-        lang,
-        text: file.text_of(raw),
-        base: file.base + raw.start_byte(),
-        deadline: file.deadline,
-    };
+    let inner = File::new(file.path, lang, file.text_of(raw), file.base + raw.start_byte(), file.deadline);
     if let Some(tree) = inner.parse() {
         inner.scan(tree.root_node(), found);
     }

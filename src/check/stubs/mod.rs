@@ -31,6 +31,8 @@ mod python;
 mod rust;
 mod script;
 
+use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
@@ -116,7 +118,7 @@ pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
     }
     let mut found = Vec::new();
     let deadline = Instant::now() + PARSE_BUDGET;
-    let file = File { path, lang, text, base: 0, deadline };
+    let file = File::new(path, lang, text, 0, deadline);
     if let Some(tree) = file.parse() {
         let root = tree.root_node();
         if !has_code(root, text) && !idiomatically_empty(path) {
@@ -150,7 +152,7 @@ pub fn holds_code(path: &str, text: &str) -> Option<bool> {
     if lang.spec().stubs == Rules::None || text.contains('\0') || text.len() > super::MAX_CHECK_BYTES {
         return None;
     }
-    let file = File { path, lang, text, base: 0, deadline: Instant::now() + PARSE_BUDGET };
+    let file = File::new(path, lang, text, 0, Instant::now() + PARSE_BUDGET);
     let tree = file.parse()?;
     Some(has_code(tree.root_node(), text))
 }
@@ -183,9 +185,16 @@ struct File<'t> {
     /// Where `text` starts in the whole file.
     base: usize,
     deadline: Instant,
+    /// Python: the classes defining each method name, by class node id, built the first
+    /// time a rule asks (see `python.rs`) and reused for the rest of the scan.
+    methods: OnceCell<HashMap<&'t str, Vec<usize>>>,
 }
 
 impl<'t> File<'t> {
+    fn new(path: &'t str, lang: Language, text: &'t str, base: usize, deadline: Instant) -> Self {
+        File { path, lang, text, base, deadline, methods: OnceCell::new() }
+    }
+
     fn parse(&self) -> Option<tree_sitter::Tree> {
         if self.lang.spec().stubs == Rules::None {
             return None;

@@ -137,7 +137,7 @@ fn classify(file: &File, stmt: Node) -> Option<Only> {
 /// The node that sits in the enclosing block (the decorated definition, if any) and
 /// the last dotted part of each decorator's name (`abc.abstractmethod` ->
 /// `abstractmethod`).
-fn decorators<'t>(file: &File<'t>, func: Node<'t>) -> (Node<'t>, Vec<&'t str>) {
+fn decorators<'t, 'n>(file: &File<'t>, func: Node<'n>) -> (Node<'n>, Vec<&'t str>) {
     let Some(parent) = func.parent().filter(|p| p.kind() == "decorated_definition") else {
         return (func, Vec::new());
     };
@@ -187,28 +187,26 @@ fn abstract_class(file: &File, class: Node) -> bool {
 /// Whether a class of the same file other than `class` defines a method `name`: then
 /// `class` declares what its subclasses implement.
 fn defined_in_another_class(file: &File, class: Node, name: &str) -> bool {
-    let root = {
-        let mut n = class;
-        while let Some(p) = n.parent() {
-            n = p;
+    let methods = file.methods.get_or_init(|| {
+        let mut root = class;
+        while let Some(parent) = root.parent() {
+            root = parent;
         }
-        n
-    };
-    methods_by_class(file, root)
-        .into_iter()
-        .any(|(other, names)| other != class.id() && names.contains(&name))
+        classes_by_method(file, root)
+    });
+    methods.get(name).is_some_and(|classes| classes.iter().any(|&c| c != class.id()))
 }
 
-/// The method names of every class in the tree, by class node id.
-fn methods_by_class<'t>(file: &File<'t>, root: Node<'t>) -> HashMap<usize, Vec<&'t str>> {
-    let mut out: HashMap<usize, Vec<&'t str>> = HashMap::new();
+/// The classes (by node id) defining each method name in the tree.
+fn classes_by_method<'t>(file: &File<'t>, root: Node) -> HashMap<&'t str, Vec<usize>> {
+    let mut out: HashMap<&'t str, Vec<usize>> = HashMap::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         if node.kind() == "function_definition"
             && let Some(class) = enclosing_class(decorated(node))
             && let Some(name) = node.child_by_field_name("name")
         {
-            out.entry(class.id()).or_default().push(file.text_of(name));
+            out.entry(file.text_of(name)).or_default().push(class.id());
         }
         let mut cursor = node.walk();
         stack.extend(node.named_children(&mut cursor));

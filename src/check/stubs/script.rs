@@ -49,7 +49,7 @@ pub(super) fn visit(file: &File, node: Node, found: &mut Vec<Found>) {
 
 /// The thrown error's constructor and message, when `stmt` is `throw new X("...")` (or
 /// `throw X("...")`) and they say the code is not implemented.
-fn not_implemented_throw<'t>(file: &File<'t>, stmt: Node<'t>) -> Option<&'t str> {
+fn not_implemented_throw<'t>(file: &File<'t>, stmt: Node<'_>) -> Option<&'t str> {
     if stmt.kind() != "throw_statement" {
         return None;
     }
