@@ -61,6 +61,11 @@ pub(crate) struct Spec {
     /// languages concerned a non-ASCII character is only ever part of a word, a string
     /// or a comment, as `x` is.
     pub(crate) ascii_input: bool,
+    /// The grammar is stricter than its language about text between tags:
+    /// tree-sitter-html makes a bare `>` in text (`a > b`) an ERROR, while the HTML
+    /// standard's parser takes any text without `<` as content. Such an ERROR in an
+    /// element's content is then not a problem (see `syntax::findings`).
+    pub(crate) text_without_markup_is_content: bool,
 }
 
 /// Every checked language.
@@ -90,6 +95,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::Python,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "json",
@@ -100,6 +106,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::None,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "javascript",
@@ -110,6 +117,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::Script,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "typescript",
@@ -120,6 +128,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::Script,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "tsx",
@@ -130,6 +139,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::Script,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "yaml",
@@ -140,6 +150,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::Comments,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "html",
@@ -150,6 +161,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &["-->"],
         stubs: Rules::Html,
         ascii_input: false,
+        text_without_markup_is_content: true,
     },
     Spec {
         name: "css",
@@ -160,6 +172,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &["*/"],
         stubs: Rules::Comments,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "toml",
@@ -170,6 +183,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::Comments,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "rust",
@@ -180,6 +194,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::Rust,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "bash",
@@ -190,6 +205,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::Comments,
         ascii_input: true,
+        text_without_markup_is_content: false,
     },
     Spec {
         name: "markdown",
@@ -200,6 +216,7 @@ pub(crate) static TABLE: &[Spec] = &[
         probes: &[],
         stubs: Rules::None,
         ascii_input: false,
+        text_without_markup_is_content: false,
     },
 ];
 

@@ -75,7 +75,7 @@ pub(crate) fn parse_until(lang: Language, text: &str, old: Option<&Tree>, deadli
 /// wraps a whole unfinished statement (`d = {` ... at EOF) in one ERROR, and the
 /// pieces inside must not look mid-file.
 pub(crate) fn findings(tree: &Tree, text: &str, lang: Language) -> Vec<Finding> {
-    let lenient = lenient_errors(lang);
+    let lenient = lang.spec().text_without_markup_is_content;
     let root = tree.root_node();
     let mut found = Vec::new();
     // (node, end of the outermost enclosing ERROR). A stack, not recursion: trees of
@@ -93,7 +93,7 @@ pub(crate) fn findings(tree: &Tree, text: &str, lang: Language) -> Vec<Finding> 
         if !node.has_error() {
             continue;
         }
-        if node.is_error() && lenient(node, text) {
+        if lenient && node.is_error() && text_in_content(node, text) {
             continue;
         }
         let inherited = if node.is_error() {
@@ -119,20 +119,11 @@ pub(crate) fn findings(tree: &Tree, text: &str, lang: Language) -> Vec<Finding> 
     found
 }
 
-/// Where a grammar is stricter than its language: the ERROR nodes that mark valid text.
-///
-/// HTML: the standard's parser accepts any text without `<` as content (only `<` starts
-/// markup), but tree-sitter-html makes a bare `>` in text (`a > b`) an ERROR. So an
-/// ERROR in an element's content (not inside a tag) with no `<` in it is text.
-fn lenient_errors(lang: Language) -> fn(Node, &str) -> bool {
-    fn html_text(node: Node, text: &str) -> bool {
-        let in_content = node.parent().is_some_and(|p| matches!(p.kind(), "element" | "document"));
-        in_content && text.get(node.start_byte()..node.end_byte()).is_some_and(|t| !t.contains('<'))
-    }
-    fn none(_: Node, _: &str) -> bool {
-        false
-    }
-    if lang.name() == "html" { html_text } else { none }
+/// An ERROR node that is only text in an element's content, for a grammar whose
+/// table row says such text is content (HTML: only `<` starts markup).
+fn text_in_content(node: Node, text: &str) -> bool {
+    let in_content = node.parent().is_some_and(|p| matches!(p.kind(), "element" | "document"));
+    in_content && text.get(node.start_byte()..node.end_byte()).is_some_and(|t| !t.contains('<'))
 }
 
 /// Where the text's content ends: the end of its last token that is neither an extra
