@@ -141,10 +141,11 @@ fn check_from(path: &str, text: &str, prior: Option<Prior>, deadline: Instant) -
 /// starts), and where the next check may resume.
 fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Report, Option<Prior>) {
     let name = lang.name();
-    if nesting_depth(&text[from..]) > MAX_NESTING {
+    let depth = nesting_depth(&text[from..]);
+    if depth > MAX_NESTING {
         return (Report::not_checked(Some(name), "nested too deeply"), None);
     }
-    let Parsed { failure, resume } = reference_parse(lang, path, text, from);
+    let Parsed { failure, resume } = reference_parse(lang, path, text, from, depth);
     let failure = failure.map(|f| match f.at_end || !in_growing_last_token(text, f.at, f.end) {
         true => f,
         false => parsers::Failure { at_end: true, ..f },
@@ -165,10 +166,10 @@ fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Re
 }
 
 /// The reference parser's verdict on `text[from..]`, with offsets in `text`. The parse
-/// runs on a thread with a large stack when the text nests deeply: the parsers descend
-/// recursively, and [`MAX_NESTING`] levels of brackets must not overflow a tool call's
-/// stack.
-fn reference_parse(lang: Language, path: &str, text: &str, from: usize) -> Parsed {
+/// runs on a thread with a large stack when the text nests deeply (`depth`, its
+/// [`nesting_depth`]): the parsers descend recursively, and [`MAX_NESTING`] levels of
+/// brackets must not overflow a tool call's stack.
+fn reference_parse(lang: Language, path: &str, text: &str, from: usize, depth: usize) -> Parsed {
     let part = &text[from..];
     let judge = || match lang.spec().validator {
         Validator::Python => parsers::python::parse(part, path.to_ascii_lowercase().ends_with(".pyi")),
@@ -181,7 +182,7 @@ fn reference_parse(lang: Language, path: &str, text: &str, from: usize) -> Parse
         Validator::Yaml => parsers::yaml::parse(part),
         Validator::TreeSitter | Validator::Markdown => Parsed::default(),
     };
-    let parsed = if nesting_depth(part) <= SHALLOW_NESTING {
+    let parsed = if depth <= SHALLOW_NESTING {
         judge()
     } else {
         std::thread::scope(|scope| {
