@@ -239,7 +239,9 @@ impl<'t> File<'t> {
 
     /// Comments made only of placeholder words. Consecutive full-line comments are read
     /// as one text: "// The rest of the code" followed by "// assumes sorted input." is
-    /// prose, not a placeholder.
+    /// prose, not a placeholder. A text ends where the next comment starts a sentence
+    /// (`// existing code here` above `// Reexport` is a placeholder) and at a block
+    /// comment (`/* */`, `<!-- -->`), which is complete in itself.
     fn placeholder_comments(&self, comments: &[Node], found: &mut Vec<Found>) {
         let text = self.text;
         let views: Vec<CommentView> = comments.iter().map(|&c| CommentView::of(c, text)).collect();
@@ -254,6 +256,8 @@ impl<'t> File<'t> {
                     && between.trim().is_empty()
                     && between.matches('\n').count() == 1
                     && !next.starts_a_sentence()
+                    && !this.closes_itself()
+                    && !next.closes_itself()
             });
             if continues {
                 continue;
@@ -298,6 +302,11 @@ impl<'t> CommentView<'t> {
             own_line: text[line_start..start].trim().is_empty(),
             to_line_end: text[end..line_end].trim().is_empty(),
         }
+    }
+
+    /// Whether the comment is a block (`/* */`, `<!-- -->`), complete in itself.
+    fn closes_itself(&self) -> bool {
+        self.body.starts_with("/*") || self.body.starts_with("<!--")
     }
 
     /// Whether the comment's first word starts with a capital letter, as a new

@@ -92,6 +92,9 @@ fn placeholder_comments_are_found_at_their_line_in_each_comment_syntax() {
 
 #[test]
 fn a_placeholder_above_an_unrelated_comment_is_still_found() {
+    // A block comment is complete in itself, whatever the case of the next one.
+    let css = "a { b: c; }\n/* TODO: implement */\n/* base0F - tags */\nf { g: h; }\n";
+    assert_eq!(found("a.css", css), vec![(2, PlaceholderComment)]);
     assert_eq!(
         found("a.rs", "fn f() {}\n// existing code here\n// Reexport\npub use std::fmt;\n"),
         vec![(2, PlaceholderComment)]
