@@ -30,6 +30,9 @@
 //! Only "any stub" and "a stub at this line" are read from the results: the kinds of
 //! stub are printed, never matched on, so the detector can add kinds freely.
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -38,6 +41,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::{pct, walk};
 use filewright::check::stubs::{Stub, find_all_stubs};
 
 const DEFAULT_SEED: u64 = 1;
@@ -417,21 +421,6 @@ fn add_tree(
         out.push(Candidate { lang, group, label: format!("{prefix}/{rel}"), path });
     }
     out.len() - before
-}
-
-fn walk(dir: &Path, skip: &dyn Fn(&str) -> bool, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let Ok(kind) = entry.file_type() else { continue };
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if kind.is_dir() && !skip(&name) {
-            walk(&entry.path(), skip, out);
-        } else if kind.is_file() {
-            out.push(entry.path());
-        }
-    }
 }
 
 /// Up to `n` usable files, drawn round-robin over the shuffled groups, each group's
@@ -2054,10 +2043,6 @@ fn measure_no_code() -> Vec<NoCodeCase> {
 
 // ---------------------------------------------------------------------------------------
 // Report.
-
-fn pct(part: usize, whole: usize) -> String {
-    if whole == 0 { "-".into() } else { format!("{:.1}%", 100.0 * part as f64 / whole as f64) }
-}
 
 /// Text for a Markdown table cell, in a code span.
 fn cell(s: &str) -> String {

@@ -43,6 +43,9 @@
 //! python3, node with npm, and rustfmt; a language whose judge is missing is skipped.
 //! `cargo bench --bench truth -- --check FILE...` prints the check's verdict on each file.
 
+#[path = "common/mod.rs"]
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -51,6 +54,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use common::{pct, walk};
 use filewright::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES, Fingerprint};
 use filewright::check::{Report, Status, check, check_incremental};
 
@@ -400,22 +404,6 @@ struct Candidate {
     /// that one large package does not make up the whole sample.
     group: String,
     shown: String,
-}
-
-fn walk(dir: &Path, skip_dir: &dyn Fn(&str) -> bool, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else { continue };
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if kind.is_dir() {
-            if !skip_dir(&name) {
-                walk(&path, skip_dir, out);
-            }
-        } else if kind.is_file() {
-            out.push(path);
-        }
-    }
 }
 
 fn relative(path: &Path, root: &Path) -> String {
@@ -1666,10 +1654,6 @@ fn reason(message: &str) -> String {
         }
     }
     out.trim().chars().take(60).collect()
-}
-
-fn pct(part: usize, whole: usize) -> String {
-    if whole == 0 { "-".to_owned() } else { format!("{:.1}%", 100.0 * part as f64 / whole as f64) }
 }
 
 fn print_table(opts: &Options, scored: &Scored, sources: &[Source]) {
