@@ -485,10 +485,10 @@ impl AppendHandle {
     /// and syncs the data.
     ///
     /// All or nothing: when a write fails part way (a full disk, a file-size limit), the
-    /// file is cut back to its size before the call, so the error's "nothing was changed"
-    /// is true; if even that fails, the error says how many bytes landed.
-    pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
-        let before = self.file.metadata().map_err(|e| map_io(e, "inspect", &self.path))?.len();
+    /// file is cut back to `size_before` (its size before the call, which the caller has
+    /// just read under the store's lock), so the error's "nothing was changed" is true; if
+    /// even that fails, the error says how many bytes landed.
+    pub fn append(&mut self, bytes: &[u8], size_before: u64) -> Result<()> {
         let mut written = 0;
         while written < bytes.len() {
             let failure = match self.file.write(&bytes[written..]) {
@@ -500,7 +500,7 @@ impl AppendHandle {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => e,
             };
-            if written == 0 || self.file.set_len(before).is_ok() {
+            if written == 0 || self.file.set_len(size_before).is_ok() {
                 return Err(map_io(failure, "append to", &self.path));
             }
             return Err(Error::PartialAppend {

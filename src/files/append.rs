@@ -64,7 +64,7 @@ pub fn append(
         && size_before >= chunk.len() as u64
         && handle.tail(chunk.len() as u64)? == chunk;
     if !duplicate && !chunk.is_empty() {
-        handle.append(chunk)?;
+        handle.append(chunk, size_before)?;
     }
     // The chunk has landed: from here on nothing may turn this into an error (the caller
     // would retry and duplicate it). Reading back cannot reasonably fail; if it does, report
