@@ -112,14 +112,10 @@ pub fn find_stubs(path: &str, text: &str) -> Vec<Stub> {
 /// Every sign [`find_stubs`] would list, uncapped: its length minus [`MAX_STUBS`] is
 /// the "and N more" count.
 pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
-    let Some(lang) = language_for(path) else { return Vec::new() };
-    if text.len() > super::MAX_CHECK_BYTES || text.contains('\0') {
-        return Vec::new();
-    }
     let mut found = Vec::new();
-    let deadline = Instant::now() + PARSE_BUDGET;
-    let file = File::new(path, lang, text, 0, deadline);
-    if let Some(tree) = file.parse() {
+    if let Some(file) = File::of_path(path, text)
+        && let Some(tree) = file.parse()
+    {
         let root = tree.root_node();
         if !has_code(root, text) && !idiomatically_empty(path) {
             // At the first comment, or at the top of an empty file.
@@ -148,11 +144,7 @@ pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
 /// not checked or the text cannot be parsed in time. Comments, whitespace, a module
 /// docstring and a `"use strict"` directive are not code.
 pub fn holds_code(path: &str, text: &str) -> Option<bool> {
-    let lang = language_for(path)?;
-    if lang.spec().stubs == Rules::None || text.contains('\0') || text.len() > super::MAX_CHECK_BYTES {
-        return None;
-    }
-    let file = File::new(path, lang, text, 0, Instant::now() + PARSE_BUDGET);
+    let file = File::of_path(path, text)?;
     let tree = file.parse()?;
     Some(has_code(tree.root_node(), text))
 }
@@ -193,6 +185,15 @@ struct File<'t> {
 impl<'t> File<'t> {
     fn new(path: &'t str, lang: Language, text: &'t str, base: usize, deadline: Instant) -> Self {
         File { path, lang, text, base, deadline, methods: OnceCell::new() }
+    }
+
+    /// A whole file of a checked type, with the parse budget starting now; None for an
+    /// unknown type, and for text the syntax check would not look at either (NUL bytes,
+    /// over [`super::MAX_CHECK_BYTES`]).
+    fn of_path(path: &'t str, text: &'t str) -> Option<Self> {
+        let lang = language_for(path)?;
+        let checkable = text.len() <= super::MAX_CHECK_BYTES && !text.contains('\0');
+        checkable.then(|| File::new(path, lang, text, 0, Instant::now() + PARSE_BUDGET))
     }
 
     fn parse(&self) -> Option<tree_sitter::Tree> {
