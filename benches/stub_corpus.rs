@@ -1630,35 +1630,28 @@ fn is_script_function(header: &str) -> bool {
     let mut after = rest[name_len..].trim_start();
     after = after.strip_prefix('?').unwrap_or(after).trim_start();
     if after.starts_with('<') {
-        let mut depth = 0;
-        let Some(end) = after.find(|c| {
-            match c {
-                '<' => depth += 1,
-                '>' => depth -= 1,
-                _ => {}
-            }
-            depth == 0
-        }) else {
-            return false;
-        };
+        let Some(end) = matching_close(after, '<', '>') else { return false };
         after = after[end + 1..].trim_start();
     }
     if !after.starts_with('(') {
         return false;
     }
-    let mut depth = 0;
-    let Some(close) = after.find(|c| {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ => {}
-        }
-        depth == 0
-    }) else {
-        return false;
-    };
+    let Some(close) = matching_close(after, '(', ')') else { return false };
     let tail = after[close + 1..].trim();
     tail.is_empty() || tail.starts_with(':')
+}
+
+/// Where the `open` that `text` starts with is closed, counting nesting.
+fn matching_close(text: &str, open: char, close: char) -> Option<usize> {
+    let mut depth = 0;
+    text.find(|c| {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+        }
+        depth == 0
+    })
 }
 
 fn is_rust_function(header: &str) -> bool {
