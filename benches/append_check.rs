@@ -15,8 +15,8 @@
 
 use std::time::{Duration, Instant};
 
-use filewright::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES, Fingerprint};
-use filewright::check::{Status, check_incremental};
+use filewright::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES};
+use filewright::check::{Status, check};
 
 const SAMPLE_PY: &str = include_str!("../src/check/testdata/sample.py");
 const SAMPLE_JS: &str = include_str!("../src/check/testdata/sample.js");
@@ -73,21 +73,19 @@ fn split(text: &str, unfinished: bool) -> (&str, &str) {
 
 fn run_case(path: &str, base: &str, chunk: &str, unfinished: bool, runs: usize) {
     let full_text = format!("{base}{chunk}");
-    let fp = Fingerprint { size: base.len() as u64, mtime_ns: 1, dev: 1, ino: 1 };
     let full = median(runs, || {
         let start = Instant::now();
-        std::hint::black_box(check_incremental(path, &full_text, None));
+        std::hint::black_box(check(path, &full_text));
         start.elapsed()
     });
     let mut status = Status::NotChecked;
     let incremental = median(runs, || {
-        let mut cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
-        let (_, prior) = check_incremental(path, base, None);
-        cache.insert(path, prior.expect("a checked language"), base, fp);
+        // Version 1 of the file is the base, version 2 the base and the chunk.
+        let cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
+        cache.check_written(path, base, Some(1u8));
+        assert!(cache.used_bytes() > 0, "the check of the base was kept");
         let start = Instant::now();
-        let old = cache.take_for_append(path, fp, &full_text);
-        assert!(old.is_some());
-        let (report, _) = check_incremental(path, &full_text, old);
+        let report = cache.check_appended(path, full_text.as_bytes(), 1, 2);
         let elapsed = start.elapsed();
         status = report.status;
         elapsed

@@ -55,8 +55,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{pct, walk};
-use filewright::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES, Fingerprint};
-use filewright::check::{Report, Status, check, check_incremental};
+use filewright::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES};
+use filewright::check::{Report, Status, check};
 
 /// npm packages fetched for the JavaScript, TypeScript and YAML corpus and judges, pinned so
 /// that two runs see the same files (their dependencies are whatever npm resolves).
@@ -1521,7 +1521,6 @@ fn first_line(report: &Report) -> Option<usize> {
 fn score(opts: &Options, sources: &[Source], cases: &[Case], verdicts: &[Verdict]) -> Scored {
     let mut scores: BTreeMap<Lang, Score> = BTreeMap::new();
     let mut disagreements = Vec::new();
-    let fp = Fingerprint { size: 0, mtime_ns: 0, dev: 0, ino: 0 };
     for &lang in &opts.langs {
         if sources.iter().any(|s| s.lang == lang) {
             scores.insert(lang, Score::default());
@@ -1588,13 +1587,10 @@ fn score(opts: &Options, sources: &[Source], cases: &[Case], verdicts: &[Verdict
             Kind::Join => {
                 let report = check(path, &case.text);
                 let first = &case.text[..case.first_len];
-                let (_, prior) = check_incremental(path, first, None);
-                let mut cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
-                if let Some(prior) = prior {
-                    cache.insert(path, prior, first, fp);
-                }
-                let taken = cache.take_for_append(path, fp, &case.text);
-                let (appended, _) = check_incremental(path, &case.text, taken);
+                // The file as the server sees it: version 0 after the first part, 1 after the append.
+                let cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
+                cache.check_written(path, first, Some(0u8));
+                let appended = cache.check_appended(path, case.text.as_bytes(), 0, 1);
                 score.joins += 1;
                 if appended.status != report.status {
                     score.append_differs += 1;

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::io;
 
+use crate::timestamp::Timestamp;
+
 /// Maximum characters of content we advise per tool call (the model's output limit is ~16-20 KB).
 pub const ADVISED_CHUNK_CHARS: usize = 8_000;
 
@@ -135,8 +137,8 @@ pub enum Error {
         path: String,
         /// The owning agent.
         owner: String,
-        /// When the owner claimed it (RFC 3339, UTC).
-        since: String,
+        /// When the owner claimed it.
+        since: Timestamp,
     },
     /// An edit of `edit_file` failed; no edit was applied.
     Edit {
@@ -152,7 +154,7 @@ pub enum Error {
     /// `claim_files` claimed nothing because other agents hold some of the paths.
     ClaimsRefused {
         /// (path, owner, since) for each blocking claim.
-        conflicts: Vec<(String, String, String)>,
+        conflicts: Vec<(String, String, Timestamp)>,
     },
     /// The path lies in filewright's own state directory.
     Reserved {
@@ -250,9 +252,8 @@ impl fmt::Display for Error {
             ),
             Error::Conflict { path, owner, since } => write!(
                 f,
-                "CONFLICT: {path} is owned by agent {owner:?} since {}; write a different file or ask that \
-                 agent to release it (release_files). Nothing was written.",
-                since.replace('T', " ").replace('Z', " UTC")
+                "CONFLICT: {path} is owned by agent {owner:?} since {since}; write a different file or ask that \
+                 agent to release it (release_files). Nothing was written."
             ),
             Error::Edit { path, index, total, failure } => {
                 let which =
@@ -293,11 +294,7 @@ impl fmt::Display for Error {
             Error::ClaimsRefused { conflicts } => {
                 write!(f, "CONFLICT: nothing was claimed (all or nothing):")?;
                 for (path, owner, since) in conflicts {
-                    write!(
-                        f,
-                        " {path} is owned by agent {owner:?} since {};",
-                        since.replace('T', " ").replace('Z', " UTC")
-                    )?;
+                    write!(f, " {path} is owned by agent {owner:?} since {since};")?;
                 }
                 write!(f, " claim other files, or ask those agents to release them.")
             }

@@ -16,6 +16,8 @@ use cap_fs_ext::{FollowSymlinks, MetadataExt, OpenOptionsFollowExt};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, OpenOptions, OpenOptionsExt};
 use cap_tempfile::TempFile;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use crate::error::{Error, Result};
 
@@ -84,6 +86,27 @@ impl RootPath {
     }
 }
 
+impl Serialize for RootPath {
+    /// As the model writes it: [`RootPath::display`].
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.display())
+    }
+}
+
+impl JsonSchema for RootPath {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        String::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        String::json_schema(generator)
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+}
+
 impl std::fmt::Display for RootPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.display())
@@ -91,45 +114,49 @@ impl std::fmt::Display for RootPath {
 }
 
 /// What a file is, as far as the tools care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FileKind {
     /// A regular file.
     File,
     /// A directory.
+    #[serde(rename = "dir")]
     Directory,
-    /// A FIFO, socket or device.
-    Other,
-}
-
-/// What a directory entry is, without following symlinks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ItemKind {
-    /// A regular file.
-    File,
-    /// A directory.
-    Directory,
-    /// A symbolic link (never followed by listings).
+    /// A symbolic link, shown in listings and never followed by them.
     Symlink,
     /// A FIFO, socket or device.
     Other,
 }
 
-/// One directory entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DirItem {
-    /// The entry's name (lossily decoded when not UTF-8).
-    pub name: String,
-    /// What it is.
-    pub kind: ItemKind,
-    /// Size in bytes, for regular files.
+/// One entry of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct DirEntry {
+    /// Path relative to the root (the name lossily decoded when not UTF-8).
+    pub path: RootPath,
+    /// What it is, without following symlinks.
+    #[serde(rename = "type")]
+    pub kind: FileKind,
+    /// Size in bytes, for files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
     pub size: Option<u64>,
+    /// 1 for entries of the listed directory, 2 for their children...
+    pub depth: usize,
 }
 
-/// The facts about a file that the tools use (after following in-root symlinks).
+impl DirEntry {
+    /// The entry's own name, the last component of its path.
+    pub fn name(&self) -> &str {
+        self.path.0.file_name().and_then(|n| n.to_str()).unwrap_or_default()
+    }
+}
+
+/// The facts about a file that the tools use (after following in-root symlinks). Two
+/// versions of a file compare equal only when size, mtime, device and inode all agree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileInfo {
-    /// File, directory or other.
-    pub kind: Kind,
+    /// File, directory or other (never a symlink: links inside the root are followed).
+    pub kind: FileKind,
     /// Size in bytes.
     pub size: u64,
     /// Number of hard links.
@@ -145,11 +172,11 @@ pub struct FileInfo {
 impl FileInfo {
     fn from_metadata(m: &cap_std::fs::Metadata) -> Self {
         let kind = if m.is_file() {
-            Kind::File
+            FileKind::File
         } else if m.is_dir() {
-            Kind::Directory
+            FileKind::Directory
         } else {
-            Kind::Other
+            FileKind::Other
         };
         let mtime_ns = m
             .modified()
@@ -364,8 +391,9 @@ impl Workspace {
     }
 
     /// The entries of directory `dir` (the root when None), without following symlinks:
-    /// a symlink is listed as such, never entered. The state directory is left out.
-    pub fn list(&self, dir: Option<&RootPath>) -> Result<Vec<DirItem>> {
+    /// a symlink is listed as such, never entered. The state directory is left out. Each
+    /// entry has depth 1; a listing that descends sets the depth of deeper ones.
+    pub fn list(&self, dir: Option<&RootPath>) -> Result<Vec<DirEntry>> {
         let display = dir.map(RootPath::display).unwrap_or_else(|| ".".into());
         let io_err = |e: io::Error| match dir {
             Some(d) => map_io(e, "list", d),
@@ -375,7 +403,7 @@ impl Workspace {
             Some(d) => {
                 self.guard_reserved(d)?;
                 if let Some(info) = self.stat(d)?
-                    && info.kind != Kind::Directory
+                    && info.kind != FileKind::Directory
                 {
                     return Err(Error::InvalidArgument {
                         name: "path",
@@ -398,19 +426,23 @@ impl Workspace {
                 continue;
             }
             let kind = if file_type.is_symlink() {
-                ItemKind::Symlink
+                FileKind::Symlink
             } else if file_type.is_dir() {
-                ItemKind::Directory
+                FileKind::Directory
             } else if file_type.is_file() {
-                ItemKind::File
+                FileKind::File
             } else {
-                ItemKind::Other
+                FileKind::Other
             };
-            items.push(DirItem {
-                name: entry.file_name().to_string_lossy().into_owned(),
-                kind,
-                size: meta.filter(|_| kind == ItemKind::File).map(|m| m.len()),
-            });
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(path) = (match dir {
+                Some(d) => Some(d.child(&name)),
+                None => RootPath::from_name(&name),
+            }) else {
+                continue;
+            };
+            let size = meta.filter(|_| kind == FileKind::File).map(|m| m.len());
+            items.push(DirEntry { path, kind, size, depth: 1 });
         }
         Ok(items)
     }
@@ -531,9 +563,9 @@ fn invalid(raw: &str, reason: &str) -> Error {
 
 fn require_file(path: &RootPath, info: &FileInfo) -> Result<()> {
     match info.kind {
-        Kind::File => Ok(()),
-        Kind::Directory => Err(Error::IsDirectory { path: path.display() }),
-        Kind::Other => Err(Error::NotRegularFile { path: path.display() }),
+        FileKind::File => Ok(()),
+        FileKind::Directory => Err(Error::IsDirectory { path: path.display() }),
+        FileKind::Other | FileKind::Symlink => Err(Error::NotRegularFile { path: path.display() }),
     }
 }
 

@@ -1,17 +1,21 @@
-//! What the last check of each recently written file left behind ([`Prior`]: a resume
-//! point or a syntax tree), kept so that the check after an append parses only the new
-//! part.
+//! The check of files as they are written, keeping what each check leaves behind
+//! ([`Prior`]: a resume point or a syntax tree) so that the check after an append parses only
+//! the new part. Callers ask "check this file after this write" or "after this append"; what
+//! is kept, and when it may be reused, stays in here.
 //!
 //! A tree costs about [`TREE_COST_PER_BYTE`] times its source in memory, so the cache is
 //! bounded by estimated bytes, dropping the least recently used entries first. An entry is
-//! only reused when the file still has the fingerprint (size, mtime, device, inode) the
-//! server saw after its own last write: any change made by someone else invalidates it.
+//! only reused when the file still has the version the caller saw after its own last write
+//! (for the server: size, mtime, device and inode), so any change made by someone else
+//! invalidates it.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use tree_sitter::{InputEdit, Point};
 
-use super::Prior;
+use super::{Prior, Report, check_bytes, check_incremental};
+use crate::lines::LineIndex;
 
 /// Memory a tree costs per byte of source (measured: ~24x).
 pub const TREE_COST_PER_BYTE: usize = 24;
@@ -19,25 +23,86 @@ pub const TREE_COST_PER_BYTE: usize = 24;
 /// Default memory budget for cached trees.
 pub const DEFAULT_BUDGET_BYTES: usize = 64 * 1024 * 1024;
 
-/// What identifies one version of a file on disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fingerprint {
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time, nanoseconds since the epoch.
-    pub mtime_ns: i128,
-    /// Device number.
-    pub dev: u64,
-    /// Inode number.
-    pub ino: u64,
-}
-
 /// What a resume point costs to keep: the entry itself.
 const RESUME_COST: usize = 64;
 
-struct Entry {
+/// Checks of recently written files, with what each left behind, by file key (the
+/// root-relative path). `V` identifies one version of a file on disk: the server uses the
+/// file's metadata; anything that changes when the file does will do.
+pub struct CheckCache<V> {
+    /// A `std` mutex: it is held only while an entry is taken or stored, never across a
+    /// parse, so two files are checked in parallel.
+    entries: Mutex<Entries<V>>,
+}
+
+impl<V> std::fmt::Debug for CheckCache<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let entries = self.lock();
+        f.debug_struct("CheckCache")
+            .field("budget", &entries.budget)
+            .field("used", &entries.used)
+            .field("files", &entries.map.len())
+            .finish()
+    }
+}
+
+impl<V: PartialEq + Copy> CheckCache<V> {
+    /// An empty cache holding trees worth at most `budget_bytes` (estimated).
+    pub fn new(budget_bytes: usize) -> Self {
+        CheckCache {
+            entries: Mutex::new(Entries { budget: budget_bytes, used: 0, clock: 0, map: HashMap::new() }),
+        }
+    }
+
+    /// Estimated memory held now.
+    pub fn used_bytes(&self) -> usize {
+        self.lock().used
+    }
+
+    /// Checks `text`, the whole new content of `key`, and keeps what the check leaves for
+    /// the next append when `version` (the file's version on disk now) is known.
+    pub fn check_written(&self, key: &str, text: &str, version: Option<V>) -> Report {
+        self.lock().remove(key);
+        let (report, prior) = check_incremental(key, text, None);
+        self.keep(key, text, prior, version);
+        report
+    }
+
+    /// Checks `bytes`, the whole content of `key` after an append that turned version
+    /// `before` of the file into version `after`. Only the new part is parsed when the last
+    /// check of `key` was of version `before`; otherwise the whole text is.
+    pub fn check_appended(&self, key: &str, bytes: &[u8], before: V, after: V) -> Report {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            self.lock().remove(key);
+            return check_bytes(key, bytes);
+        };
+        let old = self.lock().take_for_append(key, before, text);
+        let (report, prior) = check_incremental(key, text, old);
+        self.keep(key, text, prior, Some(after));
+        report
+    }
+
+    fn keep(&self, key: &str, text: &str, prior: Option<Prior>, version: Option<V>) {
+        let mut entries = self.lock();
+        match (prior, version) {
+            (Some(prior), Some(version)) => entries.insert(key, prior, text, version),
+            _ => {
+                entries.remove(key);
+            }
+        }
+    }
+}
+
+impl<V> CheckCache<V> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries<V>> {
+        // A cache is valid whatever call panicked while holding it.
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+struct Entry<V> {
     prior: Prior,
-    fingerprint: Fingerprint,
+    version: V,
     /// Bytes of source the entry was made from, and where that source ended.
     text_len: usize,
     end: Point,
@@ -45,42 +110,22 @@ struct Entry {
     last_used: u64,
 }
 
-/// [`Prior`]s by file key (the root-relative path), bounded by estimated memory.
-pub struct CheckCache {
+/// The entries, their estimated cost and a clock for least-recently-used eviction.
+struct Entries<V> {
     budget: usize,
     used: usize,
     clock: u64,
-    entries: HashMap<String, Entry>,
+    map: HashMap<String, Entry<V>>,
 }
 
-impl std::fmt::Debug for CheckCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CheckCache")
-            .field("budget", &self.budget)
-            .field("used", &self.used)
-            .field("files", &self.entries.len())
-            .finish()
-    }
-}
-
-impl CheckCache {
-    /// An empty cache holding trees worth at most `budget_bytes` (estimated).
-    pub fn new(budget_bytes: usize) -> Self {
-        CheckCache { budget: budget_bytes, used: 0, clock: 0, entries: HashMap::new() }
-    }
-
-    /// Estimated memory held now.
-    pub fn used_bytes(&self) -> usize {
-        self.used
-    }
-
+impl<V: PartialEq + Copy> Entries<V> {
     /// Removes and returns what the last check of `key` left, made fit for an append that
     /// turned the old text into `new_text` (the old text must be a prefix of it; a tree is
-    /// edited), but only when the file still had `before` as its fingerprint just before
-    /// the append. None otherwise: the caller then parses from scratch.
-    pub fn take_for_append(&mut self, key: &str, before: Fingerprint, new_text: &str) -> Option<Prior> {
+    /// edited), but only when the file still had `before` as its version just before the
+    /// append. None otherwise: the caller then parses from scratch.
+    fn take_for_append(&mut self, key: &str, before: V, new_text: &str) -> Option<Prior> {
         let entry = self.remove(key)?;
-        if entry.fingerprint != before
+        if entry.version != before
             || entry.text_len > new_text.len()
             || !new_text.is_char_boundary(entry.text_len)
         {
@@ -102,8 +147,8 @@ impl CheckCache {
         }
     }
 
-    /// Stores what the check of `text` left, `text` being now on disk with `fingerprint`.
-    pub fn insert(&mut self, key: &str, prior: Prior, text: &str, fingerprint: Fingerprint) {
+    /// Stores what the check of `text` left, `text` being now on disk as `version`.
+    fn insert(&mut self, key: &str, prior: Prior, text: &str, version: V) {
         self.remove(key);
         let cost = match prior {
             Prior::Tree(_) => text.len().saturating_mul(TREE_COST_PER_BYTE),
@@ -113,7 +158,7 @@ impl CheckCache {
             return;
         }
         while self.used + cost > self.budget {
-            let Some(oldest) = self.entries.iter().min_by_key(|(_, e)| e.last_used).map(|(k, _)| k.clone())
+            let Some(oldest) = self.map.iter().min_by_key(|(_, e)| e.last_used).map(|(k, _)| k.clone())
             else {
                 break;
             };
@@ -122,19 +167,14 @@ impl CheckCache {
         self.clock += 1;
         self.used += cost;
         let end = advance(Point { row: 0, column: 0 }, text);
-        self.entries.insert(
+        self.map.insert(
             key.to_string(),
-            Entry { prior, fingerprint, text_len: text.len(), end, cost, last_used: self.clock },
+            Entry { prior, version, text_len: text.len(), end, cost, last_used: self.clock },
         );
     }
 
-    /// Forgets the entry for `key` (the file was replaced or changed).
-    pub fn invalidate(&mut self, key: &str) {
-        self.remove(key);
-    }
-
-    fn remove(&mut self, key: &str) -> Option<Entry> {
-        let entry = self.entries.remove(key)?;
+    fn remove(&mut self, key: &str) -> Option<Entry<V>> {
+        let entry = self.map.remove(key)?;
         self.used -= entry.cost;
         Some(entry)
     }
@@ -143,9 +183,10 @@ impl CheckCache {
 /// The point after `text` when it starts at `from` (rows by `\n`, columns in bytes, as
 /// tree-sitter counts them).
 fn advance(from: Point, text: &str) -> Point {
-    match text.rfind('\n') {
-        Some(last) => Point { row: from.row + text.matches('\n').count(), column: text.len() - last - 1 },
-        None => Point { row: from.row, column: from.column + text.len() },
+    let (rows, column) = LineIndex::new(text).end_point();
+    match rows {
+        0 => Point { row: from.row, column: from.column + column },
+        _ => Point { row: from.row + rows, column },
     }
 }
 
@@ -160,14 +201,21 @@ mod tests {
     const SAMPLE_RS: &str = include_str!("testdata/sample.rs");
     const SAMPLE_CSS: &str = include_str!("testdata/sample.css");
 
-    fn fp(size: usize, mtime_ns: i128) -> Fingerprint {
-        Fingerprint { size: size as u64, mtime_ns, dev: 1, ino: 7 }
+    /// A file version as the tests see it: (size, mtime).
+    type Version = (usize, i128);
+
+    fn fp(size: usize, mtime_ns: i128) -> Version {
+        (size, mtime_ns)
+    }
+
+    fn entries(budget: usize) -> Entries<Version> {
+        Entries { budget, used: 0, clock: 0, map: HashMap::new() }
     }
 
     /// Appends `parts` one by one through the cache and checks every step against a fresh
     /// check of the same text: reports (and trees, where there are trees) must be identical.
     fn appends_match_fresh_checks(path: &str, parts: &[&str]) {
-        let mut cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
+        let mut cache = entries(DEFAULT_BUDGET_BYTES);
         let mut text = String::new();
         for (i, part) in parts.iter().enumerate() {
             let before = fp(text.len(), i as i128);
@@ -247,17 +295,17 @@ mod tests {
 
     #[test]
     fn a_changed_fingerprint_invalidates_the_entry() {
-        let mut cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
+        let mut cache = entries(DEFAULT_BUDGET_BYTES);
         let (_, prior) = check_incremental("a.py", "x = 1\n", None);
         cache.insert("a.py", prior.expect("a prior"), "x = 1\n", fp(6, 1));
         // Someone else rewrote the file: same size, new mtime.
         assert!(cache.take_for_append("a.py", fp(6, 2), "x = 2\ny = 3\n").is_none());
-        assert_eq!(cache.used_bytes(), 0);
+        assert_eq!(cache.used, 0);
     }
 
     #[test]
     fn an_unchanged_fingerprint_gives_the_entry_back_once() {
-        let mut cache = CheckCache::new(DEFAULT_BUDGET_BYTES);
+        let mut cache = entries(DEFAULT_BUDGET_BYTES);
         let (_, prior) = check_incremental("a.css", "a { b: c; }\n", None);
         cache.insert("a.css", prior.expect("a prior"), "a { b: c; }\n", fp(12, 1));
         assert!(cache.take_for_append("a.css", fp(12, 1), "a { b: c; }\nd {}\n").is_some());
@@ -268,12 +316,12 @@ mod tests {
     fn the_budget_evicts_least_recently_used_trees() {
         let text = "a { b: c; }\n".repeat(100);
         let cost = text.len() * TREE_COST_PER_BYTE;
-        let mut cache = CheckCache::new(cost * 2);
+        let mut cache = entries(cost * 2);
         for key in ["a.css", "b.css", "c.css"] {
             let (_, prior) = check_incremental(key, &text, None);
             cache.insert(key, prior.expect("a tree"), &text, fp(text.len(), 0));
         }
-        assert_eq!(cache.used_bytes(), cost * 2);
+        assert_eq!(cache.used, cost * 2);
         let longer = format!("{text}d {{}}\n");
         assert!(cache.take_for_append("a.css", fp(text.len(), 0), &longer).is_none(), "oldest evicted");
         assert!(cache.take_for_append("c.css", fp(text.len(), 0), &longer).is_some());
@@ -281,10 +329,10 @@ mod tests {
 
     #[test]
     fn a_tree_larger_than_the_budget_is_not_kept() {
-        let mut cache = CheckCache::new(10);
+        let mut cache = entries(10);
         let (_, prior) = check_incremental("a.css", "a {}\n", None);
         cache.insert("a.css", prior.expect("a tree"), "a {}\n", fp(5, 0));
-        assert_eq!(cache.used_bytes(), 0);
+        assert_eq!(cache.used, 0);
     }
 
     #[test]

@@ -5,6 +5,9 @@
 
 use std::path::Path;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use super::stubs::Rules;
 
 /// Who decides whether a language's text is valid.
@@ -31,11 +34,67 @@ pub(crate) enum Validator {
     Markdown,
 }
 
+/// The stable name of a checked language, as reports give it (`"python"`, `"tsx"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LanguageName {
+    /// `python`.
+    Python,
+    /// `json`.
+    Json,
+    /// `javascript`.
+    JavaScript,
+    /// `typescript`.
+    TypeScript,
+    /// `tsx`.
+    Tsx,
+    /// `yaml`.
+    Yaml,
+    /// `html`.
+    Html,
+    /// `css`.
+    Css,
+    /// `toml`.
+    Toml,
+    /// `rust`.
+    Rust,
+    /// `bash`.
+    Bash,
+    /// `markdown`.
+    Markdown,
+}
+
+impl LanguageName {
+    /// The name as on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LanguageName::Python => "python",
+            LanguageName::Json => "json",
+            LanguageName::JavaScript => "javascript",
+            LanguageName::TypeScript => "typescript",
+            LanguageName::Tsx => "tsx",
+            LanguageName::Yaml => "yaml",
+            LanguageName::Html => "html",
+            LanguageName::Css => "css",
+            LanguageName::Toml => "toml",
+            LanguageName::Rust => "rust",
+            LanguageName::Bash => "bash",
+            LanguageName::Markdown => "markdown",
+        }
+    }
+}
+
+impl std::fmt::Display for LanguageName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One row of the table.
 #[derive(Debug)]
 pub(crate) struct Spec {
-    /// Stable lower-case name shown to the model and put in reports.
-    pub(crate) name: &'static str,
+    /// Stable name shown to the model and put in reports.
+    pub(crate) name: LanguageName,
     /// File extensions without the dot, lower case; matched ASCII-case-insensitively.
     pub(crate) extensions: &'static [&'static str],
     /// Info strings of a Markdown fenced code block checked as this language, lower
@@ -87,7 +146,7 @@ pub(crate) struct Spec {
 ///   checked (see `markdown.rs`); the prose itself is never an error.
 pub(crate) static TABLE: &[Spec] = &[
     Spec {
-        name: "python",
+        name: LanguageName::Python,
         extensions: &["py", "pyi"],
         fence_names: &["python", "py"],
         grammar: || tree_sitter_python::LANGUAGE.into(),
@@ -98,7 +157,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "json",
+        name: LanguageName::Json,
         extensions: &["json"],
         fence_names: &["json"],
         grammar: || tree_sitter_json::LANGUAGE.into(),
@@ -109,7 +168,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "javascript",
+        name: LanguageName::JavaScript,
         extensions: &["js", "mjs", "cjs", "jsx"],
         fence_names: &["javascript", "js", "jsx"],
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
@@ -120,7 +179,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "typescript",
+        name: LanguageName::TypeScript,
         extensions: &["ts", "mts", "cts"],
         fence_names: &["typescript", "ts"],
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
@@ -131,7 +190,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "tsx",
+        name: LanguageName::Tsx,
         extensions: &["tsx"],
         fence_names: &["tsx"],
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
@@ -142,7 +201,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "yaml",
+        name: LanguageName::Yaml,
         extensions: &["yaml", "yml"],
         fence_names: &["yaml", "yml"],
         grammar: || tree_sitter_yaml::LANGUAGE.into(),
@@ -153,7 +212,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "html",
+        name: LanguageName::Html,
         extensions: &["html", "htm"],
         fence_names: &["html"],
         grammar: || tree_sitter_html::LANGUAGE.into(),
@@ -164,7 +223,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: true,
     },
     Spec {
-        name: "css",
+        name: LanguageName::Css,
         extensions: &["css"],
         fence_names: &["css"],
         grammar: || tree_sitter_css::LANGUAGE.into(),
@@ -175,7 +234,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "toml",
+        name: LanguageName::Toml,
         extensions: &["toml"],
         fence_names: &["toml"],
         grammar: || tree_sitter_toml_ng::LANGUAGE.into(),
@@ -186,7 +245,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "rust",
+        name: LanguageName::Rust,
         extensions: &["rs"],
         fence_names: &["rust", "rs"],
         grammar: || tree_sitter_rust::LANGUAGE.into(),
@@ -197,7 +256,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "bash",
+        name: LanguageName::Bash,
         extensions: &["sh", "bash"],
         fence_names: &["bash", "sh", "shell"],
         grammar: || tree_sitter_bash::LANGUAGE.into(),
@@ -208,7 +267,7 @@ pub(crate) static TABLE: &[Spec] = &[
         text_without_markup_is_content: false,
     },
     Spec {
-        name: "markdown",
+        name: LanguageName::Markdown,
         extensions: &["md", "markdown"],
         fence_names: &[],
         grammar: || tree_sitter_md::LANGUAGE.into(),
@@ -225,8 +284,8 @@ pub(crate) static TABLE: &[Spec] = &[
 pub struct Language(&'static Spec);
 
 impl Language {
-    /// The stable lower-case name, e.g. `"python"` or `"json"`.
-    pub fn name(self) -> &'static str {
+    /// The stable name, e.g. `python` or `json`.
+    pub fn name(self) -> LanguageName {
         self.0.name
     }
 
@@ -259,9 +318,9 @@ pub fn language_for(path: &str) -> Option<Language> {
     TABLE.iter().find(|spec| spec.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext))).map(Language)
 }
 
-/// The language of the table row named `name` (`"javascript"`, `"css"`): for text
-/// embedded in another language, such as a page's `<script>`.
-pub(crate) fn language_named(name: &str) -> Option<Language> {
+/// The language of the table row named `name`: for text embedded in another language,
+/// such as a page's `<script>`.
+pub(crate) fn language_named(name: LanguageName) -> Option<Language> {
     TABLE.iter().find(|spec| spec.name == name).map(Language)
 }
 
@@ -277,14 +336,14 @@ mod tests {
 
     #[test]
     fn py_and_json_extensions_map_to_their_languages() {
-        assert_eq!(language_for("src/app.py").map(Language::name), Some("python"));
-        assert_eq!(language_for("types.pyi").map(Language::name), Some("python"));
-        assert_eq!(language_for("a/b/data.json").map(Language::name), Some("json"));
+        assert_eq!(language_for("src/app.py").map(|l| l.name().as_str()), Some("python"));
+        assert_eq!(language_for("types.pyi").map(|l| l.name().as_str()), Some("python"));
+        assert_eq!(language_for("a/b/data.json").map(|l| l.name().as_str()), Some("json"));
     }
 
     #[test]
     fn extension_match_ignores_ascii_case() {
-        assert_eq!(language_for("SETUP.PY").map(Language::name), Some("python"));
+        assert_eq!(language_for("SETUP.PY").map(|l| l.name().as_str()), Some("python"));
     }
 
     #[test]
@@ -329,7 +388,7 @@ mod tests {
             ("README.md", "markdown"),
             ("notes.markdown", "markdown"),
         ] {
-            assert_eq!(language_for(path).map(Language::name), Some(name), "{path}");
+            assert_eq!(language_for(path).map(|l| l.name().as_str()), Some(name), "{path}");
         }
     }
 
@@ -344,7 +403,7 @@ mod tests {
             ("shell", "bash"),
             ("JSON", "json"),
         ] {
-            assert_eq!(language_for_fence(fence).map(Language::name), Some(name), "{fence}");
+            assert_eq!(language_for_fence(fence).map(|l| l.name().as_str()), Some(name), "{fence}");
         }
         assert_eq!(language_for_fence("text"), None);
         assert_eq!(language_for_fence("markdown"), None);

@@ -19,32 +19,33 @@ use std::time::Instant;
 
 use tree_sitter::Node;
 
-use super::languages::{Language, language_for, language_for_fence};
-use super::report::{Problem, Report, Status, locate};
+use super::languages::{Language, LanguageName, language_for, language_for_fence};
+use super::report::{NotChecked, Problem, Report, Status};
 use super::syntax::parse_until;
+use crate::lines::LineIndex;
 
-const NAME: &str = "markdown";
+const NAME: LanguageName = LanguageName::Markdown;
 
 /// Check the fenced code blocks of a Markdown text; past `deadline` the report is
 /// NotChecked("timed out").
 pub(crate) fn check_markdown(text: &str, deadline: Instant) -> Report {
-    let timed_out = || Report::not_checked(Some(NAME), "timed out");
+    let timed_out = || Report::not_checked(Some(NAME), NotChecked::TimedOut);
     let Some(markdown) = language_for("a.md") else {
-        return Report::not_checked(Some(NAME), "no markdown grammar");
+        return Report::not_checked(Some(NAME), NotChecked::NoGrammar);
     };
     let Some(tree) = parse_until(markdown, text, None, deadline) else {
         return timed_out();
     };
     let mut status = Status::Ok;
     let mut problems = Vec::new();
+    let index = LineIndex::new(text);
     for block in fenced_blocks(tree.root_node(), text) {
         let unclosed = block.closing.is_none() && text.get(block.end..).unwrap_or("").trim().is_empty();
         if unclosed {
             status = worst(status, Status::Incomplete);
-            let (line, column, source) = locate(text, block.start);
             let message =
                 format!("code block opened here is not closed yet (`{}` would close it)", block.fence);
-            problems.push(Problem { line, column, message, source });
+            problems.push(Problem::at(&index, block.start, message));
         }
         let Some(lang) = block.language else {
             continue;
@@ -66,12 +67,11 @@ pub(crate) fn check_markdown(text: &str, deadline: Instant) -> Report {
         };
         status = worst(status, block_status);
         if report.problems.is_empty() {
-            let (line, column, source) = locate(text, block.start);
-            problems.push(Problem { line, column, message: format!("{prefix}not finished"), source });
+            problems.push(Problem::at(&index, block.start, format!("{prefix}not finished")));
         }
         for p in report.problems {
-            let (line, column, source) = locate(text, code.md_offset(p.line, p.column));
-            problems.push(Problem { line, column, message: format!("{prefix}{}", p.message), source });
+            let message = format!("{prefix}{}", p.message);
+            problems.push(Problem::at(&index, code.md_offset(p.line, p.column), message));
         }
     }
     if status == Status::Ok {
@@ -224,7 +224,7 @@ mod tests {
     fn valid_markdown_with_checked_blocks_is_ok() {
         let report = check("README.md", SAMPLE_MD);
         assert_eq!(report.status, Status::Ok, "{}", report.summary());
-        assert_eq!(report.language.as_deref(), Some("markdown"));
+        assert_eq!(report.language.map(LanguageName::as_str), Some("markdown"));
     }
 
     #[test]

@@ -38,14 +38,15 @@ mod syntax;
 
 use std::time::{Duration, Instant};
 
-pub use languages::{Language, language_for};
-pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, Problem, Report, Status};
+pub use languages::{Language, LanguageName, language_for};
+pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, NotChecked, Problem, Report, Status};
 pub use syntax::parse_tree;
 
 use languages::Validator;
 use parsers::Parsed;
-use report::{Locator, locate};
 use syntax::{Finding, content_end, findings, parse_until};
+
+use crate::lines::LineIndex;
 
 /// Texts larger than this are not checked: a Tree costs ~24x its source in memory.
 pub const MAX_CHECK_BYTES: usize = 8 * 1024 * 1024;
@@ -61,7 +62,7 @@ pub const MAX_NESTING: usize = 1000;
 
 /// What one check leaves for the next check of the same file after an append.
 #[derive(Debug)]
-pub enum Prior {
+pub(crate) enum Prior {
     /// A tree-sitter tree, re-parsed incrementally (languages judged by tree-sitter).
     Tree(tree_sitter::Tree),
     /// A byte offset where a top-level statement starts and everything before it
@@ -78,14 +79,14 @@ pub fn check(path: &str, text: &str) -> Report {
 /// Same for raw bytes: NUL bytes or invalid UTF-8 -> NotChecked("binary").
 pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
     let Some(lang) = language_for(path) else {
-        return Report::not_checked(None, "unknown file type");
+        return Report::not_checked(None, NotChecked::UnknownFileType);
     };
     if bytes.len() > MAX_CHECK_BYTES {
-        return Report::not_checked(Some(lang.name()), "too large");
+        return Report::not_checked(Some(lang.name()), NotChecked::TooLarge);
     }
     match std::str::from_utf8(bytes) {
         Ok(text) => check(path, text),
-        Err(_) => Report::not_checked(Some(lang.name()), "binary"),
+        Err(_) => Report::not_checked(Some(lang.name()), NotChecked::Binary),
     }
 }
 
@@ -99,22 +100,22 @@ pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
 /// left (see [`cache::CheckCache`]: the text must have only grown at its end since),
 /// and returns what this check leaves for next time. Appending 4 KB to 1 MB then costs
 /// a few milliseconds instead of a full parse. The verdict is the same as [`check`]'s.
-pub fn check_incremental(path: &str, text: &str, prior: Option<Prior>) -> (Report, Option<Prior>) {
+pub(crate) fn check_incremental(path: &str, text: &str, prior: Option<Prior>) -> (Report, Option<Prior>) {
     check_from(path, text, prior, Instant::now() + DEFAULT_DEADLINE)
 }
 
 /// The one path every check takes.
 fn check_from(path: &str, text: &str, prior: Option<Prior>, deadline: Instant) -> (Report, Option<Prior>) {
     let Some(lang) = language_for(path) else {
-        return (Report::not_checked(None, "unknown file type"), None);
+        return (Report::not_checked(None, NotChecked::UnknownFileType), None);
     };
     if text.len() > MAX_CHECK_BYTES {
-        return (Report::not_checked(Some(lang.name()), "too large"), None);
+        return (Report::not_checked(Some(lang.name()), NotChecked::TooLarge), None);
     }
     // Valid UTF-8 can still be binary; NUL never occurs in source we check, and
     // parsing binary is slow and its errors are noise.
     if text.as_bytes().contains(&0) {
-        return (Report::not_checked(Some(lang.name()), "binary"), None);
+        return (Report::not_checked(Some(lang.name()), NotChecked::Binary), None);
     }
     match lang.spec().validator {
         Validator::Markdown => (markdown::check_markdown(text, deadline), None),
@@ -143,7 +144,7 @@ fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Re
     let name = lang.name();
     let depth = nesting_depth(&text[from..]);
     if depth > MAX_NESTING {
-        return (Report::not_checked(Some(name), "nested too deeply"), None);
+        return (Report::not_checked(Some(name), NotChecked::NestedTooDeeply), None);
     }
     let Parsed { failure, resume } = reference_parse(lang, path, text, from, depth);
     let failure = failure.map(|f| match f.at_end || !in_growing_last_token(text, f.at, f.end) {
@@ -158,8 +159,8 @@ fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Re
         }
         Some(f) => {
             let status = if f.at_end { Status::Incomplete } else { Status::Errors };
-            let (line, column, source) = locate(text, f.at);
-            Report::found(name, status, vec![Problem { line, column, message: f.describe(text), source }])
+            let index = LineIndex::new(text);
+            Report::found(name, status, vec![Problem::at(&index, f.at, f.describe(&index))])
         }
     };
     (report, Some(Prior::Resume(resume)))
@@ -258,7 +259,7 @@ fn check_tree_sitter(
 ) -> (Report, Option<tree_sitter::Tree>) {
     let name = lang.name();
     let Some(tree) = parse_until(lang, text, old, deadline) else {
-        return (Report::not_checked(Some(name), "timed out"), None);
+        return (Report::not_checked(Some(name), NotChecked::TimedOut), None);
     };
     let report = verdict(lang, text, &tree, deadline);
     (report, Some(tree))
@@ -267,7 +268,7 @@ fn check_tree_sitter(
 /// The verdict on a parsed text: findings, then the closing probes if they are mid-file.
 fn verdict(lang: Language, text: &str, tree: &tree_sitter::Tree, deadline: Instant) -> Report {
     let name = lang.name();
-    let timed_out = || Report::not_checked(Some(name), "timed out");
+    let timed_out = || Report::not_checked(Some(name), NotChecked::TimedOut);
     let found = findings(tree, text, lang);
     if found.is_empty() {
         return Report::ok(name);
@@ -315,14 +316,8 @@ fn problems(text: &str, found: &[Finding], status: Status) -> Vec<Problem> {
         })
         .collect();
     located.sort_by_key(|&(at, _)| at);
-    let mut locator = Locator::new(text);
-    located
-        .into_iter()
-        .map(|(at, message)| {
-            let (line, column, source) = locator.locate(at);
-            Problem { line, column, message: message.to_owned(), source }
-        })
-        .collect()
+    let index = LineIndex::new(text);
+    located.into_iter().map(|(at, message)| Problem::at(&index, at, message.to_owned())).collect()
 }
 
 #[cfg(test)]
@@ -366,7 +361,7 @@ mod tests {
     fn valid_python_is_ok() {
         let report = check("pkg/sample.py", SAMPLE_PY);
         assert_eq!(report.status, Status::Ok, "{}", report.summary());
-        assert_eq!(report.language.as_deref(), Some("python"));
+        assert_eq!(report.language.map(LanguageName::as_str), Some("python"));
         assert!(report.problems.is_empty());
     }
 
@@ -477,7 +472,7 @@ mod tests {
     fn unknown_extension_is_not_checked() {
         let report = check("notes.txt", "anything (");
         assert_eq!(report.status, Status::NotChecked);
-        assert_eq!(report.reason.as_deref(), Some("unknown file type"));
+        assert_eq!(report.reason, Some(NotChecked::UnknownFileType));
         assert_eq!(report.language, None);
     }
 
@@ -486,7 +481,7 @@ mod tests {
         for bytes in [&b"x = 1\0\n"[..], &[0x78, 0xff, 0xfe, 0x0a][..]] {
             let report = check_bytes("a.py", bytes);
             assert_eq!(report.status, Status::NotChecked);
-            assert_eq!(report.reason.as_deref(), Some("binary"));
+            assert_eq!(report.reason, Some(NotChecked::Binary));
         }
         assert_eq!(check_bytes("a.py", b"x = 1\n").status, Status::Ok);
     }
@@ -496,7 +491,7 @@ mod tests {
         let text = " ".repeat(MAX_CHECK_BYTES + 1);
         let report = check("a.json", &text);
         assert_eq!(report.status, Status::NotChecked);
-        assert_eq!(report.reason.as_deref(), Some("too large"));
+        assert_eq!(report.reason, Some(NotChecked::TooLarge));
     }
 
     #[test]
@@ -505,7 +500,7 @@ mod tests {
         let text = "a { b: c; }\n".repeat(20_000);
         let report = check_within("a.css", &text, Duration::ZERO);
         assert_eq!(report.status, Status::NotChecked);
-        assert_eq!(report.reason.as_deref(), Some("timed out"));
+        assert_eq!(report.reason, Some(NotChecked::TimedOut));
     }
 
     /// Hostile input: 4 MiB of pseudo-random printable text takes tree-sitter seconds per
@@ -527,7 +522,7 @@ mod tests {
             let elapsed = started.elapsed();
             assert!(elapsed < Duration::from_secs(5), "{path}: the deadline was not honoured ({elapsed:?})");
             assert!(
-                report.status != Status::NotChecked || report.reason.as_deref() == Some("timed out"),
+                report.status != Status::NotChecked || report.reason == Some(NotChecked::TimedOut),
                 "{path}: {}",
                 report.summary()
             );
@@ -575,7 +570,7 @@ mod tests {
             let text = "(".repeat(200_000);
             let report = check(path, &text);
             assert_eq!(report.status, Status::NotChecked, "{path}");
-            assert_eq!(report.reason.as_deref(), Some("nested too deeply"));
+            assert_eq!(report.reason, Some(NotChecked::NestedTooDeeply));
             // Just under the limit is parsed, on a thread with room for it.
             let text = format!("x = {}1{}\n", "(".repeat(MAX_NESTING), ")".repeat(MAX_NESTING));
             let report = check(if path == "a.rs" { "a.py" } else { path }, &text);

@@ -3,6 +3,9 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::languages::LanguageName;
+use crate::lines::LineIndex;
+
 /// At most this many problems are listed; the rest are only counted, because a model
 /// fixes the first few and re-checks, and a long list costs tokens for nothing.
 pub const MAX_PROBLEMS: usize = 5;
@@ -10,8 +13,9 @@ pub const MAX_PROBLEMS: usize = 5;
 /// Longest `Problem::source` kept, in characters: minified files have huge lines.
 pub const MAX_SOURCE_CHARS: usize = 200;
 
-/// The verdict on a text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+/// The verdict on a text, ordered from healthiest to least healthy (`NotChecked` last: a
+/// verdict that says nothing is worth least when two are compared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Parses cleanly. Not proof the file is finished: many prefixes parse clean too.
@@ -41,56 +45,86 @@ pub struct Problem {
 /// The result of checking one text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Report {
-    /// `"python"`, `"json"`, `"javascript"`...; absent when the file type is not checked.
+    /// The language checked as; absent when the file type is not checked.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub language: Option<String>,
+    #[schemars(with = "LanguageName")]
+    pub language: Option<LanguageName>,
     /// The verdict.
     pub status: Status,
-    /// Why the text was not checked: "unknown file type", "binary", "too large", "timed out";
-    /// absent when it was checked.
+    /// Why the text was not checked; absent when it was checked.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub reason: Option<String>,
+    #[schemars(with = "NotChecked")]
+    pub reason: Option<NotChecked>,
     /// The first problems in text order, at most [`MAX_PROBLEMS`], one per line.
     pub problems: Vec<Problem>,
     /// How many more problems were found but not listed.
     pub more_problems: usize,
 }
 
+/// Why a text was not checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+pub enum NotChecked {
+    /// No checked language has the file's extension.
+    #[serde(rename = "unknown file type")]
+    UnknownFileType,
+    /// NUL bytes or invalid UTF-8.
+    #[serde(rename = "binary")]
+    Binary,
+    /// Larger than the check's limit (8 MiB).
+    #[serde(rename = "too large")]
+    TooLarge,
+    /// The parse ran out of its time budget.
+    #[serde(rename = "timed out")]
+    TimedOut,
+    /// Brackets nested deeper than the check's limit.
+    #[serde(rename = "nested too deeply")]
+    NestedTooDeeply,
+    /// The language's grammar could not be loaded (a build fault, never expected).
+    #[serde(rename = "no grammar")]
+    NoGrammar,
+}
+
+impl NotChecked {
+    /// The reason as on the wire and in text results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotChecked::UnknownFileType => "unknown file type",
+            NotChecked::Binary => "binary",
+            NotChecked::TooLarge => "too large",
+            NotChecked::TimedOut => "timed out",
+            NotChecked::NestedTooDeeply => "nested too deeply",
+            NotChecked::NoGrammar => "no grammar",
+        }
+    }
+}
+
 impl Report {
     /// A clean parse.
-    pub(crate) fn ok(language: &str) -> Self {
+    pub(crate) fn ok(language: LanguageName) -> Self {
         Self::with(Some(language), Status::Ok, None, Vec::new())
     }
 
     /// Not checked, for `reason`; `language` is None only for an unknown file type.
-    pub(crate) fn not_checked(language: Option<&str>, reason: &str) -> Self {
+    pub(crate) fn not_checked(language: Option<LanguageName>, reason: NotChecked) -> Self {
         Self::with(language, Status::NotChecked, Some(reason), Vec::new())
     }
 
     /// Incomplete or Errors with the problems found, which must be in text order
     /// (sorted by line, then column); keeps the first per line and caps the list.
-    pub(crate) fn found(language: &str, status: Status, mut problems: Vec<Problem>) -> Self {
+    pub(crate) fn found(language: LanguageName, status: Status, mut problems: Vec<Problem>) -> Self {
         problems.dedup_by_key(|p| p.line);
         Self::with(Some(language), status, None, problems)
     }
 
     fn with(
-        language: Option<&str>,
+        language: Option<LanguageName>,
         status: Status,
-        reason: Option<&str>,
+        reason: Option<NotChecked>,
         mut problems: Vec<Problem>,
     ) -> Self {
         let more_problems = problems.len().saturating_sub(MAX_PROBLEMS);
         problems.truncate(MAX_PROBLEMS);
-        Report {
-            language: language.map(str::to_owned),
-            status,
-            reason: reason.map(str::to_owned),
-            problems,
-            more_problems,
-        }
+        Report { language, status, reason, problems, more_problems }
     }
 
     /// One or more lines of human text for a tool result, e.g.
@@ -102,11 +136,11 @@ impl Report {
     /// Incomplete says "so far" because an EOF-only problem is also how some real bugs
     /// show up: the caller should check strictly once it says the file is finished.
     pub fn summary(&self) -> String {
-        let language = self.language.as_deref().unwrap_or("unknown");
+        let language = self.language.map_or("unknown", LanguageName::as_str);
         match self.status {
             Status::Ok => "syntax: ok".to_owned(),
             Status::NotChecked => {
-                format!("syntax: not checked ({})", self.reason.as_deref().unwrap_or("no reason given"))
+                format!("syntax: not checked ({})", self.reason.map_or("no reason given", NotChecked::as_str))
             }
             Status::Incomplete => {
                 let detail = match self.problems.first() {
@@ -136,65 +170,17 @@ impl Report {
     }
 }
 
-/// The 1-based line and character column of `byte` in `text`, and that line's source.
-///
-/// Works on bytes so an offset inside a multi-byte character (never expected, but the
-/// offsets come from C) cannot panic: such an offset counts as its character.
-pub(crate) fn locate(text: &str, byte: usize) -> (usize, usize, String) {
-    let bytes = text.as_bytes();
-    let byte = byte.min(bytes.len());
-    let line_start = bytes[..byte].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let line = 1 + bytes[..line_start].iter().filter(|&&b| b == b'\n').count();
-    let column = 1 + char_count(&bytes[line_start..byte]);
-    (line, column, source_line(text, line_start))
-}
-
-/// Locates many sorted byte offsets in one forward pass: [`locate`] for each would rescan
-/// the text from the start every time, which is quadratic on a hostile file with thousands
-/// of problems (seen: 20 s for 4 MiB).
-pub(crate) struct Locator<'t> {
-    text: &'t str,
-    /// Position reached, its line, where that line starts, and its column.
-    at: usize,
-    line: usize,
-    line_start: usize,
-    column: usize,
-}
-
-impl<'t> Locator<'t> {
-    pub(crate) fn new(text: &'t str) -> Self {
-        Locator { text, at: 0, line: 1, line_start: 0, column: 1 }
-    }
-
-    /// (line, column, source line) of `byte`, which must not be before the previous one.
-    pub(crate) fn locate(&mut self, byte: usize) -> (usize, usize, String) {
-        let bytes = self.text.as_bytes();
-        let byte = byte.min(bytes.len()).max(self.at);
-        let span = &bytes[self.at..byte];
-        match span.iter().rposition(|&b| b == b'\n') {
-            Some(last) => {
-                self.line += span.iter().filter(|&&b| b == b'\n').count();
-                self.line_start = self.at + last + 1;
-                self.column = 1 + char_count(&bytes[self.line_start..byte]);
-            }
-            None => self.column += char_count(span),
-        }
-        self.at = byte;
-        (self.line, self.column, source_line(self.text, self.line_start))
+impl Problem {
+    /// The problem `message` at byte `at` of the indexed text, located for a reader.
+    pub(crate) fn at(index: &LineIndex, at: usize, message: String) -> Self {
+        let (line, column) = index.locate(at);
+        Problem { line, column, message, source: source_text(index.line(line)) }
     }
 }
 
-/// Characters in a byte slice of UTF-8: every byte that does not continue a character.
-pub(crate) fn char_count(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
-}
-
-/// The line starting at byte `line_start`, without its line ending, cut to
-/// [`MAX_SOURCE_CHARS`] characters (with "..." when cut).
-pub(crate) fn source_line(text: &str, line_start: usize) -> String {
-    let rest = text.get(line_start..).unwrap_or("");
-    let line = rest.split('\n').next().unwrap_or("");
-    let line = line.strip_suffix('\r').unwrap_or(line);
+/// A source line as a problem or stub shows it: cut to [`MAX_SOURCE_CHARS`] characters (with
+/// "..." when cut).
+pub(crate) fn source_text(line: &str) -> String {
     match line.char_indices().nth(MAX_SOURCE_CHARS) {
         Some((cut, _)) => format!("{}...", &line[..cut]),
         None => line.to_owned(),
@@ -211,19 +197,22 @@ mod tests {
 
     #[test]
     fn summary_of_ok_is_one_short_line() {
-        assert_eq!(Report::ok("python").summary(), "syntax: ok");
+        assert_eq!(Report::ok(LanguageName::Python).summary(), "syntax: ok");
     }
 
     #[test]
     fn summary_of_not_checked_gives_the_reason() {
-        let report = Report::not_checked(None, "unknown file type");
+        let report = Report::not_checked(None, NotChecked::UnknownFileType);
         assert_eq!(report.summary(), "syntax: not checked (unknown file type)");
     }
 
     #[test]
     fn summary_of_incomplete_names_the_first_problem_and_says_it_is_expected() {
-        let report =
-            Report::found("python", Status::Incomplete, vec![problem(40, 1, "missing `)`", "print(x")]);
+        let report = Report::found(
+            LanguageName::Python,
+            Status::Incomplete,
+            vec![problem(40, 1, "missing `)`", "print(x")],
+        );
         assert_eq!(
             report.summary(),
             "syntax: incomplete so far (python: unclosed at end of file: line 40:1 missing `)`) \
@@ -233,7 +222,7 @@ mod tests {
 
     #[test]
     fn summary_of_incomplete_without_problems_says_nothing_written_yet() {
-        let report = Report::found("json", Status::Incomplete, Vec::new());
+        let report = Report::found(LanguageName::Json, Status::Incomplete, Vec::new());
         assert_eq!(
             report.summary(),
             "syntax: incomplete so far (json: nothing written yet) - expected while you are still appending"
@@ -243,7 +232,7 @@ mod tests {
     #[test]
     fn summary_of_errors_lists_each_problem_with_its_source_line() {
         let report = Report::found(
-            "python",
+            LanguageName::Python,
             Status::Errors,
             vec![problem(12, 5, "unexpected `)`", "foo(a, b))"), problem(20, 1, "missing `:`", "def f()")],
         );
@@ -255,14 +244,15 @@ mod tests {
 
     #[test]
     fn summary_of_one_error_is_singular() {
-        let report = Report::found("json", Status::Errors, vec![problem(1, 4, "trailing comma", "[1,]")]);
+        let report =
+            Report::found(LanguageName::Json, Status::Errors, vec![problem(1, 4, "trailing comma", "[1,]")]);
         assert!(report.summary().starts_with("syntax: 1 error (json)\n"));
     }
 
     #[test]
     fn problems_beyond_the_cap_are_counted_not_listed() {
         let problems = (1..=8).map(|l| problem(l, 1, "x", "")).collect();
-        let report = Report::found("python", Status::Errors, problems);
+        let report = Report::found(LanguageName::Python, Status::Errors, problems);
         assert_eq!(report.problems.len(), MAX_PROBLEMS);
         assert_eq!(report.more_problems, 3);
         assert!(report.summary().starts_with("syntax: 8 errors"));
@@ -272,39 +262,30 @@ mod tests {
     #[test]
     fn problems_on_the_same_line_are_listed_once() {
         let problems = vec![problem(3, 1, "a", ""), problem(3, 7, "b", ""), problem(4, 1, "c", "")];
-        let report = Report::found("python", Status::Errors, problems);
+        let report = Report::found(LanguageName::Python, Status::Errors, problems);
         let lines: Vec<_> = report.problems.iter().map(|p| (p.line, p.column)).collect();
         assert_eq!(lines, [(3, 1), (4, 1)]);
     }
 
     #[test]
-    fn the_locator_agrees_with_locate_at_every_offset() {
-        let text = "ab\néé = )\r\n\nxyz";
-        let mut locator = Locator::new(text);
-        for byte in 0..=text.len() {
-            if text.is_char_boundary(byte) {
-                assert_eq!(locator.locate(byte), locate(text, byte), "at {byte}");
-            }
-        }
+    fn a_problem_is_located_in_characters_with_its_source_line() {
+        let text = "a\néé = )\r\n";
+        let index = LineIndex::new(text);
+        let p = Problem::at(&index, text.find(')').unwrap_or_default(), "m".into());
+        assert_eq!(p, problem(2, 6, "m", "éé = )"));
     }
 
     #[test]
-    fn locate_counts_columns_in_characters() {
-        let text = "a\néé = )\n";
-        let byte = text.find(')').unwrap_or_default();
-        assert_eq!(locate(text, byte), (2, 6, "éé = )".to_owned()));
-    }
-
-    #[test]
-    fn source_line_is_cut_to_the_limit_and_drops_crlf() {
+    fn source_text_is_cut_to_the_limit_and_drops_crlf() {
         let long = "x".repeat(300);
-        assert_eq!(source_line(&format!("{long}\r\n"), 0).chars().count(), MAX_SOURCE_CHARS + 3);
-        assert_eq!(source_line("ab\r\ncd", 0), "ab");
+        let index = LineIndex::new(&long);
+        assert_eq!(source_text(index.line(1)).chars().count(), MAX_SOURCE_CHARS + 3);
+        assert_eq!(source_text(LineIndex::new("ab\r\ncd").line(1)), "ab");
     }
 
     #[test]
     fn report_serializes_with_snake_case_names() {
-        let report = Report::not_checked(Some("python"), "binary");
+        let report = Report::not_checked(Some(LanguageName::Python), NotChecked::Binary);
         let json = serde_json::to_value(&report).unwrap_or_default();
         assert_eq!(
             json,

@@ -36,7 +36,7 @@ impl Finding {
 ///
 /// Uses [`DEFAULT_DEADLINE`]; None when the parse ran past it. After an append,
 /// `old.edit(..)` then `parse_tree(lang, new, Some(&old))` is ~10x faster than a fresh parse
-/// of a large file (the tool path goes through `check_incremental` and `cache::TreeCache`).
+/// of a large file (the tool path goes through `cache::CheckCache`).
 pub fn parse_tree(lang: Language, text: &str, old: Option<&Tree>) -> Option<Tree> {
     parse_until(lang, text, old, Instant::now() + DEFAULT_DEADLINE)
 }

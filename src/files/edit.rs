@@ -7,6 +7,7 @@
 //! because matching starts after it.
 
 use crate::error::{EditFailure, Error, Result};
+use crate::lines::LineIndex;
 
 /// One replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,7 +81,8 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
             0 => return Err(fail(EditFailure::NotFound { closest: closest_lines(&text, &old) })),
             1 => {}
             n if !edit.replace_all => {
-                let lines = starts.iter().map(|&at| line_of(&text, at)).collect();
+                let index = LineIndex::new(&text);
+                let lines = starts.iter().map(|&at| index.line_of(at)).collect();
                 return Err(fail(EditFailure::Ambiguous { count: n, lines }));
             }
             _ => {}
@@ -102,11 +104,6 @@ fn uses_crlf(text: &str) -> bool {
 
 fn to_crlf(s: &str) -> String {
     s.replace("\r\n", "\n").replace('\n', "\r\n")
-}
-
-/// 1-based line number of byte offset `at`.
-fn line_of(text: &str, at: usize) -> usize {
-    text[..at].matches('\n').count() + 1
 }
 
 /// The lines of `text` most similar to the first non-blank line of `old`, best first, so

@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::error::Result;
-use crate::workspace::{ItemKind, RootPath, Workspace};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::workspace::{DirEntry, FileKind, RootPath, Workspace};
 
 /// Entries shown at most, so a huge tree cannot flood the model's context.
 pub const MAX_ENTRIES: usize = 500;
@@ -25,34 +28,23 @@ pub struct ListOptions {
     pub gitignore: bool,
 }
 
-/// One listed entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listed {
-    /// Path relative to the root.
-    pub path: String,
-    /// What it is.
-    pub kind: ItemKind,
-    /// Size in bytes, for files.
-    pub size: Option<u64>,
-    /// 1 for entries of the listed directory, 2 for their children...
-    pub depth: usize,
-}
-
-/// A listing and what it left out.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A listing and what it left out. The field docs are the wire's (`list_directory`'s
+/// output schema). Once the listing is full no further directory is read, because a huge
+/// tree would cost a full walk only to be counted: `omitted` then counts what was seen in
+/// the directories already read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Listing {
     /// Entries in tree order: directories first, then files, by name, children after parents.
-    pub entries: Vec<Listed>,
-    /// Entries within the depth that were not shown because of [`MAX_ENTRIES`]: those
-    /// seen in directories already read. Once the listing is full no further directory is
-    /// read (a huge tree would cost a full walk only to be counted), so this is a lower
-    /// bound when `stopped` is set.
+    pub entries: Vec<DirEntry>,
+    /// Entries not shown because the listing hit its limit (500): at least this many
+    /// when `stopped` is set.
     pub omitted: usize,
-    /// The listing filled up before every directory within the depth was read.
+    /// The listing hit its limit before reading every directory within the depth, so
+    /// `omitted` is a lower bound.
     pub stopped: bool,
-    /// Entries left out by `.gitignore`.
+    /// Entries left out by .gitignore.
     pub ignored: usize,
-    /// Hidden entries left out.
+    /// Hidden entries (names starting with `.`) left out.
     pub hidden: usize,
 }
 
@@ -101,29 +93,25 @@ fn walk(
     };
     let mut items = ws.list(dir)?;
     items.sort_by(|a, b| {
-        let rank = |k: ItemKind| if k == ItemKind::Directory { 0 } else { 1 };
-        rank(a.kind).cmp(&rank(b.kind)).then_with(|| a.name.cmp(&b.name))
+        let rank = |k: FileKind| if k == FileKind::Directory { 0 } else { 1 };
+        rank(a.kind).cmp(&rank(b.kind)).then_with(|| a.name().cmp(b.name()))
     });
-    for item in items {
-        let Some(path) = (match dir {
-            Some(d) => Some(d.child(&item.name)),
-            None => RootPath::from_name(&item.name),
-        }) else {
-            continue;
-        };
-        let is_dir = item.kind == ItemKind::Directory;
-        if item.name.starts_with('.') && !options.include_hidden {
+    for mut item in items {
+        let is_dir = item.kind == FileKind::Directory;
+        if item.name().starts_with('.') && !options.include_hidden {
             out.hidden += 1;
             continue;
         }
-        if options.gitignore && (item.name == ".git" || ignored(matchers, &path, is_dir)) {
+        if options.gitignore && (item.name() == ".git" || ignored(matchers, &item.path, is_dir)) {
             out.ignored += 1;
             continue;
         }
+        let path = item.path.clone();
         if out.entries.len() >= MAX_ENTRIES {
             out.omitted += 1;
         } else {
-            out.entries.push(Listed { path: path.display(), kind: item.kind, size: item.size, depth });
+            item.depth = depth;
+            out.entries.push(item);
         }
         if is_dir && depth < options.depth {
             if out.entries.len() >= MAX_ENTRIES {
@@ -200,8 +188,8 @@ mod tests {
         (t, ws)
     }
 
-    fn paths(l: &Listing) -> Vec<&str> {
-        l.entries.iter().map(|e| e.path.as_str()).collect()
+    fn paths(l: &Listing) -> Vec<String> {
+        l.entries.iter().map(|e| e.path.display()).collect()
     }
 
     const DEFAULT: ListOptions = ListOptions { depth: 1, include_hidden: false, gitignore: true };
@@ -246,9 +234,9 @@ mod tests {
         let (t, ws) = setup();
         std::os::unix::fs::symlink("/etc", t.path().join("etc_link")).unwrap();
         let l = list(&ws, None, ListOptions { depth: 5, ..DEFAULT }).unwrap();
-        let link = l.entries.iter().find(|e| e.path == "etc_link").unwrap();
-        assert_eq!(link.kind, ItemKind::Symlink);
-        assert!(!l.entries.iter().any(|e| e.path.starts_with("etc_link/")));
+        let link = l.entries.iter().find(|e| e.path.display() == "etc_link").unwrap();
+        assert_eq!(link.kind, FileKind::Symlink);
+        assert!(!l.entries.iter().any(|e| e.path.display().starts_with("etc_link/")));
     }
 
     #[test]

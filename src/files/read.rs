@@ -1,6 +1,7 @@
 //! `read_file`: numbered lines of a text file, a window at a time.
 
 use crate::error::{Error, Result};
+use crate::lines::LineIndex;
 use crate::workspace::{RootPath, Workspace};
 
 /// Lines shown when the caller gives no limit (as Claude Code's Read does).
@@ -55,12 +56,8 @@ pub fn number_lines(text: &str, offset: i64, limit: usize) -> Result<ReadView> {
     if limit == 0 {
         return Err(Error::InvalidArgument { name: "limit", reason: "must be at least 1".into() });
     }
-    let lines: Vec<&str> = if text.is_empty() {
-        Vec::new()
-    } else {
-        text.strip_suffix('\n').unwrap_or(text).split('\n').collect()
-    };
-    let total = lines.len();
+    let lines = LineIndex::new(text);
+    let total = lines.count();
     let start = if offset < 0 {
         total.saturating_sub(offset.unsigned_abs() as usize) + 1
     } else {
@@ -78,12 +75,12 @@ pub fn number_lines(text: &str, offset: i64, limit: usize) -> Result<ReadView> {
     let mut numbered = String::new();
     let mut cut_lines = 0;
     let mut end = start.saturating_sub(1);
-    for (i, line) in lines.iter().enumerate().skip(start - 1).take(limit) {
-        let line = line.strip_suffix('\r').unwrap_or(line);
+    for n in (start..=total).take(limit) {
+        let line = lines.line(n);
         if !numbered.is_empty() {
             numbered.push('\n');
         }
-        numbered.push_str(&format!("{}\t", i + 1));
+        numbered.push_str(&format!("{n}\t"));
         match line.char_indices().nth(MAX_LINE_CHARS) {
             Some((cut, _)) => {
                 cut_lines += 1;
@@ -93,7 +90,7 @@ pub fn number_lines(text: &str, offset: i64, limit: usize) -> Result<ReadView> {
             }
             None => numbered.push_str(line),
         }
-        end = i + 1;
+        end = n;
     }
     Ok(ReadView {
         numbered,

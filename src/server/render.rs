@@ -4,12 +4,13 @@
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
-use crate::check::{Report, Status};
+use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, FileStatus, ListOutcome,
-    ReadOutcome, WriteOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, FileStatus, LineEndings,
+    ListOutcome, ReadOutcome, WriteOutcome,
 };
+use crate::workspace::FileKind;
 
 /// Something a tool can return: structured data and its human-readable text.
 pub trait Rendered: Serialize {
@@ -149,7 +150,7 @@ impl Rendered for ReadOutcome {
             self.end_line,
             self.total_lines,
             self.total_bytes,
-            if self.line_endings == "crlf" { ", CRLF line endings" } else { "" },
+            if self.line_endings == LineEndings::Crlf { ", CRLF line endings" } else { "" },
             if self.ends_with_newline { "" } else { ", no newline at end of file" },
         ));
         match self.next_offset {
@@ -172,7 +173,7 @@ impl Rendered for CheckOutcome {
                     "{} bytes, {} lines, {}",
                     file.size,
                     file.lines,
-                    file.language.as_deref().unwrap_or("not checked")
+                    file.language.map_or("not checked", LanguageName::as_str)
                 )
             } else {
                 "-".to_string()
@@ -272,7 +273,7 @@ impl Rendered for ArtifactsOutcome {
                 a.time,
                 a.writes,
                 &a.sha256[..a.sha256.len().min(12)],
-                v.on_disk
+                v.on_disk.as_str()
             ));
             for h in &a.history {
                 text.push_str(&format!(
@@ -319,32 +320,35 @@ impl Rendered for EditOutcome {
 
 impl Rendered for ListOutcome {
     fn text(&self) -> String {
+        let listing = &self.listing;
         let mut text = format!("{}:", self.path);
-        if self.entries.is_empty() {
+        if listing.entries.is_empty() {
             text.push_str(" (empty)");
         }
-        for e in &self.entries {
+        for e in &listing.entries {
             let indent = "  ".repeat(e.depth);
-            let name = e.path.rsplit('/').next().unwrap_or(&e.path);
-            match (e.kind.as_str(), e.size) {
-                ("dir", _) => text.push_str(&format!("\n{indent}{name}/")),
-                ("file", Some(size)) => text.push_str(&format!("\n{indent}{name}  ({size} bytes)")),
-                (kind, _) => text.push_str(&format!("\n{indent}{name}  ({kind})")),
+            let name = e.name();
+            match (e.kind, e.size) {
+                (FileKind::Directory, _) => text.push_str(&format!("\n{indent}{name}/")),
+                (FileKind::File, Some(size)) => text.push_str(&format!("\n{indent}{name}  ({size} bytes)")),
+                (FileKind::File, None) => text.push_str(&format!("\n{indent}{name}  (file)")),
+                (FileKind::Symlink, _) => text.push_str(&format!("\n{indent}{name}  (symlink)")),
+                (FileKind::Other, _) => text.push_str(&format!("\n{indent}{name}  (other)")),
             }
         }
         let mut left_out = Vec::new();
-        if self.omitted > 0 {
-            let at_least = if self.stopped { "at least " } else { "" };
+        if listing.omitted > 0 {
+            let at_least = if listing.stopped { "at least " } else { "" };
             left_out.push(format!(
                 "{at_least}{} more entries not shown (list a subdirectory or lower the depth)",
-                self.omitted
+                listing.omitted
             ));
         }
-        if self.ignored > 0 {
-            left_out.push(format!("{} ignored by .gitignore", self.ignored));
+        if listing.ignored > 0 {
+            left_out.push(format!("{} ignored by .gitignore", listing.ignored));
         }
-        if self.hidden > 0 {
-            left_out.push(format!("{} hidden", self.hidden));
+        if listing.hidden > 0 {
+            left_out.push(format!("{} hidden", listing.hidden));
         }
         if !left_out.is_empty() {
             text.push_str(&format!("\n({})", left_out.join("; ")));

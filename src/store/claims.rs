@@ -7,8 +7,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{db_error, format_time};
+use super::db_error;
 use crate::error::{Error, Result};
+use crate::timestamp::Timestamp;
 
 /// One live claim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -17,16 +18,15 @@ pub struct Claim {
     pub path: String,
     /// The owner.
     pub agent: String,
-    /// When it was first claimed (RFC 3339, UTC).
-    pub since: String,
-    /// When it expires without further writes (RFC 3339, UTC); absent without `--claim-ttl`.
+    /// When it was first claimed.
+    pub since: Timestamp,
+    /// When it expires without further writes; absent without `--claim-ttl`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub expires: Option<String>,
+    #[schemars(with = "Timestamp")]
+    pub expires: Option<Timestamp>,
+    /// The owner's last write: the time to live counts from here.
     #[serde(skip)]
-    pub(super) since_ms: i64,
-    #[serde(skip)]
-    pub(super) touched_ms: i64,
+    pub(super) touched: Timestamp,
 }
 
 /// Result of claiming several paths at once.
@@ -58,8 +58,8 @@ pub struct NotReleased {
     pub owner: Option<String>,
 }
 
-pub(super) fn expired(claim: &Claim, now: i64, ttl: Option<Duration>) -> bool {
-    ttl.is_some_and(|ttl| claim.touched_ms + ttl.as_millis() as i64 <= now)
+pub(super) fn expired(claim: &Claim, now: Timestamp, ttl: Option<Duration>) -> bool {
+    ttl.is_some_and(|ttl| claim.touched.after(ttl) <= now)
 }
 
 pub(super) fn get(conn: &Connection, path: &str) -> rusqlite::Result<Option<Claim>> {
@@ -68,14 +68,12 @@ pub(super) fn get(conn: &Connection, path: &str) -> rusqlite::Result<Option<Clai
 }
 
 fn row_to_claim(row: &rusqlite::Row<'_>) -> rusqlite::Result<Claim> {
-    let since_ms: i64 = row.get(2)?;
     Ok(Claim {
         path: row.get(0)?,
         agent: row.get(1)?,
-        since: format_time(since_ms),
+        since: Timestamp::from_millis(row.get(2)?),
         expires: None,
-        since_ms,
-        touched_ms: row.get(3)?,
+        touched: Timestamp::from_millis(row.get(3)?),
     })
 }
 
@@ -85,7 +83,7 @@ pub(super) fn take(
     conn: &Connection,
     path: &str,
     agent: &str,
-    now: i64,
+    now: Timestamp,
     ttl: Option<Duration>,
 ) -> Result<()> {
     match get(conn, path).map_err(db_error)? {
@@ -93,14 +91,14 @@ pub(super) fn take(
             Err(Error::Conflict { path: path.to_string(), owner: claim.agent, since: claim.since })
         }
         Some(claim) if claim.agent == agent => {
-            conn.execute("UPDATE claims SET touched = ?2 WHERE path = ?1", params![path, now])
+            conn.execute("UPDATE claims SET touched = ?2 WHERE path = ?1", params![path, now.as_millis()])
                 .map_err(db_error)?;
             Ok(())
         }
         _ => {
             conn.execute(
                 "INSERT OR REPLACE INTO claims (path, agent, since, touched) VALUES (?1, ?2, ?3, ?3)",
-                params![path, agent, now],
+                params![path, agent, now.as_millis()],
             )
             .map_err(db_error)?;
             Ok(())
@@ -112,7 +110,7 @@ pub(super) fn take_all(
     conn: &Connection,
     paths: &[String],
     agent: &str,
-    now: i64,
+    now: Timestamp,
     ttl: Option<Duration>,
 ) -> Result<ClaimOutcome> {
     let mut conflicts = Vec::new();
@@ -163,7 +161,7 @@ pub(super) fn release(conn: &Connection, paths: Option<&[String]>, agent: &str) 
     Ok(ReleaseOutcome { released, not_released })
 }
 
-pub(super) fn list(conn: &Connection, now: i64, ttl: Option<Duration>) -> Result<Vec<Claim>> {
+pub(super) fn list(conn: &Connection, now: Timestamp, ttl: Option<Duration>) -> Result<Vec<Claim>> {
     let mut stmt = conn
         .prepare("SELECT path, agent, since, touched FROM claims ORDER BY since, path")
         .map_err(db_error)?;
@@ -179,6 +177,6 @@ pub(super) fn list(conn: &Connection, now: i64, ttl: Option<Duration>) -> Result
 }
 
 fn with_expiry(mut claim: Claim, ttl: Option<Duration>) -> Claim {
-    claim.expires = ttl.map(|ttl| format_time(claim.touched_ms + ttl.as_millis() as i64));
+    claim.expires = ttl.map(|ttl| claim.touched.after(ttl));
     claim
 }

@@ -5,11 +5,13 @@ use rusqlite::{Connection, params};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{WriteFacts, db_error, format_time};
+use super::{WriteFacts, db_error};
 use crate::error::Result;
+use crate::timestamp::Timestamp;
 
-/// What a journal row records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a journal row records: which tool changed the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Action {
     /// write_file.
     Write,
@@ -20,7 +22,8 @@ pub enum Action {
 }
 
 impl Action {
-    fn as_str(self) -> &'static str {
+    /// The name stored in the journal's `action` column, as on the wire.
+    pub fn as_str(self) -> &'static str {
         match self {
             Action::Write => "write",
             Action::Append => "append",
@@ -29,15 +32,34 @@ impl Action {
     }
 }
 
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl rusqlite::types::FromSql for Action {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        match value.as_str()? {
+            "write" => Ok(Action::Write),
+            "append" => Ok(Action::Append),
+            "edit" => Ok(Action::Edit),
+            other => {
+                Err(rusqlite::types::FromSqlError::Other(format!("unknown journal action {other:?}").into()))
+            }
+        }
+    }
+}
+
 /// One journal row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct JournalEntry {
-    /// When (RFC 3339, UTC).
-    pub time: String,
+    /// When.
+    pub time: Timestamp,
     /// Who.
     pub agent: String,
-    /// `write`, `append` or `edit`.
-    pub action: String,
+    /// Which tool.
+    pub action: Action,
     /// Size of the file after, in bytes.
     pub size: u64,
     /// Bytes added by this action.
@@ -54,9 +76,9 @@ pub struct Artifact {
     /// Agent of the latest write.
     pub agent: String,
     /// Action of the latest write.
-    pub action: String,
-    /// When it was last written (RFC 3339, UTC).
-    pub time: String,
+    pub action: Action,
+    /// When it was last written.
+    pub time: Timestamp,
     /// Size after the latest write.
     pub size: u64,
     /// sha256 after the latest write (hex).
@@ -69,7 +91,7 @@ pub struct Artifact {
 
 pub(super) fn record(
     conn: &Connection,
-    now: i64,
+    now: Timestamp,
     agent: &str,
     action: Action,
     path: &str,
@@ -77,7 +99,7 @@ pub(super) fn record(
 ) -> Result<()> {
     conn.execute(
         "INSERT INTO journal (time, agent, action, path, size, added, sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![now, agent, action.as_str(), path, f.size as i64, f.added as i64, f.sha256],
+        params![now.as_millis(), agent, action.as_str(), path, f.size as i64, f.added as i64, f.sha256],
     )
     .map_err(db_error)?;
     Ok(())
@@ -106,7 +128,7 @@ pub(super) fn artifacts(
                 path: r.get(0)?,
                 agent: r.get(1)?,
                 action: r.get(2)?,
-                time: format_time(r.get(3)?),
+                time: Timestamp::from_millis(r.get(3)?),
                 size: r.get::<_, i64>(4)? as u64,
                 sha256: r.get(5)?,
                 writes: r.get::<_, i64>(6)? as u64,
@@ -132,7 +154,7 @@ fn entries(conn: &Connection, path: &str) -> Result<Vec<JournalEntry>> {
     let rows = stmt
         .query_map([path], |r| {
             Ok(JournalEntry {
-                time: format_time(r.get(0)?),
+                time: Timestamp::from_millis(r.get(0)?),
                 agent: r.get(1)?,
                 action: r.get(2)?,
                 size: r.get::<_, i64>(3)? as u64,
@@ -144,9 +166,9 @@ fn entries(conn: &Connection, path: &str) -> Result<Vec<JournalEntry>> {
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
 }
 
-pub(super) fn paths(conn: &Connection, since: i64) -> Result<Vec<String>> {
+pub(super) fn paths(conn: &Connection, since: Timestamp) -> Result<Vec<String>> {
     let mut stmt =
         conn.prepare("SELECT DISTINCT path FROM journal WHERE time >= ?1 ORDER BY path").map_err(db_error)?;
-    let rows = stmt.query_map([since], |r| r.get(0)).map_err(db_error)?;
+    let rows = stmt.query_map([since.as_millis()], |r| r.get(0)).map_err(db_error)?;
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
 }

@@ -13,7 +13,7 @@ mod journal;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use rusqlite::{Connection, TransactionBehavior};
 
@@ -21,6 +21,7 @@ pub use claims::{Claim, ClaimOutcome, NotReleased, ReleaseOutcome};
 pub use journal::{Action, Artifact, JournalEntry};
 
 use crate::error::{Error, Result};
+use crate::timestamp::Timestamp;
 
 /// How long a call waits for another process's transaction before giving up with an error
 /// (never a hang).
@@ -121,7 +122,7 @@ impl Store {
     ) -> Result<(T, Option<String>)> {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
-        let now = now_ms();
+        let now = Timestamp::now();
         claims::take(&tx, path, agent, now, self.claim_ttl)?;
         let (value, facts) = write()?;
         let recorded = match &facts {
@@ -142,7 +143,7 @@ impl Store {
     pub fn claim(&self, paths: &[String], agent: &str) -> Result<ClaimOutcome> {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
-        let outcome = claims::take_all(&tx, paths, agent, now_ms(), self.claim_ttl)?;
+        let outcome = claims::take_all(&tx, paths, agent, Timestamp::now(), self.claim_ttl)?;
         tx.commit().map_err(db_error)?;
         Ok(outcome)
     }
@@ -158,7 +159,7 @@ impl Store {
 
     /// Every live claim, oldest first.
     pub fn claims(&self) -> Result<Vec<Claim>> {
-        claims::list(&self.lock(), now_ms(), self.claim_ttl)
+        claims::list(&self.lock(), Timestamp::now(), self.claim_ttl)
     }
 
     /// The latest journal state of each file (filtered), with its history when asked.
@@ -166,8 +167,8 @@ impl Store {
         journal::artifacts(&self.lock(), agent, path, history)
     }
 
-    /// Every path the journal recorded a write for at or after `since` (unix ms), in order.
-    pub fn journal_paths(&self, since: i64) -> Result<Vec<String>> {
+    /// Every path the journal recorded a write for at or after `since`, in order.
+    pub fn journal_paths(&self, since: Timestamp) -> Result<Vec<String>> {
         journal::paths(&self.lock(), since)
     }
 
@@ -189,17 +190,6 @@ pub fn default_state_dir(canonical_root: &Path) -> Option<PathBuf> {
     let name =
         canonical_root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into());
     Some(base.join("filewright").join(format!("{name}-{key}")))
-}
-
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
-}
-
-/// An RFC 3339 UTC time for a unix-ms timestamp, e.g. `2026-11-22T12:03:11Z`.
-pub fn format_time(ms: i64) -> String {
-    let t = UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
-    humantime::format_rfc3339_seconds(t).to_string()
 }
 
 /// Hex sha256 of `bytes`.
@@ -308,8 +298,9 @@ mod tests {
         let only_bob = s.artifacts(Some("bob"), None, true).unwrap();
         assert_eq!(only_bob.len(), 1);
         assert_eq!(only_bob[0].history.len(), 1);
-        assert_eq!(s.journal_paths(0).unwrap(), vec!["a.js".to_string(), "b.py".to_string()]);
-        assert!(s.journal_paths(now_ms() + 60_000).unwrap().is_empty());
+        let epoch = Timestamp::from_millis(0);
+        assert_eq!(s.journal_paths(epoch).unwrap(), vec!["a.js".to_string(), "b.py".to_string()]);
+        assert!(s.journal_paths(Timestamp::now().after(Duration::from_secs(60))).unwrap().is_empty());
     }
 
     #[test]

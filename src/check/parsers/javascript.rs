@@ -204,8 +204,8 @@ fn opener(close: &str) -> char {
 
 #[cfg(test)]
 mod tests {
-    use super::super::line_of;
     use super::*;
+    use crate::lines::LineIndex;
 
     fn failure(text: &str) -> Failure {
         parse(text, Dialect::of("a.js", text)).failure.expect("a syntax error")
@@ -230,7 +230,7 @@ mod tests {
         let text = "class A {\n m() {\n";
         let f = failure(text);
         assert!(f.at_end);
-        assert_eq!(f.describe(text), "`{` on line 2 is not closed yet");
+        assert_eq!(f.describe(&LineIndex::new(text)), "`{` on line 2 is not closed yet");
     }
 
     #[test]
@@ -259,7 +259,7 @@ mod tests {
         let text = "const o = {\n a: 1\n b: 2\n};\n";
         let f = failure(text);
         assert!(!f.at_end);
-        assert_eq!(line_of(text, f.at), 3);
+        assert_eq!(LineIndex::new(text).line_of(f.at), 3);
     }
 
     #[test]

@@ -14,6 +14,8 @@
 //! of the input" is exactly "this text is an unfinished prefix of some valid file",
 //! and an earlier first error means no continuation can fix it.
 
+use crate::lines::LineIndex;
+
 pub(crate) mod javascript;
 pub(crate) mod json;
 pub(crate) mod python;
@@ -94,11 +96,9 @@ impl Failure {
     }
 
     /// The message for a reader of `text` (the whole text the offsets refer to).
-    pub(crate) fn describe(&self, text: &str) -> String {
+    pub(crate) fn describe(&self, text: &LineIndex) -> String {
         match self.bracket {
-            Some(bracket) => {
-                format!("`{bracket}` on line {} is not closed yet", super::report::locate(text, self.at).0)
-            }
+            Some(bracket) => format!("`{bracket}` on line {} is not closed yet", text.line_of(self.at)),
             None => self.message.clone(),
         }
     }
@@ -132,12 +132,6 @@ pub(crate) fn hash_comments_end(text: &str) -> usize {
         start += line.len();
     }
     end
-}
-
-/// The line of a failure, as a report gives it (for the parsers' tests).
-#[cfg(test)]
-pub(crate) fn line_of(text: &str, at: usize) -> usize {
-    super::report::locate(text, at).0
 }
 
 #[cfg(test)]

@@ -131,8 +131,8 @@ fn broken_message(text: &str, start: usize, end: usize, error: &ParseErrorType) 
 
 #[cfg(test)]
 mod tests {
-    use super::super::line_of;
     use super::*;
+    use crate::lines::LineIndex;
 
     fn failure(text: &str) -> Failure {
         parse(text, false).failure.expect("a syntax error")
@@ -147,7 +147,7 @@ mod tests {
     fn a_missing_indented_block_mid_file_is_broken_at_the_next_line() {
         let f = failure("def f():\nx = 1\n");
         assert!(!f.at_end);
-        assert_eq!(line_of("def f():\nx = 1\n", f.at), 2);
+        assert_eq!(LineIndex::new("def f():\nx = 1\n").line_of(f.at), 2);
         assert!(f.message.starts_with("expected an indented block"), "{}", f.message);
     }
 
@@ -163,7 +163,7 @@ mod tests {
         let text = "class A:\n    def f(self):\n\n# a\n# b\nclass B:\n    pass\n";
         let f = failure(text);
         assert!(!f.at_end);
-        assert_eq!(line_of(text, f.at), 6, "where CPython reports it: {f:?}");
+        assert_eq!(LineIndex::new(text).line_of(f.at), 6, "where CPython reports it: {f:?}");
     }
 
     #[test]
@@ -183,7 +183,7 @@ mod tests {
         let text = "print(f(1),\n      f(2)\n";
         let f = failure(text);
         assert!(f.at_end);
-        assert_eq!(f.describe(text), "`(` on line 1 is not closed yet");
+        assert_eq!(f.describe(&LineIndex::new(text)), "`(` on line 1 is not closed yet");
     }
 
     #[test]

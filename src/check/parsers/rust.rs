@@ -226,8 +226,8 @@ fn token_names() -> &'static HashMap<String, &'static str> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::line_of;
     use super::*;
+    use crate::lines::LineIndex;
 
     fn failure(text: &str) -> Failure {
         parse(text).failure.expect("a syntax error")
@@ -244,7 +244,7 @@ mod tests {
         let text = "fn f() {\n let x = 1;\n";
         let f = failure(text);
         assert!(f.at_end);
-        assert_eq!(f.describe(text), "`{` on line 1 is not closed yet");
+        assert_eq!(f.describe(&LineIndex::new(text)), "`{` on line 1 is not closed yet");
     }
 
     #[test]
@@ -273,7 +273,7 @@ mod tests {
         ] {
             let f = failure(text);
             assert!(!f.at_end, "{text:?}: {f:?}");
-            assert_eq!(line_of(text, f.at), line, "{text:?}: {f:?}");
+            assert_eq!(LineIndex::new(text).line_of(f.at), line, "{text:?}: {f:?}");
         }
         assert_eq!(parse("impl A {\n    const C: u8 = 1;\n    type T = u8;\n    m!();\n}\n").failure, None);
     }

@@ -65,8 +65,8 @@ fn saphyr_error(text: &str) -> Option<(usize, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::line_of;
     use super::*;
+    use crate::lines::LineIndex;
 
     #[test]
     fn the_specification_stream_with_a_comment_before_the_marker_parses() {
@@ -78,7 +78,7 @@ mod tests {
         assert_eq!(first_failure("a: [\n]\n"), None);
         assert_eq!(first_failure("k:\n  a: [\n  ]\n  b: {\n  }\n"), None);
         let f = first_failure("k:\n  a: [\n  ]\n  b: 1\n c: 2\n").expect("the bad indentation after it");
-        assert_eq!(line_of("k:\n  a: [\n  ]\n  b: 1\n c: 2\n", f.at), 5, "{f:?}");
+        assert_eq!(LineIndex::new("k:\n  a: [\n  ]\n  b: 1\n c: 2\n").line_of(f.at), 5, "{f:?}");
     }
 
     #[test]

@@ -8,9 +8,9 @@ use std::time::Instant;
 use serde::Serialize;
 use tree_sitter::Node;
 
-use super::super::languages::{Language, language_named};
-use super::super::report::Locator;
+use super::super::languages::{Language, LanguageName, language_named};
 use super::{File, Found, PARSE_BUDGET, StubKind, is_comment};
+use crate::lines::LineIndex;
 
 /// A local file an HTML page loads: a script or a stylesheet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -29,8 +29,10 @@ pub(super) fn visit(file: &File, node: Node, found: &mut Vec<Found>) {
         "element" if tag_name(file.text, node).eq_ignore_ascii_case("body") && is_empty_body(node) => {
             found.push(file.found(node.start_byte(), StubKind::EmptyHtmlBody, "the <body> is empty"));
         }
-        "script_element" if runs_javascript(file.text, node) => embedded(file, node, "javascript", found),
-        "style_element" => embedded(file, node, "css", found),
+        "script_element" if runs_javascript(file.text, node) => {
+            embedded(file, node, LanguageName::JavaScript, found)
+        }
+        "style_element" => embedded(file, node, LanguageName::Css, found),
         _ => {}
     }
 }
@@ -45,7 +47,7 @@ fn is_empty_body(body: Node) -> bool {
 }
 
 /// Scan the text of an inline `<script>` or `<style>` as `language`.
-fn embedded(file: &File, element: Node, language: &str, found: &mut Vec<Found>) {
+fn embedded(file: &File, element: Node, language: LanguageName, found: &mut Vec<Found>) {
     let (Some(lang), Some(raw)) = (language_named(language), child_of_kind(element, "raw_text")) else {
         return;
     };
@@ -77,7 +79,7 @@ fn runs_javascript(text: &str, script: Node) -> bool {
 /// Remote and inline targets are skipped (`http:`, `https:`, any other scheme such as
 /// `data:` or `mailto:`, `//host`, `#fragment`); tags inside `<!-- -->` do not count.
 pub fn linked_assets(html: &str) -> Vec<Linked> {
-    let Some(lang) = language_named("html") else { return Vec::new() };
+    let Some(lang) = language_named(LanguageName::Html) else { return Vec::new() };
     let Some(tree) = parse(lang, html) else { return Vec::new() };
     let mut links: Vec<(usize, &'static str, String)> = Vec::new();
     let mut stack = vec![tree.root_node()];
@@ -114,8 +116,8 @@ pub fn linked_assets(html: &str) -> Vec<Linked> {
         stack.extend(children.into_iter().rev());
     }
     links.sort_by_key(|l| l.0);
-    let mut locator = Locator::new(html);
-    links.into_iter().map(|(at, attr, target)| Linked { line: locator.locate(at).0, attr, target }).collect()
+    let index = LineIndex::new(html);
+    links.into_iter().map(|(at, attr, target)| Linked { line: index.line_of(at), attr, target }).collect()
 }
 
 fn parse(lang: Language, text: &str) -> Option<tree_sitter::Tree> {

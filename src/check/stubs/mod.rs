@@ -40,8 +40,9 @@ use serde::Serialize;
 use tree_sitter::Node;
 
 use super::languages::{Language, language_for};
-use super::report::Locator;
+use super::report::source_text;
 use super::syntax::parse_until;
+use crate::lines::LineIndex;
 
 pub use html::{Linked, linked_assets};
 
@@ -128,12 +129,17 @@ pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
         file.scan(root, &mut found);
     }
     found.sort_by_key(|f| f.at);
-    let mut locator = Locator::new(text);
+    let index = LineIndex::new(text);
     let mut stubs: Vec<Stub> = found
         .into_iter()
         .map(|f| {
-            let (line, _, source) = locator.locate(f.at);
-            Stub { line, kind: f.kind, message: f.message, source: source.trim().to_owned() }
+            let line = index.line_of(f.at);
+            Stub {
+                line,
+                kind: f.kind,
+                message: f.message,
+                source: source_text(index.line(line)).trim().to_owned(),
+            }
         })
         .collect();
     stubs.dedup_by_key(|s| s.line);

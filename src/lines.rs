@@ -1,0 +1,163 @@
+//! Lines of a text: how many there are, where each starts, and which line and column a byte
+//! offset falls on. Every tool that counts or numbers lines asks this module, so "line 12"
+//! means the same in a read, an edit, a syntax problem and a stub warning.
+//!
+//! The rules are an editor's: lines end at `\n` (a `\r` before it belongs to the ending, not
+//! to the line), a final newline does not start another line, and columns count characters,
+//! not bytes.
+
+use std::cell::Cell;
+
+/// Counts lines the way an editor shows them: a final newline does not start another line.
+/// The same count as [`LineIndex::count`], without building an index.
+pub fn count_lines(text: &[u8]) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    let newlines = text.iter().filter(|&&b| b == b'\n').count();
+    if text.ends_with(b"\n") { newlines } else { newlines + 1 }
+}
+
+/// Characters in a byte slice of UTF-8: every byte that does not continue a character. An
+/// offset inside a character (offsets can come from C parsers) counts as that character.
+pub fn char_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+}
+
+/// Where each line of a text starts, for locating offsets and slicing lines by number.
+#[derive(Debug, Clone)]
+pub struct LineIndex<'t> {
+    text: &'t str,
+    /// Byte offset where each line starts; the first is 0. A text ending in `\n` has a last
+    /// start equal to its length, which begins no line an editor shows.
+    starts: Vec<usize>,
+    /// The last offset located and its column: offsets located in order along one long line
+    /// (a minified file with thousands of problems) are counted on from here instead of from
+    /// the line's start, which would be quadratic.
+    last: Cell<(usize, usize)>,
+}
+
+impl<'t> LineIndex<'t> {
+    /// Indexes `text` in one pass.
+    pub fn new(text: &'t str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { text, starts, last: Cell::new((0, 1)) }
+    }
+
+    /// The text indexed.
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// Lines as an editor shows them (see [`count_lines`]).
+    pub fn count(&self) -> usize {
+        match self.text.is_empty() {
+            true => 0,
+            false if self.text.ends_with('\n') => self.starts.len() - 1,
+            false => self.starts.len(),
+        }
+    }
+
+    /// The 1-based line that `byte` falls on (past the end: the last line).
+    pub fn line_of(&self, byte: usize) -> usize {
+        self.starts.partition_point(|&start| start <= byte).max(1)
+    }
+
+    /// The byte where 1-based `line` starts; past the last line, the text's length.
+    pub fn start_of(&self, line: usize) -> usize {
+        line.checked_sub(1).and_then(|i| self.starts.get(i)).copied().unwrap_or(self.text.len())
+    }
+
+    /// The text of 1-based `line` without its line ending (`\n` or `\r\n`); empty past the end.
+    pub fn line(&self, line: usize) -> &'t str {
+        let start = self.start_of(line);
+        let rest = &self.text[start..];
+        let body = rest.split('\n').next().unwrap_or("");
+        body.strip_suffix('\r').unwrap_or(body)
+    }
+
+    /// The 1-based line and character column of `byte` (clamped to the text).
+    pub fn locate(&self, byte: usize) -> (usize, usize) {
+        let byte = byte.min(self.text.len());
+        let line = self.line_of(byte);
+        let start = self.start_of(line);
+        let bytes = self.text.as_bytes();
+        let (last_byte, last_column) = self.last.get();
+        let column = if last_byte >= start && last_byte <= byte {
+            last_column + char_count(&bytes[last_byte..byte])
+        } else {
+            1 + char_count(&bytes[start..byte])
+        };
+        self.last.set((byte, column));
+        (line, column)
+    }
+
+    /// Rows (newlines) in the text and the byte length of its last line: the point at its
+    /// end, as tree-sitter counts positions.
+    pub fn end_point(&self) -> (usize, usize) {
+        let last_start = self.starts.last().copied().unwrap_or(0);
+        (self.starts.len() - 1, self.text.len() - last_start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn count_lines_ignores_final_newline() {
+        assert_eq!(count_lines(b""), 0);
+        assert_eq!(count_lines(b"a"), 1);
+        assert_eq!(count_lines(b"a\n"), 1);
+        assert_eq!(count_lines(b"a\nb"), 2);
+        assert_eq!(count_lines(b"a\r\nb\r\n"), 2);
+        assert_eq!(count_lines(b"\n\n"), 2);
+    }
+
+    #[test]
+    fn lines_are_sliced_without_their_endings() {
+        let index = LineIndex::new("ab\r\ncd\n\nef");
+        assert_eq!((index.line(1), index.line(2), index.line(3), index.line(4)), ("ab", "cd", "", "ef"));
+        assert_eq!(index.line(5), "");
+        assert_eq!(index.start_of(4), 8);
+    }
+
+    #[test]
+    fn locate_counts_columns_in_characters() {
+        let text = "a\néé = )\n";
+        let index = LineIndex::new(text);
+        assert_eq!(index.locate(text.find(')').unwrap_or_default()), (2, 6));
+        assert_eq!(index.locate(text.len()), (3, 1));
+        assert_eq!(index.locate(0), (1, 1));
+    }
+
+    #[test]
+    fn end_point_counts_rows_and_byte_columns() {
+        assert_eq!(LineIndex::new("ab").end_point(), (0, 2));
+        assert_eq!(LineIndex::new("ab\ncdé").end_point(), (1, 4));
+        assert_eq!(LineIndex::new("ab\n").end_point(), (1, 0));
+    }
+
+    proptest! {
+        /// The index agrees with counting from scratch at every offset, located in any
+        /// order (the memo of the last offset must never leak into another line).
+        #[test]
+        fn locate_equals_a_scan_from_the_start(
+            text in "(a|é|\n|\r\n| |🎉){0,40}",
+            order in proptest::collection::vec(any::<usize>(), 0..40),
+        ) {
+            let index = LineIndex::new(&text);
+            prop_assert_eq!(index.count(), count_lines(text.as_bytes()));
+            for pick in order {
+                let byte = pick % (text.len() + 1);
+                let before = &text.as_bytes()[..byte];
+                let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+                let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let column = 1 + char_count(&before[line_start..]);
+                prop_assert_eq!(index.locate(byte), (line, column), "at {}", byte);
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The steps after a write, append or edit has landed, written once for every writing tool.
+//!
+//! The rule they keep: the caller's bytes are on disk, so nothing here may fail. A hook that
+//! errs, a file that changed again or cannot be re-read only changes what the result says;
+//! it never turns the call into an error (an agent would retry and duplicate its chunk).
+
+use std::collections::HashSet;
+use std::sync::MutexGuard;
+
+use super::Session;
+use crate::check::Report;
+use crate::hooks::HookReport;
+use crate::workspace::{FileInfo, RootPath};
+
+/// What a writing tool left on disk, as the check needs to know it.
+pub(super) enum Landed<'a> {
+    /// The whole file is now `text` (write_file, edit_file).
+    Replaced {
+        /// The file's content.
+        text: &'a str,
+    },
+    /// An append turned the file from version `before` into version `after`, whose whole
+    /// content is `bytes`.
+    Appended {
+        /// The file's content after the append.
+        bytes: &'a [u8],
+        /// The file's metadata just before the append.
+        before: FileInfo,
+        /// The file's metadata just after it.
+        after: FileInfo,
+    },
+}
+
+/// What the steps after a write found.
+pub(super) struct AfterWrite {
+    /// What the `--after-write` hook did; None when none is configured.
+    pub hook: Option<HookReport>,
+    /// The syntax check of what is on disk now (after the hook, when it changed the file).
+    pub syntax: Report,
+}
+
+impl Session {
+    /// Runs the steps after a write to `path` landed: marks the file seen and releases
+    /// `seen` (the writer's lock), runs the hook, and checks what is on disk now, keeping
+    /// what the check leaves for the next append.
+    pub(super) fn after_write(
+        &self,
+        mut seen: MutexGuard<'_, HashSet<RootPath>>,
+        path: &RootPath,
+        landed: Landed<'_>,
+    ) -> AfterWrite {
+        seen.insert(path.clone());
+        drop(seen);
+        let key = path.display();
+        let on_disk = match &landed {
+            Landed::Replaced { .. } => self.ws.stat(path).ok().flatten(),
+            Landed::Appended { after, .. } => Some(*after),
+        };
+        let (hook, rewritten) = self.run_hook(path, on_disk);
+        let syntax = match (rewritten, landed) {
+            // The hook rewrote the file (a formatter): check its text, as it is now.
+            (Some(now), _) => self.checks.check_written(&key, &now, self.ws.stat(path).ok().flatten()),
+            (None, Landed::Replaced { text }) => self.checks.check_written(&key, text, on_disk),
+            (None, Landed::Appended { bytes, before, after }) => {
+                self.checks.check_appended(&key, bytes, before, after)
+            }
+        };
+        AfterWrite { hook, syntax }
+    }
+
+    /// Runs the `--after-write` hook on `path`, if one is configured. When the hook changed
+    /// the file (a formatter), also returns its new text, so that the syntax check describes
+    /// what is on disk now.
+    fn run_hook(&self, path: &RootPath, written: Option<FileInfo>) -> (Option<HookReport>, Option<String>) {
+        let Some(hook) = &self.config.after_write else {
+            return (None, None);
+        };
+        let report = hook.run(&path.display());
+        let changed = self.ws.stat(path).ok().flatten() != written;
+        let text = changed
+            .then(|| self.ws.read(path, self.config.max_file_bytes).ok())
+            .flatten()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        (Some(report), text)
+    }
+}

@@ -1,0 +1,120 @@
+//! `append_file`: add a chunk at the end of a file, guarded against stale and retried calls.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::after_write::{AfterWrite, Landed};
+use super::warnings::{APPEND_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
+use super::{Session, required};
+use crate::check::Report;
+use crate::error::Result;
+use crate::files;
+use crate::hooks::HookReport;
+use crate::lines::count_lines;
+use crate::store::{Action, WriteFacts, sha256_hex};
+use crate::unescape;
+
+/// Result of `append_file`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AppendOutcome {
+    /// Always `append`.
+    pub action: Action,
+    /// Root-relative path appended to.
+    pub path: String,
+    /// Agent that appended.
+    pub agent: String,
+    /// The file did not exist before this call.
+    pub created: bool,
+    /// Size of the file after the call, in bytes.
+    pub size: u64,
+    /// Bytes appended by this call (0 when the chunk was a retried duplicate).
+    pub appended: u64,
+    /// Characters in the chunk.
+    pub chars: usize,
+    /// Lines in the file after the call.
+    pub lines: usize,
+    /// The file already ended with this chunk, so nothing was appended (a retried call).
+    pub duplicate_skipped: bool,
+    /// The chunk arrived over-escaped (literal `\n`) and was unescaped before appending.
+    pub unescaped: bool,
+    /// Things the caller should know although the append succeeded.
+    pub warnings: Vec<String>,
+    /// Syntax check of the whole file after the append.
+    pub syntax: Report,
+    /// What the --after-write hook did; absent when none is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "HookReport")]
+    pub hook: Option<HookReport>,
+}
+
+impl Session {
+    /// `append_file`: add a chunk at the end of the file.
+    pub fn append_file(
+        &self,
+        path: Option<&str>,
+        content: Option<&str>,
+        expected_size: Option<u64>,
+        agent: Option<&str>,
+    ) -> Result<AppendOutcome> {
+        let raw_path = required(path, "append_file", "path")?;
+        let content = required(content, "append_file", "content")?;
+        let agent = self.agent(agent)?;
+        let path = self.target(raw_path)?;
+        let seen = self.lock_seen();
+        let (text, unescaped) = if unescape::looks_over_escaped(content) {
+            let before = match self.ws.stat(&path)? {
+                Some(_) => {
+                    String::from_utf8_lossy(&self.ws.read(&path, self.config.max_file_bytes)?).into_owned()
+                }
+                None => String::new(),
+            };
+            choose_form(&path, &before, content)
+        } else {
+            (content.to_string(), false)
+        };
+        let (out, unrecorded) = self.store.write_claimed(&path.display(), &agent, Action::Append, || {
+            let out =
+                files::append(&self.ws, &path, text.as_bytes(), expected_size, self.config.max_file_bytes)?;
+            let facts = (out.added > 0 || out.created).then(|| WriteFacts {
+                size: out.size,
+                added: out.added,
+                sha256: sha256_hex(&out.contents),
+            });
+            Ok((out, facts))
+        })?;
+        // The bytes have landed: from here on nothing may turn this call into an error.
+        let mut warnings: Vec<String> = unrecorded.into_iter().collect();
+        if out.duplicate_skipped {
+            warnings.push(format!(
+                "{path} already ended with exactly this chunk ({} bytes), so it was not appended again \
+                 (a retried call?). If you really meant to repeat it, append it again with expected_size {}",
+                text.len(),
+                out.size
+            ));
+        }
+        if content.is_empty() {
+            warnings.push("content was empty: nothing was appended".into());
+        }
+        let first_new_line =
+            count_lines(out.contents.get(..out.size_before as usize).unwrap_or_default()) + 1;
+        warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, APPEND_STUB_KINDS), first_new_line));
+        warnings.extend(content_warnings(content, &text, unescaped));
+        let landed = Landed::Appended { bytes: &out.contents, before: out.before, after: out.after };
+        let AfterWrite { hook, syntax } = self.after_write(seen, &path, landed);
+        Ok(AppendOutcome {
+            action: Action::Append,
+            path: path.display(),
+            agent,
+            created: out.created,
+            size: out.size,
+            appended: out.added,
+            chars: text.chars().count(),
+            lines: count_lines(&out.contents),
+            duplicate_skipped: out.duplicate_skipped,
+            unescaped,
+            warnings,
+            syntax,
+            hook,
+        })
+    }
+}

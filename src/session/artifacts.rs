@@ -1,0 +1,84 @@
+//! `list_artifacts`: what the journal says was written, and whether each file still matches.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::Session;
+use crate::error::{Error, Result};
+use crate::store::{Artifact, sha256_hex};
+
+/// One artifact from the journal, with how the file on disk compares.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ArtifactView {
+    /// What the journal recorded.
+    #[serde(flatten)]
+    pub artifact: Artifact,
+    /// How the file on disk compares with the last recorded write.
+    pub on_disk: OnDisk,
+}
+
+/// How a file on disk compares with the journal's last record of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnDisk {
+    /// Same sha256 as the last recorded write.
+    Matches,
+    /// Changed since the last recorded write (by a person, a tool or another server).
+    #[serde(rename = "changed since")]
+    ChangedSince,
+    /// The file is gone.
+    Missing,
+    /// The file could not be read.
+    Unreadable,
+}
+
+impl OnDisk {
+    /// As on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnDisk::Matches => "matches",
+            OnDisk::ChangedSince => "changed since",
+            OnDisk::Missing => "missing",
+            OnDisk::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// Result of `list_artifacts`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ArtifactsOutcome {
+    /// One entry per file, by path.
+    pub artifacts: Vec<ArtifactView>,
+}
+
+impl Session {
+    /// `list_artifacts`: what the journal says was written, and whether the file on disk
+    /// still matches it.
+    pub fn list_artifacts(
+        &self,
+        agent: Option<&str>,
+        path: Option<&str>,
+        history: bool,
+    ) -> Result<ArtifactsOutcome> {
+        let path = path.map(|p| self.ws.resolve(p)).transpose()?.map(|p| p.display());
+        let artifacts = self
+            .store
+            .artifacts(agent, path.as_deref(), history)?
+            .into_iter()
+            .map(|artifact| {
+                let on_disk = match self
+                    .ws
+                    .resolve(&artifact.path)
+                    .and_then(|p| self.ws.read(&p, self.config.max_file_bytes))
+                {
+                    Ok(bytes) if sha256_hex(&bytes) == artifact.sha256 => OnDisk::Matches,
+                    Ok(_) => OnDisk::ChangedSince,
+                    Err(Error::NotFound { .. }) => OnDisk::Missing,
+                    Err(_) => OnDisk::Unreadable,
+                };
+                ArtifactView { artifact, on_disk }
+            })
+            .collect();
+        Ok(ArtifactsOutcome { artifacts })
+    }
+}

@@ -1,0 +1,306 @@
+//! `check_files`: the strict check an agent runs before it says it is done. Incomplete counts
+//! as a failure here, stubs are looked for in the whole file, and an HTML page is judged with
+//! the scripts and stylesheets it links (the one check that reads more than one file).
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::Session;
+use crate::check::stubs::{self, Stub, StubKind};
+use crate::check::{self, LanguageName, Report, Status};
+use crate::error::{Error, Result};
+use crate::lines::count_lines;
+use crate::workspace::RootPath;
+
+/// A file's verdict in `check_files`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    /// Parses cleanly, no stubs.
+    Complete,
+    /// Parses, but holds stubs or placeholders (or links missing assets).
+    Stubs,
+    /// Unfinished: problems only at the end, or empty.
+    Incomplete,
+    /// Problems before the end.
+    Errors,
+    /// A file type that is not checked.
+    NotChecked,
+    /// The file does not exist.
+    Missing,
+    /// The file could not be read.
+    Unreadable,
+}
+
+impl FileStatus {
+    /// The status as shown to people (`not checked`).
+    pub fn label(self) -> &'static str {
+        match self {
+            FileStatus::Complete => "complete",
+            FileStatus::Stubs => "stubs",
+            FileStatus::Incomplete => "incomplete",
+            FileStatus::Errors => "errors",
+            FileStatus::NotChecked => "not checked",
+            FileStatus::Missing => "missing",
+            FileStatus::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// One file's verdict in `check_files`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileCheck {
+    /// Root-relative path.
+    pub path: String,
+    /// The file exists.
+    pub exists: bool,
+    /// Size in bytes (0 when missing).
+    pub size: u64,
+    /// Lines (0 when missing).
+    pub lines: usize,
+    /// Language checked as; absent when not checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "LanguageName")]
+    pub language: Option<LanguageName>,
+    /// The verdict.
+    pub status: FileStatus,
+    /// The first problem or the reason, in a few words; absent when complete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub note: Option<String>,
+    /// Stubs and placeholders found (at most 10), including missing or nearly empty scripts
+    /// and stylesheets an HTML page links.
+    pub stubs: Vec<Stub>,
+    /// How many more stubs were found but not listed.
+    pub more_stubs: usize,
+    /// The full syntax report; absent when the file could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Report")]
+    pub syntax: Option<Report>,
+}
+
+impl FileCheck {
+    fn failed(path: String, status: FileStatus, note: String) -> Self {
+        FileCheck {
+            path,
+            exists: false,
+            size: 0,
+            lines: 0,
+            language: None,
+            status,
+            note: Some(note),
+            stubs: Vec::new(),
+            more_stubs: 0,
+            syntax: None,
+        }
+    }
+}
+
+/// Result of `check_files`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CheckOutcome {
+    /// One entry per file, in path order.
+    pub files: Vec<FileCheck>,
+    /// Files that parse cleanly.
+    pub complete: usize,
+    /// Files that are unfinished (problems only at the end) or empty.
+    pub incomplete: usize,
+    /// Files with problems before the end.
+    pub errors: usize,
+    /// Files that are missing or could not be read.
+    pub missing: usize,
+    /// Files that parse but hold stubs or placeholders (or link missing assets).
+    pub with_stubs: usize,
+    /// Files of a type that is not checked.
+    pub not_checked: usize,
+    /// Every file is complete (or of a type that is not checked), with no stubs.
+    pub all_complete: bool,
+    /// One line for humans, e.g. "3 files complete, 1 incomplete (src/app.js: ...)".
+    pub verdict: String,
+}
+
+impl CheckOutcome {
+    fn summarise(files: Vec<FileCheck>) -> Self {
+        use FileStatus::*;
+        let count = |s: FileStatus| files.iter().filter(|f| f.status == s).count();
+        let (complete, incomplete, errors, not_checked, with_stubs) =
+            (count(Complete), count(Incomplete), count(Errors), count(NotChecked), count(Stubs));
+        let missing = count(Missing) + count(Unreadable);
+        let examples = |s: &[FileStatus]| {
+            let named: Vec<String> = files
+                .iter()
+                .filter(|f| s.contains(&f.status))
+                .take(3)
+                .map(|f| match &f.note {
+                    // A stub note starts with its line: `web/app.js:12 placeholder comment ...`.
+                    Some(note) if f.status == Stubs => format!("{}:{note}", f.path),
+                    Some(note) => format!("{}: {note}", f.path),
+                    None => f.path.clone(),
+                })
+                .collect();
+            if named.is_empty() { String::new() } else { format!(" ({})", named.join("; ")) }
+        };
+        let mut parts = vec![format!("{complete} file{} complete", if complete == 1 { "" } else { "s" })];
+        if incomplete > 0 {
+            parts.push(format!("{incomplete} incomplete{}", examples(&[Incomplete])));
+        }
+        if errors > 0 {
+            parts.push(format!("{errors} with errors{}", examples(&[Errors])));
+        }
+        if with_stubs > 0 {
+            parts.push(format!("{with_stubs} with stubs{}", examples(&[Stubs])));
+        }
+        if missing > 0 {
+            parts.push(format!("{missing} missing or unreadable{}", examples(&[Missing, Unreadable])));
+        }
+        if not_checked > 0 {
+            parts.push(format!("{not_checked} not checked"));
+        }
+        let verdict = if files.is_empty() {
+            "no files to check: name them in `paths` (nothing was written on this root since this server started)"
+                .to_string()
+        } else {
+            parts.join(", ")
+        };
+        CheckOutcome {
+            all_complete: !files.is_empty() && incomplete + errors + missing + with_stubs == 0,
+            with_stubs,
+            files,
+            complete,
+            incomplete,
+            errors,
+            missing,
+            not_checked,
+            verdict,
+        }
+    }
+}
+
+impl Session {
+    /// `check_files`: the strict check an agent runs before it says it is done. Incomplete
+    /// counts as a failure here. Without `paths`: every file the journal recorded a write for
+    /// on this root since this session started, by any agent.
+    pub fn check_files(&self, paths: Option<&[String]>) -> Result<CheckOutcome> {
+        let targets: Vec<Result<RootPath>> = match paths {
+            Some(list) if !list.is_empty() => list.iter().map(|p| self.ws.resolve(p)).collect(),
+            _ => self.store.journal_paths(self.started)?.iter().map(|p| self.ws.resolve(p)).collect(),
+        };
+        let mut files = Vec::new();
+        for (i, target) in targets.into_iter().enumerate() {
+            files.push(match target {
+                Ok(path) => self.check_one(&path),
+                Err(e) => FileCheck::failed(
+                    paths.and_then(|p| p.get(i)).cloned().unwrap_or_default(),
+                    FileStatus::Unreadable,
+                    e.to_string(),
+                ),
+            });
+        }
+        Ok(CheckOutcome::summarise(files))
+    }
+
+    fn check_one(&self, path: &RootPath) -> FileCheck {
+        let name = path.display();
+        let path = &match self.ws.follow(path) {
+            Ok(p) => p,
+            Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
+        };
+        let bytes = match self.ws.read(path, self.config.max_file_bytes) {
+            Ok(bytes) => bytes,
+            Err(Error::NotFound { .. }) => {
+                return FileCheck::failed(
+                    name,
+                    FileStatus::Missing,
+                    "the file does not exist: write it".into(),
+                );
+            }
+            Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
+        };
+        let syntax = check::check_bytes(&name, &bytes);
+        let text = String::from_utf8_lossy(&bytes);
+        let mut found = stubs::find_all_stubs(&name, &text);
+        if check::language_for(&name).is_some_and(|l| l.name() == LanguageName::Html) {
+            found.extend(self.linked_asset_problems(path, &text));
+            found.sort_by_key(|s| s.line);
+        }
+        let first_problem = |report: &Report| {
+            report.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message))
+        };
+        // An empty file in a language with stub rules is a stub ("no code"), or
+        // complete where empty is idiomatic (`__init__.py`); elsewhere it is unfinished.
+        let empty_unjudged =
+            bytes.iter().all(u8::is_ascii_whitespace) && stubs::holds_code(&name, &text).is_none();
+        let (status, note) = if empty_unjudged {
+            (FileStatus::Incomplete, Some("the file is empty".to_string()))
+        } else {
+            match syntax.status {
+                Status::Errors => (FileStatus::Errors, first_problem(&syntax)),
+                Status::Incomplete => (FileStatus::Incomplete, first_problem(&syntax)),
+                _ if !found.is_empty() => {
+                    (FileStatus::Stubs, found.first().map(|s| format!("{} {}", s.line, s.message)))
+                }
+                Status::Ok => (FileStatus::Complete, None),
+                Status::NotChecked => (FileStatus::NotChecked, syntax.reason.map(|r| r.as_str().to_owned())),
+            }
+        };
+        let more_stubs = found.len().saturating_sub(stubs::MAX_STUBS);
+        found.truncate(stubs::MAX_STUBS);
+        FileCheck {
+            path: name,
+            exists: true,
+            size: bytes.len() as u64,
+            lines: count_lines(&bytes),
+            language: syntax.language,
+            status,
+            note,
+            stubs: found,
+            more_stubs,
+            syntax: Some(syntax),
+        }
+    }
+
+    /// Scripts and stylesheets an HTML page links that are missing or nearly empty: the
+    /// build that started this project shipped an `index.html` whose `app.js` was a stub.
+    fn linked_asset_problems(&self, page: &RootPath, html: &str) -> Vec<Stub> {
+        let dir = page.as_path().parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        stubs::linked_assets(html)
+            .into_iter()
+            .filter_map(|link| {
+                let target = match link.target.strip_prefix('/') {
+                    Some(absolute) => absolute.to_string(),
+                    None if dir.is_empty() => link.target.clone(),
+                    None => format!("{dir}/{}", link.target),
+                };
+                let problem =
+                    match self.ws.resolve(&target).and_then(|p| self.ws.read(&p, self.config.max_file_bytes))
+                    {
+                        Ok(bytes) => {
+                            let text = String::from_utf8_lossy(&bytes);
+                            let empty = text.trim().is_empty();
+                            match stubs::holds_code(&target, &text) {
+                                _ if empty => format!("links {} ({target}), which is empty", link.target),
+                                Some(false) => format!(
+                                    "links {} ({target}), which has no code, only comments",
+                                    link.target
+                                ),
+                                _ => return None,
+                            }
+                        }
+                        Err(Error::NotFound { .. }) => {
+                            format!("links {} ({}), which does not exist", link.target, target)
+                        }
+                        Err(e) => format!("links {}, which cannot be read: {e}", link.target),
+                    };
+                let source = html
+                    .lines()
+                    .nth(link.line.saturating_sub(1))
+                    .unwrap_or("")
+                    .trim()
+                    .chars()
+                    .take(120)
+                    .collect();
+                Some(Stub { line: link.line, kind: StubKind::LinkedAsset, message: problem, source })
+            })
+            .collect()
+    }
+}

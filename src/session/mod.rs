@@ -1,0 +1,183 @@
+//! Per-process state and one method per tool, composing the core: sandbox, file operations,
+//! claims and journal, unescaping and the syntax check. Plain Rust in and out: the MCP layer
+//! only parses arguments and renders what these methods return.
+//!
+//! # Layout
+//! One file per tool, in the manner of a command module: the tool's method on [`Session`] and
+//! its outcome type, so adding a tool means adding a file. What several tools share has a
+//! room of its own:
+//! - [`after_write`](self::after_write): the steps after a write, append or edit has landed
+//!   (mark the file seen, run the hook, check what is on disk), written once; nothing in it
+//!   can fail, because the caller's bytes are already on disk;
+//! - `warnings`: which warnings ride along with a successful write, and whether over-escaped
+//!   content is unescaped.
+
+mod after_write;
+mod append;
+mod artifacts;
+mod check_files;
+mod claims;
+mod edit;
+mod list;
+mod read;
+mod warnings;
+mod write;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+
+pub use append::AppendOutcome;
+pub use artifacts::{ArtifactView, ArtifactsOutcome, OnDisk};
+pub use check_files::{CheckOutcome, FileCheck, FileStatus};
+pub use claims::ClaimsOutcome;
+pub use edit::{EditOutcome, EditSpec};
+pub use list::ListOutcome;
+pub use read::{LineEndings, ReadOutcome};
+pub use write::WriteOutcome;
+
+use crate::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES};
+use crate::error::{Error, Result};
+use crate::hooks::Hook;
+use crate::store::Store;
+use crate::timestamp::Timestamp;
+use crate::workspace::{FileInfo, RootPath, Workspace};
+
+/// What the command line says, before a root is chosen: the server may learn its root from
+/// the client later, so everything tied to the root is resolved in [`Config::for_root`].
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `--agent`.
+    pub agent: String,
+    /// `--max-file-bytes`.
+    pub max_file_bytes: u64,
+    /// `--state-dir`; None for the default state directory of the root.
+    pub state_dir: Option<PathBuf>,
+    /// `--claim-ttl`.
+    pub claim_ttl: Option<Duration>,
+    /// `--after-write`.
+    pub after_write: Option<String>,
+    /// `--hook-timeout`.
+    pub hook_timeout: Duration,
+}
+
+/// The settings a session on one root works with, resolved from [`Settings`].
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The writer named in results (`--agent`).
+    pub agent: String,
+    /// Largest file the server will hold in memory (`--max-file-bytes`).
+    pub max_file_bytes: u64,
+    /// Command run after each successful write, append or edit (`--after-write`), in the root.
+    pub after_write: Option<Hook>,
+}
+
+impl Config {
+    /// The one conversion from the command line's settings to a session's: the hook runs in
+    /// `host_root`.
+    pub fn for_root(settings: &Settings, host_root: &Path) -> Config {
+        Config {
+            agent: settings.agent.clone(),
+            max_file_bytes: settings.max_file_bytes,
+            after_write: settings
+                .after_write
+                .clone()
+                .map(|cmd| Hook::new(cmd, host_root, settings.hook_timeout)),
+        }
+    }
+}
+
+/// The state of one server process on one root: the sandbox, the settings, the shared store,
+/// which files this session has seen (read or written) and what the last check of each
+/// written file left.
+#[derive(Debug)]
+pub struct Session {
+    ws: Workspace,
+    config: Config,
+    /// Claims and the journal, shared with every other process on this root.
+    store: Store,
+    /// Files read or written by this session, for the "you had not read this file" warning.
+    /// A `std` mutex, not a Tokio one: it is held only inside blocking tasks, never across an
+    /// await. Writing tools hold it from before their write until it has landed, so it also
+    /// serialises this process's writes.
+    seen: Mutex<HashSet<RootPath>>,
+    /// When this session started: `check_files` without paths checks what the journal
+    /// recorded since then.
+    started: Timestamp,
+    /// Checks of the files this session wrote, kept for incremental checks after appends,
+    /// valid while the file keeps the metadata the session saw after its own write.
+    checks: CheckCache<FileInfo>,
+}
+
+impl Session {
+    /// Opens the root, its shared store (in the state directory) and the hook: a session
+    /// ready to serve. Errors are for startup messages.
+    ///
+    /// # Ambient authority
+    /// Opens two host paths: `root` (through [`Workspace::open_root`]) and the state
+    /// directory (through [`Store::open`]), which is then put out of the tools' reach.
+    pub fn open(root: &Path, settings: &Settings) -> anyhow::Result<Session> {
+        use anyhow::Context;
+        let mut ws = Workspace::open_root(root)?;
+        let state_dir = match &settings.state_dir {
+            Some(dir) => dir.clone(),
+            None => crate::store::default_state_dir(ws.host_root())
+                .context("no state directory is known for this platform: pass --state-dir")?,
+        };
+        let store = Store::open(&state_dir, settings.claim_ttl)?;
+        ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
+        tracing::info!(
+            root = %ws.host_root().display(),
+            agent = %settings.agent,
+            state = %store.path().display(),
+            "serving this root"
+        );
+        let config = Config::for_root(settings, ws.host_root());
+        Ok(Session::new(ws, config, store))
+    }
+
+    /// A session over an opened root.
+    pub fn new(ws: Workspace, config: Config, store: Store) -> Self {
+        Session {
+            ws,
+            config,
+            store,
+            seen: Mutex::new(HashSet::new()),
+            started: Timestamp::now(),
+            checks: CheckCache::new(DEFAULT_BUDGET_BYTES),
+        }
+    }
+
+    /// The agent for a call: the argument when given, else the process's `--agent`.
+    fn agent(&self, given: Option<&str>) -> Result<String> {
+        match given.map(str::trim) {
+            None => Ok(self.config.agent.clone()),
+            Some("") => Err(Error::InvalidArgument {
+                name: "agent",
+                reason: "must not be empty; omit it to use the server's agent".into(),
+            }),
+            Some(name) => Ok(name.to_string()),
+        }
+    }
+
+    /// A path argument resolved in the sandbox, in-root symlinks followed: the file a tool
+    /// reads or writes.
+    fn target(&self, raw: &str) -> Result<RootPath> {
+        self.ws.follow(&self.ws.resolve(raw)?)
+    }
+
+    fn lock_seen(&self) -> MutexGuard<'_, HashSet<RootPath>> {
+        // A poisoned lock only means another call panicked mid-way; the set itself is still valid.
+        self.seen.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// An argument the schema requires but a call cut off by the model's output limit can lack:
+/// its absence is reported as a truncated call, which says how to send the content in parts.
+fn required<T>(value: Option<T>, tool: &'static str, field: &'static str) -> Result<T> {
+    value.ok_or(Error::Truncated { tool, field })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,88 @@
+//! `read_file`: numbered lines of a text file, a window at a time.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::{Session, required};
+use crate::error::Result;
+use crate::files;
+
+/// Result of `read_file`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReadOutcome {
+    /// Root-relative path read.
+    pub path: String,
+    /// Numbered lines, `<n>\t<text>` each.
+    pub content: String,
+    /// First line shown (1-based; 0 for an empty file).
+    pub start_line: usize,
+    /// Last line shown (0 for an empty file).
+    pub end_line: usize,
+    /// Lines in the whole file.
+    pub total_lines: usize,
+    /// Bytes in the whole file (use it as `expected_size` for the next append).
+    pub total_bytes: u64,
+    /// More lines follow the ones shown.
+    pub more: bool,
+    /// The offset to read on from; absent at the end of the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
+    pub next_offset: Option<usize>,
+    /// Lines shown cut at 2000 characters.
+    pub cut_lines: usize,
+    /// The file's line endings.
+    pub line_endings: LineEndings,
+    /// The file ends with a newline.
+    pub ends_with_newline: bool,
+}
+
+/// A file's line endings, as an edit keeps them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LineEndings {
+    /// `\n`.
+    Lf,
+    /// `\r\n`.
+    Crlf,
+    /// None to tell: the file is a single line.
+    None,
+}
+
+impl Session {
+    /// `read_file`: numbered lines of a text file.
+    pub fn read_file(
+        &self,
+        path: Option<&str>,
+        offset: Option<i64>,
+        limit: Option<usize>,
+    ) -> Result<ReadOutcome> {
+        let path = self.target(required(path, "read_file", "path")?)?;
+        let view = files::read(
+            &self.ws,
+            &path,
+            offset.unwrap_or(1),
+            limit.unwrap_or(files::DEFAULT_READ_LIMIT),
+            self.config.max_file_bytes,
+        )?;
+        self.lock_seen().insert(path.clone());
+        let more = view.more_after();
+        let line_endings = match view.crlf {
+            true => LineEndings::Crlf,
+            false if view.total_lines > 1 => LineEndings::Lf,
+            false => LineEndings::None,
+        };
+        Ok(ReadOutcome {
+            path: path.display(),
+            content: view.numbered,
+            start_line: view.start_line,
+            end_line: view.end_line,
+            total_lines: view.total_lines,
+            total_bytes: view.total_bytes,
+            more,
+            next_offset: more.then_some(view.end_line + 1),
+            cut_lines: view.cut_lines,
+            line_endings,
+            ends_with_newline: view.ends_with_newline,
+        })
+    }
+}

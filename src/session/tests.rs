@@ -1,0 +1,226 @@
+//! Unit tests of the session: each tool method driven directly, without the MCP layer.
+
+use super::*;
+
+fn session() -> (tempfile::TempDir, Session) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(tmp.path().join("root")).expect("root");
+    let ws = Workspace::open_root(&tmp.path().join("root")).expect("open root");
+    let store = Store::open(&tmp.path().join("state"), None).expect("store");
+    (
+        tmp,
+        Session::new(
+            ws,
+            Config { agent: "tester".into(), max_file_bytes: 1 << 20, after_write: None },
+            store,
+        ),
+    )
+}
+
+#[test]
+fn replacing_an_unread_file_warns_but_writes() {
+    let (t, s) = session();
+    std::fs::write(t.path().join("root/a.txt"), "old").unwrap();
+    let out = s.write_file(Some("a.txt"), Some("new"), None).unwrap();
+    assert!(out.warnings.iter().any(|w| w.contains("had not read")));
+    assert_eq!(std::fs::read_to_string(t.path().join("root/a.txt")).unwrap(), "new");
+}
+
+#[test]
+fn replacing_a_read_file_does_not_warn() {
+    let (t, s) = session();
+    std::fs::write(t.path().join("root/a.txt"), "old\n").unwrap();
+    s.read_file(Some("a.txt"), None, None).unwrap();
+    let out = s.write_file(Some("a.txt"), Some("new"), None).unwrap();
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+}
+
+#[test]
+fn missing_content_is_reported_as_truncated() {
+    let (t, s) = session();
+    let err = s.write_file(Some("a.txt"), None, None).unwrap_err();
+    assert!(matches!(err, Error::Truncated { field: "content", .. }));
+    assert!(!t.path().join("root/a.txt").exists());
+}
+
+#[test]
+fn over_escaped_python_is_unescaped_when_it_parses_better() {
+    let (t, s) = session();
+    let out = s.write_file(Some("a.py"), Some("def f():\\n    return 1\\n\\nprint(f())\\n"), None).unwrap();
+    assert!(out.unescaped);
+    assert_eq!(
+        std::fs::read_to_string(t.path().join("root/a.py")).unwrap(),
+        "def f():\n    return 1\n\nprint(f())\n"
+    );
+}
+
+#[test]
+fn one_line_python_with_newline_escapes_in_strings_is_kept() {
+    let (t, s) = session();
+    let line = "print(\"a\\nb\\nc\")\n";
+    let out = s.write_file(Some("a.py"), Some(line), None).unwrap();
+    assert!(!out.unescaped);
+    assert_eq!(std::fs::read_to_string(t.path().join("root/a.py")).unwrap(), line);
+}
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::session;
+    use crate::check;
+
+    /// Chunks an agent might send: ASCII, accents, emoji, CRLF and LF, a BOM, tabs, code
+    /// punctuation; no backslash, so nothing looks over-escaped and is rewritten.
+    fn chunk() -> impl Strategy<Value = String> {
+        proptest::string::string_regex("(\u{feff}|\r\n|\n|[a-z ]{1,30}|é|🎉|\t|[(){}:;=\"'#]){0,30}")
+            .expect("a valid pattern")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Any write followed by appends (each naming the size it expects, as a careful
+        /// agent does) leaves exactly the concatenation on disk, reports that size after
+        /// every call, and checks the file as a fresh check of the whole text would.
+        #[test]
+        fn a_write_then_appends_reproduce_the_concatenation(
+            first in chunk(),
+            rest in proptest::collection::vec(chunk(), 0..8),
+            which in 0usize..4,
+        ) {
+            let (t, s) = session();
+            let path = ["notes.txt", "app.py", "app.js", "site.css"][which];
+            let out = s.write_file(Some(path), Some(&first), None).expect("write");
+            let mut expected = first.clone();
+            prop_assert_eq!(out.size, expected.len() as u64);
+            for part in &rest {
+                let out = s
+                    .append_file(Some(path), Some(part), Some(expected.len() as u64), None)
+                    .expect("append");
+                expected.push_str(part);
+                prop_assert!(!out.duplicate_skipped);
+                prop_assert_eq!(out.size, expected.len() as u64);
+                prop_assert_eq!(&out.syntax, &check::check(path, &expected));
+            }
+            let on_disk = std::fs::read(t.path().join("root").join(path)).expect("read back");
+            prop_assert_eq!(on_disk, expected.into_bytes());
+        }
+
+        /// Without `expected_size`, a chunk is left out only when the file already ends with
+        /// it (a retried call), and then the file is exactly what it was: what is on disk is
+        /// the concatenation of the chunks that were not skipped.
+        #[test]
+        fn appends_without_a_size_skip_only_what_the_file_already_ends_with(
+            first in chunk(),
+            rest in proptest::collection::vec(prop_oneof![chunk(), Just("a retried chunk, long enough to be deduplicated\n".repeat(5))], 0..8),
+        ) {
+            let (t, s) = session();
+            s.write_file(Some("log.txt"), Some(&first), None).expect("write");
+            let mut expected = first.clone();
+            for part in &rest {
+                let out = s.append_file(Some("log.txt"), Some(part), None, None).expect("append");
+                if out.duplicate_skipped {
+                    prop_assert!(expected.ends_with(part.as_str()) && !part.is_empty());
+                } else {
+                    expected.push_str(part);
+                }
+                prop_assert_eq!(out.size, expected.len() as u64);
+            }
+            prop_assert_eq!(std::fs::read(t.path().join("root/log.txt")).expect("read back"), expected.into_bytes());
+        }
+    }
+}
+
+mod path_tokens {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Every file below `dir` with its content, symlinks not followed.
+    fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = entry.path();
+                let name = p.strip_prefix(dir).unwrap_or(&p).to_string_lossy().into_owned();
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(p),
+                    Ok(t) if t.is_symlink() => {
+                        let target = std::fs::read_link(&p).unwrap_or_default();
+                        out.insert(name, target.as_os_str().as_encoded_bytes().to_vec());
+                    }
+                    _ => {
+                        out.insert(name, std::fs::read(&p).unwrap_or_default());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Path pieces in the manner of cap-std's fuzz target: the dots, names that exist and
+    /// do not, a symlink inside the root and three that lead out of it.
+    fn token() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            ".",
+            "..",
+            "a",
+            "b",
+            "new",
+            "secret.txt",
+            "in",
+            "out",
+            "abs",
+            "up",
+            "",
+            "~",
+        ])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Whatever path is built from these pieces, a write or append is either refused or
+        /// lands in a file inside the root: the sibling directory outside the root, which
+        /// three symlinks point at, is never touched.
+        #[test]
+        fn every_token_path_is_refused_or_lands_inside_the_root(
+            tokens in proptest::collection::vec(token(), 1..7),
+            leading_slash in any::<bool>(),
+            append in any::<bool>(),
+        ) {
+            let (t, s) = session();
+            let root = t.path().join("root");
+            let outside = t.path().join("outside");
+            std::fs::create_dir_all(outside.join("a")).expect("outside");
+            std::fs::write(outside.join("secret.txt"), "secret").expect("secret");
+            std::fs::create_dir_all(root.join("a")).expect("a");
+            std::fs::write(root.join("a/secret.txt"), "inside").expect("inside");
+            std::os::unix::fs::symlink("a", root.join("in")).expect("in");
+            std::os::unix::fs::symlink("../outside", root.join("out")).expect("out");
+            std::os::unix::fs::symlink(&outside, root.join("abs")).expect("abs");
+            std::os::unix::fs::symlink("..", root.join("up")).expect("up");
+            let before = snapshot(&outside);
+            let path = format!("{}{}", if leading_slash { "/" } else { "" }, tokens.join("/"));
+            let content = "written by the property test\n";
+            let landed = if append {
+                s.append_file(Some(&path), Some(content), None, None).map(|o| o.path)
+            } else {
+                s.write_file(Some(&path), Some(content), None).map(|o| o.path)
+            };
+            prop_assert_eq!(snapshot(&outside), before, "{} reached outside the root", path);
+            if let Ok(relative) = landed {
+                let file = root.join(&relative);
+                let real = std::fs::canonicalize(&file).expect("the file the result names exists");
+                let real_root = std::fs::canonicalize(&root).expect("root");
+                prop_assert!(real.starts_with(&real_root), "{} landed at {}", path, real.display());
+                let text = std::fs::read_to_string(&real).expect("read back");
+                prop_assert!(text.ends_with(content), "{} -> {}: {:?}", path, relative, text);
+            }
+        }
+    }
+}
