@@ -156,6 +156,8 @@ pub enum Error {
         /// (path, owner, since) for each blocking claim.
         conflicts: Vec<(String, String, Timestamp)>,
     },
+    /// No sandbox root has been chosen yet: the server waits for the client's roots.
+    NoRoot,
     /// The path lies in filewright's own state directory.
     Reserved {
         /// The path as the caller sent it.
@@ -298,6 +300,11 @@ impl fmt::Display for Error {
                 }
                 write!(f, " claim other files, or ask those agents to release them.")
             }
+            Error::NoRoot => write!(
+                f,
+                "no sandbox root yet: the server is waiting for the client's roots. Retry in a moment; if \
+                 this persists, start filewright with --root /path/to/project."
+            ),
             Error::Reserved { path } => write!(
                 f,
                 "{path:?} is inside filewright's state directory, which no tool may read or write. Choose \

@@ -60,6 +60,12 @@ impl Hook {
 
     /// Runs the hook for `path` (root-relative) and reports what happened. Never fails: a hook
     /// that cannot start is reported, not raised, because the write itself succeeded.
+    ///
+    /// # Ambient authority
+    /// Spawns a shell as the server's user, in the root's host directory, outside the
+    /// sandbox: the command may touch any path that user can. Only the command line that
+    /// started the server names it; no tool argument reaches it except `path`, which the
+    /// sandbox has already resolved inside the root.
     pub fn run(&self, path: &str) -> HookReport {
         use std::os::unix::process::CommandExt;
         let shown = format!("{} {path}", self.command);

@@ -4,15 +4,53 @@
 //! # Layout
 //! One module per concern; each floor uses only the ones listed before it.
 //! - [`error`]: the core error type; every message ends with what the model should do next.
+//! - [`timestamp`]: moments as the store keeps them and as results show them, formatted once.
+//! - [`lines`]: line counts, line starts and line:column positions, the same for every tool.
 //! - [`unescape`]: detect and undo over-escaped content (pure).
-//! - [`check`]: syntax check of a text by file extension, truthful about "incomplete" versus "broken".
-//! - [`workspace`]: the sandbox (cap-std `Dir` of the root); the only door to host paths.
+//! - [`check`]: the syntax check of a text by file extension, truthful about "incomplete"
+//!   versus "broken", with each language's own parser; the stub scan; and the cache that lets
+//!   the check after an append parse only the new part.
+//! - [`workspace`]: the sandbox (cap-std `Dir` of the root).
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
 //!   exact edits, bounded directory listings.
 //! - [`store`]: claims and the artifact journal in SQLite, shared by every process on a root.
 //! - [`hooks`]: the `--after-write` command (formatter or linter), with a time limit.
-//! - [`session`]: per-process state and one method per tool, composing the above.
-//! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors.
+//! - [`session`]: per-process state and one file per tool, composing the above; plain Rust in
+//!   and out.
+//! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors, the
+//!   choice of root.
+//!
+//! # One `append_file` call, from the wire to disk and back
+//! 1. `server/tools.rs` (`append_file`): rmcp has decoded the arguments (`content` is an
+//!    `Option`, so a call cut off by the model's output limit still arrives); the call runs
+//!    on a blocking thread.
+//! 2. `session/append.rs` (`Session::append_file`): resolves the path in the [`workspace`],
+//!    then inside [`store::Store::write_claimed`] (claim, write, journal row, one transaction)
+//!    calls [`files::append`], which writes through the sandbox. Warnings are gathered; then
+//!    `session/after_write.rs` runs the hook and the check ([`check::cache::CheckCache`]).
+//! 3. `server/render.rs`: the outcome becomes text plus `structuredContent`, or an [`error`]
+//!    becomes an `isError` result.
+//!
+//! # Doors to host paths (ambient authority)
+//! Everything else reaches files through the sandbox. The doors, each with an "Ambient
+//! authority" section: [`workspace::Workspace::open_root`] and [`workspace::Workspace::reserve`],
+//! [`store::Store::open`] (the state
+//! directory), [`session::Session::open`] (both), the client's roots (`server/roots.rs`) and
+//! [`hooks::Hook::run`].
+//!
+//! # Where this departs from the house notes
+//! The house notes propose a layout; the code keeps it except where a reason won:
+//! - `check` depends on tree-sitter *and* on each language's own parser (ruff's, oxc,
+//!   rust-analyzer's, toml_edit, saphyr, serde_json): a verdict must agree with the compiler,
+//!   which a grammar alone does not.
+//! - The check cache lives in `check` and is keyed by a caller-chosen version type, so that
+//!   `check` still knows nothing of files: the session passes the file's metadata.
+//! - `session` is a directory with one file per tool, as the notes suggest "when it grows".
+//! - Wire outcome types derive serde and schemars where they are produced (`session`,
+//!   `files::Listing`, `store::Claim`, `check::Report`), rather than being copied into the
+//!   glue: one type per thing, and `schemas/` is generated from them.
+//! - [`lines`] and [`timestamp`] are ground-floor modules the notes do not name: a line
+//!   number or a time is formatted in one place.
 #![warn(missing_docs)]
 
 pub mod check;

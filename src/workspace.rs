@@ -7,7 +7,8 @@
 //! outside), a refusal of FIFOs and devices (a read could block forever), and root-relative names in
 //! every message. Paths are taken literally: never URL-decoded, tilde-expanded or Unicode-normalised.
 //!
-//! [`Workspace::open_root`] is the only function here that touches a host path (ambient authority).
+//! [`Workspace::open_root`] and [`Workspace::reserve`] are the only functions here that touch a host
+//! path (ambient authority).
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};

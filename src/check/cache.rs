@@ -1,5 +1,5 @@
 //! The check of files as they are written, keeping what each check leaves behind
-//! ([`Prior`]: a resume point or a syntax tree) so that the check after an append parses only
+//! (a resume point or a syntax tree) so that the check after an append parses only
 //! the new part. Callers ask "check this file after this write" or "after this append"; what
 //! is kept, and when it may be reused, stays in here.
 //!

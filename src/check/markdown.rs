@@ -42,7 +42,7 @@ pub(crate) fn check_markdown(text: &str, deadline: Instant) -> Report {
     for block in fenced_blocks(tree.root_node(), text) {
         let unclosed = block.closing.is_none() && text.get(block.end..).unwrap_or("").trim().is_empty();
         if unclosed {
-            status = worst(status, Status::Incomplete);
+            status = status.max(Status::Incomplete);
             let message =
                 format!("code block opened here is not closed yet (`{}` would close it)", block.fence);
             problems.push(Problem::at(&index, block.start, message));
@@ -65,7 +65,7 @@ pub(crate) fn check_markdown(text: &str, deadline: Instant) -> Report {
             Status::Incomplete if unclosed => (Status::Incomplete, format!("{} block: ", lang.name())),
             Status::Incomplete => (Status::Errors, format!("{} block closes too early: ", lang.name())),
         };
-        status = worst(status, block_status);
+        status = status.max(block_status);
         if report.problems.is_empty() {
             problems.push(Problem::at(&index, block.start, format!("{prefix}not finished")));
         }
@@ -79,16 +79,6 @@ pub(crate) fn check_markdown(text: &str, deadline: Instant) -> Report {
     }
     problems.sort_by_key(|p| (p.line, p.column));
     Report::found(NAME, status, problems)
-}
-
-/// Errors over Incomplete over Ok.
-fn worst(a: Status, b: Status) -> Status {
-    let rank = |s| match s {
-        Status::Errors => 2,
-        Status::Incomplete => 1,
-        _ => 0,
-    };
-    if rank(b) > rank(a) { b } else { a }
 }
 
 /// One fenced code block of the Markdown tree.

@@ -301,9 +301,9 @@ mod tests {
         let first = "class A:\n    def f(self):\n        return [1,\n";
         let full = format!("{first}                2]\n\nprint(A().f())\n");
         let mut old = tree(first);
-        let point = |s: &str| tree_sitter::Point {
-            row: s.matches('\n').count(),
-            column: s.len() - s.rfind('\n').map_or(0, |i| i + 1),
+        let point = |s: &str| {
+            let (row, column) = crate::lines::LineIndex::new(s).end_point();
+            tree_sitter::Point { row, column }
         };
         old.edit(&tree_sitter::InputEdit {
             start_byte: first.len(),

@@ -108,7 +108,7 @@ impl FilewrightServer {
     {
         let session = match self.slot.wait().await {
             Ok(session) => session,
-            Err(text) => return render::error_result(&text),
+            Err(no_root) => return render::error_result(&no_root.to_string()),
         };
         render::result(tokio::task::spawn_blocking(move || call(&session)).await)
     }

@@ -56,7 +56,7 @@ impl FilewrightServer {
                 Ok(Err(e)) => format!("(check_files failed: {e})"),
                 Err(e) => format!("(check_files stopped: {e})"),
             },
-            Err(text) => format!("({text})"),
+            Err(no_root) => format!("({no_root})"),
         };
         let text = format!(
             "check_files reports:\n\n{report}\n\n\

@@ -106,12 +106,12 @@ impl Rendered for WriteOutcome {
             self.size,
             if self.unescaped { ", unescaped" } else { "" }
         );
-        let mut text = format!("{head}\n{}", self.syntax.summary());
-        if self.syntax.status == Status::Incomplete {
+        let mut text = format!("{head}\n{}", self.after.syntax.summary());
+        if self.after.syntax.status == Status::Incomplete {
             text.push_str("\nnext: append_file the next part");
         }
-        text.push_str(&hook_lines(&self.hook));
-        with_warnings(text, &self.warnings)
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
     }
 }
 
@@ -132,8 +132,9 @@ impl Rendered for AppendOutcome {
                 if self.unescaped { ", unescaped" } else { "" }
             )
         };
-        let text = format!("{head}\n{}{}", append_syntax_line(&self.syntax), hook_lines(&self.hook));
-        with_warnings(text, &self.warnings)
+        let text =
+            format!("{head}\n{}{}", append_syntax_line(&self.after.syntax), hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
     }
 }
 
@@ -304,17 +305,17 @@ impl Rendered for EditOutcome {
             self.diff.trim_end()
         );
         text.push('\n');
-        text.push_str(&self.syntax.summary());
+        text.push_str(&self.after.syntax.summary());
         if self.new_problems > 0 {
             text.push_str(&format!(
                 "\nnew since the edit (this edit introduced them): {}",
                 self.new_problems_at.join(", ")
             ));
-        } else if !self.syntax.problems.is_empty() {
+        } else if !self.after.syntax.problems.is_empty() {
             text.push_str("\n(none of these problems is new: they were there before the edit)");
         }
-        text.push_str(&hook_lines(&self.hook));
-        with_warnings(text, &self.warnings)
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
     }
 }
 

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use rmcp::RoleServer;
 use rmcp::service::Peer;
 
+use crate::error::Error;
 use crate::session::{Session, Settings};
 
 /// Holds the current session, if a root has been chosen.
@@ -78,7 +79,7 @@ impl SessionSlot {
     }
 
     /// The current session, waiting (up to 10 s) while the first root is still being chosen.
-    pub async fn wait(&self) -> Result<Arc<Session>, String> {
+    pub async fn wait(&self) -> Result<Arc<Session>, Error> {
         let started = Instant::now();
         while self.deciding.load(Ordering::Acquire) && started.elapsed() < DECISION_WAIT {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -86,13 +87,9 @@ impl SessionSlot {
         self.get()
     }
 
-    /// The current session, or the text of the error a tool should return.
-    pub fn get(&self) -> Result<Arc<Session>, String> {
-        self.current.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or_else(|| {
-            "no sandbox root yet: the server is waiting for the client's roots. Retry in a moment; if this \
-             persists, start filewright with --root /path/to/project."
-                .to_string()
-        })
+    /// The current session, or [`Error::NoRoot`] while no root is chosen.
+    pub fn get(&self) -> Result<Arc<Session>, Error> {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or(Error::NoRoot)
     }
 
     /// Called once the client has initialized: adopt its roots, or fall back to the current
@@ -146,6 +143,12 @@ impl SessionSlot {
         self.open(path).await
     }
 
+    /// Serves `root` from now on.
+    ///
+    /// # Ambient authority
+    /// `root` is a host path the client named: the one door through which a client (not the
+    /// person who started the server) chooses what is served. It is opened as a new sandbox
+    /// with [`Session::open`]; nothing outside it becomes reachable by the tools.
     async fn open(&self, root: PathBuf) -> bool {
         let settings = self.settings.clone();
         let shown = root.display().to_string();

@@ -7,6 +7,9 @@
 use std::collections::HashSet;
 use std::sync::MutexGuard;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use super::Session;
 use crate::check::Report;
 use crate::hooks::HookReport;
@@ -31,23 +34,31 @@ pub(super) enum Landed<'a> {
     },
 }
 
-/// What the steps after a write found.
-pub(super) struct AfterWrite {
-    /// What the `--after-write` hook did; None when none is configured.
-    pub hook: Option<HookReport>,
-    /// The syntax check of what is on disk now (after the hook, when it changed the file).
+/// What every writing tool reports besides its own facts: the warnings, the syntax check of
+/// the file as it is on disk after the call, and the hook's run. Flattened into each outcome.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct AfterWrite {
+    /// Things the caller should know although the call succeeded.
+    pub warnings: Vec<String>,
+    /// Syntax check of the whole file as it is on disk after the call (after the hook, when
+    /// the hook changed it).
     pub syntax: Report,
+    /// What the --after-write hook did; absent when none is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "HookReport")]
+    pub hook: Option<HookReport>,
 }
 
 impl Session {
     /// Runs the steps after a write to `path` landed: marks the file seen and releases
     /// `seen` (the writer's lock), runs the hook, and checks what is on disk now, keeping
-    /// what the check leaves for the next append.
+    /// what the check leaves for the next append. `warnings` are the tool's own.
     pub(super) fn after_write(
         &self,
         mut seen: MutexGuard<'_, HashSet<RootPath>>,
         path: &RootPath,
         landed: Landed<'_>,
+        warnings: Vec<String>,
     ) -> AfterWrite {
         seen.insert(path.clone());
         drop(seen);
@@ -65,7 +76,7 @@ impl Session {
                 self.checks.check_appended(&key, bytes, before, after)
             }
         };
-        AfterWrite { hook, syntax }
+        AfterWrite { warnings, syntax, hook }
     }
 
     /// Runs the `--after-write` hook on `path`, if one is configured. When the hook changed

@@ -4,12 +4,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::after_write::{AfterWrite, Landed};
-use super::warnings::{APPEND_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
+use super::warnings::{self, APPEND_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required};
-use crate::check::Report;
 use crate::error::Result;
 use crate::files;
-use crate::hooks::HookReport;
 use crate::lines::count_lines;
 use crate::store::{Action, WriteFacts, sha256_hex};
 use crate::unescape;
@@ -37,14 +35,9 @@ pub struct AppendOutcome {
     pub duplicate_skipped: bool,
     /// The chunk arrived over-escaped (literal `\n`) and was unescaped before appending.
     pub unescaped: bool,
-    /// Things the caller should know although the append succeeded.
-    pub warnings: Vec<String>,
-    /// Syntax check of the whole file after the append.
-    pub syntax: Report,
-    /// What the --after-write hook did; absent when none is configured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "HookReport")]
-    pub hook: Option<HookReport>,
+    /// Warnings, the syntax check and the hook's run.
+    #[serde(flatten)]
+    pub after: AfterWrite,
 }
 
 impl Session {
@@ -85,22 +78,17 @@ impl Session {
         // The bytes have landed: from here on nothing may turn this call into an error.
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         if out.duplicate_skipped {
-            warnings.push(format!(
-                "{path} already ended with exactly this chunk ({} bytes), so it was not appended again \
-                 (a retried call?). If you really meant to repeat it, append it again with expected_size {}",
-                text.len(),
-                out.size
-            ));
+            warnings.push(warnings::retried_chunk(&path, text.len(), out.size));
         }
         if content.is_empty() {
-            warnings.push("content was empty: nothing was appended".into());
+            warnings.push(warnings::NOTHING_APPENDED.into());
         }
         let first_new_line =
             count_lines(out.contents.get(..out.size_before as usize).unwrap_or_default()) + 1;
         warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, APPEND_STUB_KINDS), first_new_line));
         warnings.extend(content_warnings(content, &text, unescaped));
         let landed = Landed::Appended { bytes: &out.contents, before: out.before, after: out.after };
-        let AfterWrite { hook, syntax } = self.after_write(seen, &path, landed);
+        let after = self.after_write(seen, &path, landed, warnings);
         Ok(AppendOutcome {
             action: Action::Append,
             path: path.display(),
@@ -112,9 +100,7 @@ impl Session {
             lines: count_lines(&out.contents),
             duplicate_skipped: out.duplicate_skipped,
             unescaped,
-            warnings,
-            syntax,
-            hook,
+            after,
         })
     }
 }

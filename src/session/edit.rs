@@ -6,10 +6,9 @@ use serde::Serialize;
 use super::after_write::{AfterWrite, Landed};
 use super::warnings::{WRITE_STUB_KINDS, stub_warnings, stubs_of};
 use super::{Session, required};
-use crate::check::{self, Report};
+use crate::check;
 use crate::error::{Error, Result};
 use crate::files;
-use crate::hooks::HookReport;
 use crate::lines::count_lines;
 use crate::store::{Action, WriteFacts, sha256_hex};
 
@@ -55,18 +54,14 @@ pub struct EditOutcome {
     pub converted_to_crlf: bool,
     /// Unified diff of the change (capped).
     pub diff: String,
-    /// Syntax check of the file after the edit.
-    pub syntax: Report,
     /// How many of the reported problems were not there before the edit.
     pub new_problems: usize,
     /// Where those new problems are (`line:col`, as in `syntax.problems`).
     pub new_problems_at: Vec<String>,
-    /// Placeholders or stubs this edit introduced.
-    pub warnings: Vec<String>,
-    /// What the --after-write hook did; absent when none is configured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "HookReport")]
-    pub hook: Option<HookReport>,
+    /// Warnings (such as placeholders or stubs this edit introduced), the syntax check
+    /// and the hook's run.
+    #[serde(flatten)]
+    pub after: AfterWrite,
 }
 
 /// The file before an edit and the result of applying the edits to it.
@@ -120,11 +115,11 @@ impl Session {
             let edited = files::apply_edits(&key, &before, &edits)?;
             Ok(Applied { existed, before, edited })
         };
-        let (Applied { existed, before, edited }, after, mut warnings) = if dry_run {
+        let (Applied { existed, before, edited }, mut after) = if dry_run {
             let applied = read_and_apply()?;
             drop(seen);
             let syntax = check::check(&key, &applied.edited.text);
-            (applied, AfterWrite { hook: None, syntax }, Vec::new())
+            (applied, AfterWrite { warnings: Vec::new(), syntax, hook: None })
         } else {
             let (applied, unrecorded) = self.store.write_claimed(&key, &agent, Action::Edit, || {
                 let applied = read_and_apply()?;
@@ -138,10 +133,10 @@ impl Session {
                 Ok((applied, Some(facts)))
             })?;
             // The bytes have landed: from here on nothing may turn this call into an error.
-            let after = self.after_write(seen, &path, Landed::Replaced { text: &applied.edited.text });
-            (applied, after, unrecorded.into_iter().collect())
+            let landed = Landed::Replaced { text: &applied.edited.text };
+            let after = self.after_write(seen, &path, landed, unrecorded.into_iter().collect());
+            (applied, after)
         };
-        let AfterWrite { hook, syntax } = after;
         let diff = files::unified_diff(&key, &before, &edited.text, MAX_DIFF_LINES);
         // What the edit introduced. The text before the edit is checked and scanned only when
         // the result has problems or stubs to compare: most edits leave a clean file, and a
@@ -151,7 +146,8 @@ impl Session {
             let before_stubs = stubs_of(&key, &before, WRITE_STUB_KINDS);
             added_stubs.retain(|a| !before_stubs.iter().any(|b| b.source == a.source));
         }
-        warnings.extend(stub_warnings(&added_stubs, 1));
+        after.warnings.extend(stub_warnings(&added_stubs, 1));
+        let syntax = &after.syntax;
         let new_problems_at: Vec<String> = if syntax.problems.is_empty() {
             Vec::new()
         } else {
@@ -176,11 +172,9 @@ impl Session {
             lines: count_lines(edited.text.as_bytes()),
             converted_to_crlf: edited.converted_to_crlf,
             diff,
-            syntax,
             new_problems: new_problems_at.len(),
             new_problems_at,
-            warnings,
-            hook,
+            after,
         })
     }
 }

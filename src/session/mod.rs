@@ -6,7 +6,7 @@
 //! One file per tool, in the manner of a command module: the tool's method on [`Session`] and
 //! its outcome type, so adding a tool means adding a file. What several tools share has a
 //! room of its own:
-//! - [`after_write`](self::after_write): the steps after a write, append or edit has landed
+//! - `after_write`: the steps after a write, append or edit has landed
 //!   (mark the file seen, run the hook, check what is on disk), written once; nothing in it
 //!   can fail, because the caller's bytes are already on disk;
 //! - `warnings`: which warnings ride along with a successful write, and whether over-escaped
@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+pub use after_write::AfterWrite;
 pub use append::AppendOutcome;
 pub use artifacts::{ArtifactView, ArtifactsOutcome, OnDisk};
 pub use check_files::{CheckOutcome, FileCheck, FileStatus};

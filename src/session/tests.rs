@@ -22,7 +22,7 @@ fn replacing_an_unread_file_warns_but_writes() {
     let (t, s) = session();
     std::fs::write(t.path().join("root/a.txt"), "old").unwrap();
     let out = s.write_file(Some("a.txt"), Some("new"), None).unwrap();
-    assert!(out.warnings.iter().any(|w| w.contains("had not read")));
+    assert!(out.after.warnings.iter().any(|w| w.contains("had not read")));
     assert_eq!(std::fs::read_to_string(t.path().join("root/a.txt")).unwrap(), "new");
 }
 
@@ -32,7 +32,7 @@ fn replacing_a_read_file_does_not_warn() {
     std::fs::write(t.path().join("root/a.txt"), "old\n").unwrap();
     s.read_file(Some("a.txt"), None, None).unwrap();
     let out = s.write_file(Some("a.txt"), Some("new"), None).unwrap();
-    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    assert!(out.after.warnings.is_empty(), "{:?}", out.after.warnings);
 }
 
 #[test]
@@ -100,7 +100,7 @@ mod properties {
                 expected.push_str(part);
                 prop_assert!(!out.duplicate_skipped);
                 prop_assert_eq!(out.size, expected.len() as u64);
-                prop_assert_eq!(&out.syntax, &check::check(path, &expected));
+                prop_assert_eq!(&out.after.syntax, &check::check(path, &expected));
             }
             let on_disk = std::fs::read(t.path().join("root").join(path)).expect("read back");
             prop_assert_eq!(on_disk, expected.into_bytes());

@@ -8,6 +8,34 @@ use crate::error::ADVISED_CHUNK_CHARS;
 use crate::unescape;
 use crate::workspace::RootPath;
 
+/// A write replaced a file this session had neither read nor written: the agent may have
+/// overwritten work it never saw.
+pub(super) fn replaced_unread(path: &RootPath, old_size: u64) -> String {
+    format!(
+        "you had not read {path} in this session before replacing it (it held {old_size} bytes); if \
+         that was not intended, its old content is gone: rebuild it from what you know"
+    )
+}
+
+/// A write with empty content: most often a call cut off by the model's output limit.
+pub(super) fn emptied(path: &RootPath) -> String {
+    format!(
+        "content was empty, so {path} is now an empty file. If your call was cut off, send the \
+         content in parts of at most ~{ADVISED_CHUNK_CHARS} characters (write_file, then append_file)"
+    )
+}
+
+/// An append with empty content.
+pub(super) const NOTHING_APPENDED: &str = "content was empty: nothing was appended";
+
+/// An append skipped because the file already ended with the chunk (`chunk_bytes` long).
+pub(super) fn retried_chunk(path: &RootPath, chunk_bytes: usize, size: u64) -> String {
+    format!(
+        "{path} already ended with exactly this chunk ({chunk_bytes} bytes), so it was not appended again \
+         (a retried call?). If you really meant to repeat it, append it again with expected_size {size}"
+    )
+}
+
 /// Stub kinds a write or edit result warns about: placeholders and stub bodies (an unfinished
 /// ending or an empty body is expected while a file is still being built).
 pub(super) const WRITE_STUB_KINDS: &[StubKind] = &[StubKind::PlaceholderComment, StubKind::StubBody];

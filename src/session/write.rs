@@ -4,12 +4,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::after_write::{AfterWrite, Landed};
-use super::warnings::{WRITE_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
+use super::warnings::{self, WRITE_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required};
-use crate::check::Report;
-use crate::error::{ADVISED_CHUNK_CHARS, Result};
+use crate::error::Result;
 use crate::files;
-use crate::hooks::HookReport;
 use crate::lines::count_lines;
 use crate::store::{Action, WriteFacts, sha256_hex};
 
@@ -32,14 +30,9 @@ pub struct WriteOutcome {
     pub lines: usize,
     /// The content arrived over-escaped (literal `\n`) and was unescaped before writing.
     pub unescaped: bool,
-    /// Things the caller should know although the write succeeded.
-    pub warnings: Vec<String>,
-    /// Syntax check of the file as written.
-    pub syntax: Report,
-    /// What the --after-write hook did; absent when none is configured.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "HookReport")]
-    pub hook: Option<HookReport>,
+    /// Warnings, the syntax check and the hook's run.
+    #[serde(flatten)]
+    pub after: AfterWrite,
 }
 
 impl Session {
@@ -72,21 +65,14 @@ impl Session {
         if let Some(info) = existing
             && !seen.contains(&path)
         {
-            warnings.push(format!(
-                "you had not read {path} in this session before replacing it (it held {} bytes); if \
-                 that was not intended, its old content is gone: rebuild it from what you know",
-                info.size
-            ));
+            warnings.push(warnings::replaced_unread(&path, info.size));
         }
         if content.is_empty() {
-            warnings.push(format!(
-                "content was empty, so {path} is now an empty file. If your call was cut off, send the \
-                 content in parts of at most ~{ADVISED_CHUNK_CHARS} characters (write_file, then append_file)"
-            ));
+            warnings.push(warnings::emptied(&path));
         }
         warnings.extend(content_warnings(content, &text, unescaped));
         warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, WRITE_STUB_KINDS), 1));
-        let AfterWrite { hook, syntax } = self.after_write(seen, &path, Landed::Replaced { text: &text });
+        let after = self.after_write(seen, &path, Landed::Replaced { text: &text }, warnings);
         Ok(WriteOutcome {
             action: Action::Write,
             path: path.display(),
@@ -96,9 +82,7 @@ impl Session {
             chars: text.chars().count(),
             lines: count_lines(text.as_bytes()),
             unescaped,
-            warnings,
-            syntax,
-            hook,
+            after,
         })
     }
 }
