@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use tree_sitter::{InputEdit, Point};
 
 use super::{Prior, Report, check_bytes, check_incremental};
-use crate::lines::LineIndex;
+use crate::lines;
 
 /// Memory a tree costs per byte of source (measured: ~24x).
 pub const TREE_COST_PER_BYTE: usize = 24;
@@ -166,7 +166,12 @@ impl<V: PartialEq + Copy> Entries<V> {
         }
         self.clock += 1;
         self.used += cost;
-        let end = advance(Point { row: 0, column: 0 }, text);
+        // Only a tree needs to know where its text ended (to be edited); finding out costs a
+        // pass over the whole text.
+        let end = match prior {
+            Prior::Tree(_) => advance(Point { row: 0, column: 0 }, text),
+            Prior::Resume(_) => Point { row: 0, column: 0 },
+        };
         self.map.insert(
             key.to_string(),
             Entry { prior, version, text_len: text.len(), end, cost, last_used: self.clock },
@@ -183,7 +188,7 @@ impl<V: PartialEq + Copy> Entries<V> {
 /// The point after `text` when it starts at `from` (rows by `\n`, columns in bytes, as
 /// tree-sitter counts them).
 fn advance(from: Point, text: &str) -> Point {
-    let (rows, column) = LineIndex::new(text).end_point();
+    let (rows, column) = lines::end_point(text);
     match rows {
         0 => Point { row: from.row, column: from.column + column },
         _ => Point { row: from.row + rows, column },

@@ -302,7 +302,7 @@ mod tests {
         let full = format!("{first}                2]\n\nprint(A().f())\n");
         let mut old = tree(first);
         let point = |s: &str| {
-            let (row, column) = crate::lines::LineIndex::new(s).end_point();
+            let (row, column) = crate::lines::end_point(s);
             tree_sitter::Point { row, column }
         };
         old.edit(&tree_sitter::InputEdit {
