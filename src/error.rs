@@ -28,6 +28,29 @@ pub enum EditFailure {
     NoChange,
     /// `old_string` is empty but the file is not.
     EmptyOldOnNonEmptyFile,
+    /// A line anchor no longer names the line it was read from.
+    StaleAnchor {
+        /// The anchor as sent.
+        anchor: String,
+        /// What is wrong with it.
+        problem: String,
+        /// Where the anchored text is now, when it moved by a few lines.
+        moved_to: Option<usize>,
+        /// The current lines around it, with fresh anchors: (anchor, text).
+        around: Vec<(String, String)>,
+    },
+    /// A line range whose `to` comes before its `from`.
+    BackwardRange {
+        /// First line.
+        from: usize,
+        /// Last line.
+        to: usize,
+    },
+    /// Two line edits touch the same lines (or insert at the same place).
+    Overlap {
+        /// The 1-based number of the other edit.
+        other: usize,
+    },
 }
 
 /// A failed tool call, described for the model that made it.
@@ -149,12 +172,23 @@ pub enum Error {
         /// Number of edits in the call.
         total: usize,
         /// What went wrong.
-        failure: EditFailure,
+        failure: Box<EditFailure>,
     },
     /// `claim_files` claimed nothing because other agents hold some of the paths.
     ClaimsRefused {
         /// (path, owner, since) for each blocking claim.
         conflicts: Vec<(String, String, Timestamp)>,
+    },
+    /// `expected_sha256` did not match the file: someone changed it since the caller read it.
+    ContentChanged {
+        /// Root-relative path.
+        path: String,
+        /// The sha256 the caller expected.
+        expected: String,
+        /// The file's sha256 now; None when the file does not exist.
+        actual: Option<String>,
+        /// The last write the journal recorded: (agent, action, when).
+        last_write: Option<Box<(String, String, Timestamp)>>,
     },
     /// No sandbox root has been chosen yet: the server waits for the client's roots.
     NoRoot,
@@ -261,7 +295,7 @@ impl fmt::Display for Error {
                 let which =
                     if *total > 1 { format!("edit {} of {total}", index + 1) } else { "the edit".into() };
                 write!(f, "{path} was not changed ({which} failed; edits are all or nothing): ")?;
-                match failure {
+                match failure.as_ref() {
                     EditFailure::NotFound { closest } if closest.is_empty() => write!(
                         f,
                         "old_string was not found. It must match the file exactly, including indentation; \
@@ -286,6 +320,27 @@ impl fmt::Display for Error {
                     EditFailure::NoChange => {
                         write!(f, "old_string and new_string are identical, so there is nothing to change.")
                     }
+                    EditFailure::StaleAnchor { anchor, problem, moved_to, around } => {
+                        write!(f, "anchor {anchor} is stale: {problem}.")?;
+                        if let Some(line) = moved_to {
+                            write!(f, " Its text is now on line {line}.")?;
+                        }
+                        write!(f, " The lines there now:")?;
+                        for (fresh, text) in around {
+                            write!(f, "\n  {fresh}\t{text}")?;
+                        }
+                        write!(f, "\nUse these fresh anchors (or read_file with anchors: true) and retry.")
+                    }
+                    EditFailure::BackwardRange { from, to } => write!(
+                        f,
+                        "the range runs backwards (from line {from} to line {to}); give `from` as the first line \
+                         and `to` as the last."
+                    ),
+                    EditFailure::Overlap { other } => write!(
+                        f,
+                        "it touches the same lines as edit {other}. Line edits all refer to the file as it was \
+                         before the call and may not overlap: merge them into one range."
+                    ),
                     EditFailure::EmptyOldOnNonEmptyFile => write!(
                         f,
                         "old_string is empty, which only creates a missing or empty file; this file has \
@@ -299,6 +354,38 @@ impl fmt::Display for Error {
                     write!(f, " {path} is owned by agent {owner:?} since {since};")?;
                 }
                 write!(f, " claim other files, or ask those agents to release them.")
+            }
+            Error::ContentChanged { path, expected, actual, last_write } => {
+                let short = |h: &str| h.chars().take(12).collect::<String>();
+                match actual {
+                    Some(actual) => write!(
+                        f,
+                        "{path} has changed since you read it: its sha256 is now {}..., not the {}... you \
+                         expected.",
+                        short(actual),
+                        short(expected)
+                    )?,
+                    None => write!(
+                        f,
+                        "{path} does not exist, so it cannot have the sha256 {}... you expected.",
+                        short(expected)
+                    )?,
+                }
+                match last_write.as_deref() {
+                    Some((agent, action, when)) => write!(
+                        f,
+                        " Its last change through filewright: {action} by agent {agent:?} at {when}."
+                    )?,
+                    None => write!(
+                        f,
+                        " filewright has recorded no write of it: it was changed outside filewright."
+                    )?,
+                }
+                write!(
+                    f,
+                    " Nothing was changed. Read the file again (read_file; its result gives the new sha256) and \
+                     redo your change on what it holds now."
+                )
             }
             Error::NoRoot => write!(
                 f,

@@ -3,8 +3,8 @@
 //!
 //! # Layout
 //! One module per concern; each floor uses only the ones listed before it.
-//! - [`error`]: the core error type; every message ends with what the model should do next.
 //! - [`timestamp`]: moments as the store keeps them and as results show them, formatted once.
+//! - [`error`]: the core error type; every message ends with what the model should do next.
 //! - [`lines`]: line counts, line starts and line:column positions, the same for every tool.
 //! - [`unescape`]: detect and undo over-escaped content (pure).
 //! - [`check`]: the syntax check of a text by file extension, truthful about "incomplete"
@@ -20,15 +20,17 @@
 //! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors, the
 //!   choice of root.
 //!
-//! # One `append_file` call, from the wire to disk and back
+//! # One `append_file` call, from the wire to disk and back: four files
 //! 1. `server/tools.rs` (`append_file`): rmcp has decoded the arguments (`content` is an
-//!    `Option`, so a call cut off by the model's output limit still arrives); the call runs
-//!    on a blocking thread.
-//! 2. `session/append.rs` (`Session::append_file`): resolves the path in the [`workspace`],
-//!    then inside [`store::Store::write_claimed`] (claim, write, journal row, one transaction)
-//!    calls [`files::append`], which writes through the sandbox. Warnings are gathered; then
-//!    `session/after_write.rs` runs the hook and the check ([`check::cache::CheckCache`]).
-//! 3. `server/render.rs`: the outcome becomes text plus `structuredContent`, or an [`error`]
+//!    `Option`, so a call cut off by the model's output limit still arrives); the session is
+//!    called on a blocking thread.
+//! 2. `session/append.rs` (`Session::append_file`): resolves the path in the [`workspace`];
+//!    inside [`store::Store::write_claimed`] (claim, write, journal row: one transaction) calls
+//!    [`files::append`]; gathers warnings; then `Session::after_write` (one function, shared by
+//!    every writing tool) runs the hook and the check.
+//! 3. `files/append.rs` ([`files::append`]): the guards (`expected_size`, `expected_sha256`, a
+//!    retried chunk), then the bytes through the sandbox's append handle.
+//! 4. `server/render.rs`: the outcome becomes text plus `structuredContent`, or an [`error`]
 //!    becomes an `isError` result.
 //!
 //! # Doors to host paths (ambient authority)

@@ -101,7 +101,6 @@ impl<'t> LineIndex<'t> {
         self.last.set((byte, column));
         (line, column)
     }
-
 }
 
 #[cfg(test)]

@@ -153,7 +153,8 @@ impl DirEntry {
 }
 
 /// The facts about a file that the tools use (after following in-root symlinks). Two
-/// versions of a file compare equal only when size, mtime, device and inode all agree.
+/// versions of a file compare equal only when every field agrees, so any change to the file
+/// (even a new hard link) counts as a new version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileInfo {
     /// File, directory or other (never a symlink: links inside the root are followed).
@@ -193,9 +194,9 @@ impl Workspace {
     /// Opens `root` as the sandbox.
     ///
     /// # Ambient authority
-    /// This is the one place the server opens a host path; everything after goes through the
-    /// returned handle. A missing root or one that is not a directory is an error for the caller
-    /// to report at startup.
+    /// This is the one place the sandbox opens a host path (the state store opens its own, see
+    /// `Store::open`); everything after goes through the returned handle. A missing root or
+    /// one that is not a directory is an error for the caller to report at startup.
     pub fn open_root(root: &Path) -> anyhow::Result<Self> {
         use anyhow::Context;
         let given_root = std::path::absolute(root)

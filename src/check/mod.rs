@@ -76,6 +76,11 @@ pub fn check(path: &str, text: &str) -> Report {
     check_within(path, text, DEFAULT_DEADLINE)
 }
 
+/// The report for a check of `path` that stopped on a fault of its own: not checked.
+pub fn check_failed(path: &str) -> Report {
+    Report::not_checked(language_for(path).map(Language::name), NotChecked::Failed)
+}
+
 /// Same for raw bytes: NUL bytes or invalid UTF-8 -> NotChecked("binary").
 pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
     let Some(lang) = language_for(path) else {

@@ -82,6 +82,9 @@ pub enum NotChecked {
     /// The language's grammar could not be loaded (a build fault, never expected).
     #[serde(rename = "no grammar")]
     NoGrammar,
+    /// The check stopped on a fault of its own (a bug, never expected).
+    #[serde(rename = "check failed")]
+    Failed,
 }
 
 impl NotChecked {
@@ -94,6 +97,7 @@ impl NotChecked {
             NotChecked::TimedOut => "timed out",
             NotChecked::NestedTooDeeply => "nested too deeply",
             NotChecked::NoGrammar => "no grammar",
+            NotChecked::Failed => "check failed",
         }
     }
 }

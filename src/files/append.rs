@@ -1,5 +1,6 @@
 //! `append_file`: add a chunk at the end, guarded against stale callers and retried calls.
 
+use super::sha256_hex;
 use crate::error::{Error, Result};
 use crate::workspace::{FileInfo, RootPath, Workspace};
 
@@ -29,21 +30,58 @@ pub struct Appended {
     pub after: FileInfo,
 }
 
+/// What the caller believes the file holds before the call; a call whose belief is wrong
+/// changes nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expected {
+    /// The file's size in bytes.
+    pub size: Option<u64>,
+    /// The file's hex sha256.
+    pub sha256: Option<String>,
+}
+
+impl Expected {
+    /// Checks `current`, the file's bytes (None when it does not exist), against the expected
+    /// sha256; the size is checked where the file is opened.
+    pub fn check_content(&self, path: &RootPath, current: Option<&[u8]>) -> Result<()> {
+        let Some(expected) = &self.sha256 else { return Ok(()) };
+        let actual = current.map(sha256_hex);
+        match actual.as_deref() == Some(expected.as_str()) {
+            true => Ok(()),
+            false => Err(content_changed(path, expected, actual)),
+        }
+    }
+}
+
+fn content_changed(path: &RootPath, expected: &str, actual: Option<String>) -> Error {
+    Error::ContentChanged { path: path.display(), expected: expected.to_string(), actual, last_write: None }
+}
+
 /// Appends `chunk` to the file, creating it and its parents when missing.
 ///
-/// Nothing is written when `expected_size` is given and differs from the file's size, when the
+/// Nothing is written when `guard` says the file is not what the caller expects, when the
 /// result would exceed `max_bytes`, or when the file already ends with `chunk` (see
 /// [`DEDUPE_MIN_BYTES`]). Precondition: `path` has been followed through in-root symlinks.
 pub fn append(
     ws: &Workspace,
     path: &RootPath,
     chunk: &[u8],
-    expected_size: Option<u64>,
+    guard: &Expected,
     max_bytes: u64,
 ) -> Result<Appended> {
+    let Expected { size: expected_size, sha256: expected_sha256 } = guard;
+    let expected_size = *expected_size;
     let existed = ws.stat(path)?.is_some();
     if !existed && let Some(expected) = expected_size.filter(|&e| e != 0) {
         return Err(Error::SizeMismatch { path: path.display(), expected, actual: 0 });
+    }
+    if !existed && let Some(expected) = expected_sha256 {
+        return Err(content_changed(path, expected, None));
+    }
+    // A missing file is created when it is opened: refuse a chunk too large for it first, so
+    // that "nothing was written" stays true.
+    if !existed && chunk.len() as u64 > max_bytes {
+        return Err(Error::TooLarge { path: path.display(), size: chunk.len() as u64, limit: max_bytes });
     }
     let mut handle = ws.open_append(path)?;
     let before = handle.info()?;
@@ -53,13 +91,20 @@ pub fn append(
     {
         return Err(Error::SizeMismatch { path: path.display(), expected, actual: size_before });
     }
+    if let Some(expected) = expected_sha256 {
+        let actual = sha256_hex(&handle.read_all()?);
+        if actual != *expected {
+            return Err(content_changed(path, expected, Some(actual)));
+        }
+    }
     let size_after = size_before + chunk.len() as u64;
     if size_after > max_bytes {
         return Err(Error::TooLarge { path: path.display(), size: size_after, limit: max_bytes });
     }
-    // An explicit, matching expected_size says the caller knows what the file holds: a
-    // deliberate repeat, not a retry.
+    // An explicit, matching expected_size or sha256 says the caller knows what the file
+    // holds: a deliberate repeat, not a retry.
     let duplicate = expected_size.is_none()
+        && expected_sha256.is_none()
         && chunk.len() >= DEDUPE_MIN_BYTES
         && size_before >= chunk.len() as u64
         && handle.tail(chunk.len() as u64)? == chunk;
@@ -93,10 +138,23 @@ mod tests {
     use crate::workspace::temp_workspace as ws;
 
     #[test]
+    fn append_with_a_stale_sha256_writes_nothing() {
+        let (t, ws) = ws();
+        let p = ws.resolve("f").unwrap();
+        append(&ws, &p, b"12345", &Expected::default(), 1 << 20).unwrap();
+        let stale = Expected { size: None, sha256: Some(sha256_hex(b"1234")) };
+        let err = append(&ws, &p, b"6", &stale, 1 << 20).unwrap_err();
+        assert!(matches!(err, Error::ContentChanged { actual: Some(_), .. }), "{err}");
+        let fresh = Expected { size: None, sha256: Some(sha256_hex(b"12345")) };
+        append(&ws, &p, b"6", &fresh, 1 << 20).unwrap();
+        assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"123456");
+    }
+
+    #[test]
     fn append_creates_missing_file_and_parents() {
         let (t, ws) = ws();
         let p = ws.resolve("a/b/c.txt").unwrap();
-        let out = append(&ws, &p, b"hello", None, 1 << 20).unwrap();
+        let out = append(&ws, &p, b"hello", &Expected::default(), 1 << 20).unwrap();
         assert!(out.created);
         assert_eq!(std::fs::read(t.path().join("a/b/c.txt")).unwrap(), b"hello");
     }
@@ -105,8 +163,8 @@ mod tests {
     fn append_with_stale_expected_size_writes_nothing() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"12345", None, 1 << 20).unwrap();
-        let err = append(&ws, &p, b"more", Some(3), 1 << 20).unwrap_err();
+        append(&ws, &p, b"12345", &Expected::default(), 1 << 20).unwrap();
+        let err = append(&ws, &p, b"more", &Expected { size: Some(3), sha256: None }, 1 << 20).unwrap_err();
         assert!(matches!(err, Error::SizeMismatch { expected: 3, actual: 5, .. }));
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"12345");
     }
@@ -116,8 +174,8 @@ mod tests {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
         let chunk = "x".repeat(DEDUPE_MIN_BYTES) + "\n";
-        append(&ws, &p, chunk.as_bytes(), None, 1 << 20).unwrap();
-        let again = append(&ws, &p, chunk.as_bytes(), None, 1 << 20).unwrap();
+        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20).unwrap();
+        let again = append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20).unwrap();
         assert!(again.duplicate_skipped);
         assert_eq!(again.added, 0);
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), chunk.as_bytes());
@@ -128,8 +186,15 @@ mod tests {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
         let chunk = "y".repeat(DEDUPE_MIN_BYTES);
-        append(&ws, &p, chunk.as_bytes(), None, 1 << 20).unwrap();
-        let again = append(&ws, &p, chunk.as_bytes(), Some(chunk.len() as u64), 1 << 20).unwrap();
+        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20).unwrap();
+        let again = append(
+            &ws,
+            &p,
+            chunk.as_bytes(),
+            &Expected { size: Some(chunk.len() as u64), sha256: None },
+            1 << 20,
+        )
+        .unwrap();
         assert!(!again.duplicate_skipped);
         assert_eq!(std::fs::read(t.path().join("f")).unwrap().len(), 2 * chunk.len());
     }
@@ -138,8 +203,8 @@ mod tests {
     fn short_repeated_chunk_is_appended() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"}\n", None, 1 << 20).unwrap();
-        append(&ws, &p, b"}\n", None, 1 << 20).unwrap();
+        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20).unwrap();
+        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20).unwrap();
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"}\n}\n");
     }
 
@@ -161,7 +226,7 @@ mod tests {
                 let guarded = i % 2 == 1;
                 let retry = !guarded && chunk.len() >= DEDUPE_MIN_BYTES && expected.ends_with(chunk);
                 let size = guarded.then_some(expected.len() as u64);
-                let out = append(&ws, &p, chunk, size, 1 << 20).unwrap();
+                let out = append(&ws, &p, chunk, &Expected { size, sha256: None }, 1 << 20).unwrap();
                 proptest::prop_assert_eq!(out.duplicate_skipped, retry);
                 if !retry {
                     expected.extend_from_slice(chunk);
@@ -176,8 +241,11 @@ mod tests {
     fn append_over_the_size_limit_writes_nothing() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"1234", None, 6).unwrap();
-        assert!(matches!(append(&ws, &p, b"567", None, 6), Err(Error::TooLarge { size: 7, .. })));
+        append(&ws, &p, b"1234", &Expected::default(), 6).unwrap();
+        assert!(matches!(
+            append(&ws, &p, b"567", &Expected::default(), 6),
+            Err(Error::TooLarge { size: 7, .. })
+        ));
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"1234");
     }
 }

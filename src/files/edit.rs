@@ -1,23 +1,47 @@
-//! `edit_file`: exact, unique, all-or-nothing replacements, applied to text in memory.
+//! `edit_file`: exact, unique, all-or-nothing replacements and anchored line edits, applied
+//! to text in memory.
 //!
 //! Pure: the caller reads the file, calls [`apply`], and writes the result atomically once.
-//! Each edit applies to the result of the previous one; the first that fails fails them all.
+//! Line edits come first: every anchor refers to the file as it was before the call, so they
+//! are checked together, must not overlap, and are applied from the bottom up. Then each
+//! string replacement applies to the result of the previous edit. The first edit that fails
+//! fails them all.
 //! The file's line endings are kept: when the file uses CRLF and an edit's strings use bare
 //! LF (as models usually send), the strings are converted before matching. A BOM is kept
 //! because matching starts after it.
 
+use super::anchor::{Anchor, anchor_of, line_hash};
 use crate::error::{EditFailure, Error, Result};
 use crate::lines::LineIndex;
 
-/// One replacement.
+/// One edit of a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
-    /// Exact text to find. Empty only to create a missing or empty file.
-    pub old: String,
-    /// Replacement text.
-    pub new: String,
-    /// Replace every occurrence instead of requiring exactly one.
-    pub replace_all: bool,
+pub enum Edit {
+    /// Replace exact text.
+    Replace {
+        /// Exact text to find. Empty only to create a missing or empty file.
+        old: String,
+        /// Replacement text.
+        new: String,
+        /// Replace every occurrence instead of requiring exactly one.
+        replace_all: bool,
+    },
+    /// Replace the lines `from..=to` with `new` (whole lines; empty deletes them).
+    Lines {
+        /// First line replaced.
+        from: Anchor,
+        /// Last line replaced.
+        to: Anchor,
+        /// The new lines.
+        new: String,
+    },
+    /// Insert `new` (whole lines) after the anchored line, or at the top for line 0.
+    Insert {
+        /// The line to insert after.
+        after: Anchor,
+        /// The new lines.
+        new: String,
+    },
 }
 
 /// What [`apply`] produced.
@@ -52,19 +76,24 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
         None => (false, original),
     };
     let crlf = uses_crlf(body);
-    let mut text = body.to_string();
-    let mut replacements = Vec::with_capacity(edits.len());
-    let mut converted = false;
+    let mut replacements = vec![0; edits.len()];
+    let (mut text, mut converted) = apply_line_edits(path, body, crlf, edits, &mut replacements)?;
     for (index, edit) in edits.iter().enumerate() {
-        let fail = |failure| Error::Edit { path: path.to_string(), index, total: edits.len(), failure };
+        let Edit::Replace { old, new, replace_all } = edit else { continue };
+        let fail = |failure| Error::Edit {
+            path: path.to_string(),
+            index,
+            total: edits.len(),
+            failure: Box::new(failure),
+        };
         // In a CRLF file, strings sent with bare LF (as models send them) are matched and
         // inserted as CRLF, each on its own: a one-line old_string may get a multi-line new one.
         let convert = |s: &str| crlf && s.contains('\n') && !s.contains("\r\n");
+        converted |= convert(old) || convert(new);
         let (old, new) = (
-            if convert(&edit.old) { to_crlf(&edit.old) } else { edit.old.clone() },
-            if convert(&edit.new) { to_crlf(&edit.new) } else { edit.new.clone() },
+            if convert(old) { to_crlf(old) } else { old.clone() },
+            if convert(new) { to_crlf(new) } else { new.clone() },
         );
-        converted |= convert(&edit.old) || convert(&edit.new);
         if old == new {
             return Err(fail(EditFailure::NoChange));
         }
@@ -73,27 +102,170 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
                 return Err(fail(EditFailure::EmptyOldOnNonEmptyFile));
             }
             text = new;
-            replacements.push(1);
+            replacements[index] = 1;
             continue;
         }
         let starts: Vec<usize> = text.match_indices(&old).map(|(at, _)| at).collect();
         match starts.len() {
             0 => return Err(fail(EditFailure::NotFound { closest: closest_lines(&text, &old) })),
             1 => {}
-            n if !edit.replace_all => {
+            n if !replace_all => {
                 let index = LineIndex::new(&text);
                 let lines = starts.iter().map(|&at| index.line_of(at)).collect();
                 return Err(fail(EditFailure::Ambiguous { count: n, lines }));
             }
             _ => {}
         }
-        replacements.push(starts.len());
+        replacements[index] = starts.len();
         text = text.replace(&old, &new);
     }
     if bom {
         text.insert(0, BOM);
     }
     Ok(Edited { text, replacements, converted_to_crlf: converted })
+}
+
+/// Lines shown around a stale anchor, on each side.
+const STALE_CONTEXT: usize = 2;
+/// How far from its old place a line's text is looked for when its anchor is stale.
+const MOVED_WITHIN: usize = 10;
+
+/// Applies the line edits among `edits` to `body` (the text after any BOM), all against
+/// `body` as it is: checks every anchor, refuses overlaps, then splices from the bottom up.
+/// Returns the new text and whether LF strings were converted to CRLF.
+fn apply_line_edits(
+    path: &str,
+    body: &str,
+    crlf: bool,
+    edits: &[Edit],
+    replacements: &mut [usize],
+) -> Result<(String, bool)> {
+    let index = LineIndex::new(body);
+    let count = index.count();
+    let ending = if crlf { "\r\n" } else { "\n" };
+    let ends_open = !body.is_empty() && !body.ends_with('\n');
+    let mut splices: Vec<(usize, usize, String, usize)> = Vec::new();
+    let mut converted = false;
+    for (i, edit) in edits.iter().enumerate() {
+        let fail = |failure| Error::Edit {
+            path: path.to_string(),
+            index: i,
+            total: edits.len(),
+            failure: Box::new(failure),
+        };
+        let check = |anchor: &Anchor, allow_top: bool| -> Result<()> {
+            stale(&index, anchor, allow_top).map_or(Ok(()), |failure| Err(fail(failure)))
+        };
+        let (from_line, to_line, new, insert) = match edit {
+            Edit::Replace { .. } => continue,
+            Edit::Lines { from, to, new } => {
+                check(from, false)?;
+                check(to, false)?;
+                if to.line < from.line {
+                    return Err(fail(EditFailure::BackwardRange { from: from.line, to: to.line }));
+                }
+                (from.line, to.line, new, false)
+            }
+            Edit::Insert { after, new } => {
+                check(after, true)?;
+                if new.is_empty() {
+                    return Err(fail(EditFailure::NoChange));
+                }
+                (after.line + 1, after.line, new, true)
+            }
+        };
+        let convert = crlf && new.contains('\n') && !new.contains("\r\n");
+        converted |= convert;
+        let mut new = if convert { to_crlf(new) } else { new.clone() };
+        if !new.is_empty() && !new.ends_with('\n') {
+            new.push_str(ending);
+        }
+        let (mut start, end) = if insert {
+            let at = index.start_of(from_line);
+            (at, at)
+        } else {
+            (index.start_of(from_line), index.start_of(to_line + 1))
+        };
+        // The last line has no line ending: whatever now ends the file must not have one either.
+        if ends_open && end == body.len() && to_line == count {
+            if new.is_empty() {
+                // Deleting through the end: the line before loses its ending instead.
+                let before = &body[..start];
+                start -= before
+                    .strip_suffix("\r\n")
+                    .or(before.strip_suffix('\n'))
+                    .map_or(0, |b| before.len() - b.len());
+            } else if insert {
+                new = format!("{ending}{}", new.strip_suffix(ending).unwrap_or(&new));
+            } else {
+                new.truncate(new.len() - ending.len());
+            }
+        }
+        splices.push((start, end, new, i));
+        replacements[i] = 1;
+    }
+    splices.sort_by_key(|s| (s.0, s.1));
+    for pair in splices.windows(2) {
+        let ((a_start, a_end, _, a), (b_start, b_end, _, b)) = (&pair[0], &pair[1]);
+        // A range that runs into the next edit, or two inserts at one place (their order would
+        // be a guess). An insert at the edge of a range is not an overlap.
+        if b_start < a_end || (a_start == a_end && b_start == b_end && a_start == b_start) {
+            let failure = EditFailure::Overlap { other: *a + 1 };
+            return Err(Error::Edit {
+                path: path.to_string(),
+                index: *b,
+                total: edits.len(),
+                failure: Box::new(failure),
+            });
+        }
+    }
+    let mut text = body.to_string();
+    for (start, end, new, _) in splices.into_iter().rev() {
+        text.replace_range(start..end, &new);
+    }
+    Ok((text, converted))
+}
+
+/// Why `anchor` does not name a current line of the indexed text, or None when it does.
+fn stale(index: &LineIndex, anchor: &Anchor, allow_top: bool) -> Option<EditFailure> {
+    let count = index.count();
+    let around = |n: usize| -> Vec<(String, String)> {
+        let first = n.saturating_sub(STALE_CONTEXT).max(1);
+        let last = (n + STALE_CONTEXT).min(count);
+        (first..=last)
+            .map(|k| (anchor_of(k, index.line(k)), index.line(k).chars().take(200).collect()))
+            .collect()
+    };
+    let Some(hash) = &anchor.hash else {
+        return (!allow_top).then(|| EditFailure::StaleAnchor {
+            anchor: anchor.to_string(),
+            problem: "line 0 is only valid as `after`, to insert at the top".into(),
+            moved_to: None,
+            around: around(1),
+        });
+    };
+    if anchor.line > count {
+        return Some(EditFailure::StaleAnchor {
+            anchor: anchor.to_string(),
+            problem: format!("the file has only {count} lines"),
+            moved_to: (1..=count)
+                .rev()
+                .find(|&k| line_hash(index.line(k)) == *hash && anchor.line - k <= MOVED_WITHIN),
+            around: around(count),
+        });
+    }
+    if line_hash(index.line(anchor.line)) == *hash {
+        return None;
+    }
+    let near = (1..=MOVED_WITHIN).flat_map(|d| [anchor.line.checked_sub(d), Some(anchor.line + d)]);
+    let moved_to =
+        near.flatten().filter(|&k| k >= 1 && k <= count).find(|&k| line_hash(index.line(k)) == *hash);
+    Some(EditFailure::StaleAnchor {
+        anchor: anchor.to_string(),
+        problem: format!("line {} has changed since you read it", anchor.line),
+        moved_to,
+        around: around(anchor.line),
+    })
 }
 
 /// True when most line breaks are CRLF.
@@ -152,7 +324,7 @@ mod tests {
     use super::*;
 
     fn edit(old: &str, new: &str) -> Edit {
-        Edit { old: old.into(), new: new.into(), replace_all: false }
+        Edit::Replace { old: old.into(), new: new.into(), replace_all: false }
     }
 
     #[test]
@@ -171,8 +343,12 @@ mod tests {
 
     #[test]
     fn replace_all_replaces_every_match() {
-        let out = apply("a.py", "x\ny\nx\n", &[Edit { old: "x".into(), new: "z".into(), replace_all: true }])
-            .unwrap();
+        let out = apply(
+            "a.py",
+            "x\ny\nx\n",
+            &[Edit::Replace { old: "x".into(), new: "z".into(), replace_all: true }],
+        )
+        .unwrap();
         assert_eq!(out.text, "z\ny\nz\n");
         assert_eq!(out.replacements, vec![2]);
     }
@@ -240,5 +416,101 @@ mod tests {
         let diff = unified_diff("a.txt", &before, &after, 20);
         assert!(diff.starts_with("--- a/a.txt\n+++ b/a.txt\n"));
         assert!(diff.contains("diff cut:"), "{diff}");
+    }
+
+    fn at(text: &str, n: usize) -> Anchor {
+        let line = LineIndex::new(text).line(n).to_string();
+        Anchor { line: n, hash: Some(line_hash(&line)) }
+    }
+
+    fn lines(text: &str, from: usize, to: usize, new: &str) -> Edit {
+        Edit::Lines { from: at(text, from), to: at(text, to), new: new.into() }
+    }
+
+    #[test]
+    fn a_line_range_is_replaced_and_an_empty_new_string_deletes_it() {
+        let text = "a\nb\nc\nd\n";
+        assert_eq!(apply("f", text, &[lines(text, 2, 3, "B\nC")]).unwrap().text, "a\nB\nC\nd\n");
+        assert_eq!(apply("f", text, &[lines(text, 2, 3, "")]).unwrap().text, "a\nd\n");
+    }
+
+    #[test]
+    fn inserts_go_after_the_anchored_line_or_at_the_top_after_the_bom() {
+        let text = "\u{feff}a\nb\n";
+        let body = "a\nb\n";
+        let after = Edit::Insert { after: at(body, 1), new: "x".into() };
+        assert_eq!(apply("f", text, &[after]).unwrap().text, "\u{feff}a\nx\nb\n");
+        let top = Edit::Insert { after: Anchor { line: 0, hash: None }, new: "# head\n".into() };
+        assert_eq!(apply("f", text, &[top]).unwrap().text, "\u{feff}# head\na\nb\n");
+    }
+
+    #[test]
+    fn a_last_line_without_a_newline_stays_without_one() {
+        let text = "a\nb";
+        assert_eq!(apply("f", text, &[lines(text, 2, 2, "B\n")]).unwrap().text, "a\nB");
+        assert_eq!(apply("f", text, &[lines(text, 2, 2, "")]).unwrap().text, "a");
+        let after = Edit::Insert { after: at(text, 2), new: "c\n".into() };
+        assert_eq!(apply("f", text, &[after]).unwrap().text, "a\nb\nc");
+    }
+
+    #[test]
+    fn line_edits_in_a_crlf_file_get_crlf() {
+        let text = "a\r\nb\r\n";
+        let out = apply("f", text, &[lines(text, 1, 1, "x\ny")]).unwrap();
+        assert_eq!(out.text, "x\r\ny\r\nb\r\n");
+        assert!(out.converted_to_crlf);
+    }
+
+    #[test]
+    fn all_anchors_refer_to_the_file_before_the_call() {
+        let text = "1\n2\n3\n4\n5\n";
+        let edits =
+            [lines(text, 4, 4, "four"), Edit::Insert { after: at(text, 1), new: "1.5\n1.7\n".into() }];
+        assert_eq!(apply("f", text, &edits).unwrap().text, "1\n1.5\n1.7\n2\n3\nfour\n5\n");
+    }
+
+    #[test]
+    fn an_insert_at_the_edge_of_a_range_is_not_an_overlap_but_two_at_one_place_are() {
+        let text = "1\n2\n3\n";
+        let insert = || Edit::Insert { after: at(text, 1), new: "x".into() };
+        let out = apply("f", text, &[lines(text, 2, 2, "two"), insert()]).unwrap();
+        assert_eq!(out.text, "1\nx\ntwo\n3\n");
+        assert!(apply("f", text, &[insert(), insert()]).is_err());
+    }
+
+    #[test]
+    fn overlapping_line_edits_change_nothing() {
+        let text = "1\n2\n3\n4\n";
+        let err =
+            apply("f", text, &[lines(text, 1, 3, "x"), lines(text, 3, 4, "y")]).unwrap_err().to_string();
+        assert!(err.contains("edit 2 of 2") && err.contains("same lines as edit 1"), "{err}");
+    }
+
+    #[test]
+    fn a_stale_anchor_shows_fresh_anchors_and_where_the_line_went() {
+        let old = "fn a() {}\nfn b() {}\nfn c() {}\n";
+        let now = "// header\nfn a() {}\nfn b() {}\nfn c() {}\n";
+        let err = apply("f.rs", now, &[lines(old, 2, 2, "fn b2() {}")]).unwrap_err().to_string();
+        assert!(err.contains("anchor 2#") && err.contains("is now on line 3"), "{err}");
+        assert!(err.contains(&format!("3#{}\tfn b() {{}}", line_hash("fn b() {}"))), "{err}");
+        let past = Anchor { line: 9, hash: Some(line_hash("x")) };
+        let err =
+            apply("f", now, &[Edit::Lines { from: past.clone(), to: past, new: String::new() }]).unwrap_err();
+        assert!(err.to_string().contains("only 4 lines"), "{err}");
+    }
+
+    #[test]
+    fn repeated_text_that_defeats_old_string_is_fixed_by_anchor() {
+        let text: String = (1..=50).map(|_| "handle(req);\n").collect();
+        let err = apply("h.js", &text, &[edit("handle(req);", "handle(req, ctx);")]).unwrap_err().to_string();
+        assert!(err.contains("50 times"), "{err}");
+        let out = apply("h.js", &text, &[lines(&text, 37, 37, "handle(req, ctx);")]).unwrap();
+        let diff = unified_diff("h.js", &text, &out.text, 50);
+        let changed: Vec<&str> = diff
+            .lines()
+            .filter(|l| l.starts_with(['+', '-']) && !l.starts_with("+++") && !l.starts_with("---"))
+            .collect();
+        assert_eq!(changed, ["-handle(req);", "+handle(req, ctx);"]);
+        assert_eq!(LineIndex::new(&out.text).line(37), "handle(req, ctx);");
     }
 }

@@ -1,14 +1,22 @@
 //! File operations with their policies, on top of the sandbox: whole-file writes, appends that
 //! cannot duplicate on retry, and numbered reads. Syntax checks and bookkeeping live elsewhere.
 
+pub mod anchor;
 mod append;
 mod edit;
 mod list;
 mod read;
 mod write;
 
-pub use append::{Appended, DEDUPE_MIN_BYTES, append};
+pub use append::{Appended, DEDUPE_MIN_BYTES, Expected, append};
 pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};
-pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, number_lines, read};
+pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, Window, number_lines, read};
 pub use write::{Written, write};
+
+/// Hex sha256 of a file's bytes: what the journal records, results report and
+/// `expected_sha256` is compared with.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}

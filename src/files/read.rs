@@ -1,5 +1,7 @@
 //! `read_file`: numbered lines of a text file, a window at a time.
 
+use super::anchor::anchor_of;
+use super::sha256_hex;
 use crate::error::{Error, Result};
 use crate::lines::LineIndex;
 use crate::workspace::{RootPath, Workspace};
@@ -28,6 +30,8 @@ pub struct ReadView {
     pub crlf: bool,
     /// The file ends with a newline.
     pub ends_with_newline: bool,
+    /// Hex sha256 of the whole file (empty when only a text was numbered).
+    pub sha256: String,
 }
 
 impl ReadView {
@@ -37,8 +41,19 @@ impl ReadView {
     }
 }
 
+/// How a window of lines is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// First line, 1-based; negative counts from the end (`-20` = the last 20 lines); 0 means 1.
+    pub offset: i64,
+    /// Lines shown at most.
+    pub limit: usize,
+    /// Prefix each line with its anchor (`<n>#<hash>\t`) instead of its number (`<n>\t`).
+    pub anchors: bool,
+}
+
 /// Reads the file and numbers the requested window. Refuses binary and non-UTF-8 files.
-pub fn read(ws: &Workspace, path: &RootPath, offset: i64, limit: usize, max_bytes: u64) -> Result<ReadView> {
+pub fn read(ws: &Workspace, path: &RootPath, window: Window, max_bytes: u64) -> Result<ReadView> {
     let bytes = ws.read(path, max_bytes)?;
     if let Some(pos) = bytes.iter().position(|&b| b == 0) {
         return Err(Error::Binary { path: path.display(), detail: format!("NUL byte at offset {pos}") });
@@ -47,12 +62,13 @@ pub fn read(ws: &Workspace, path: &RootPath, offset: i64, limit: usize, max_byte
         path: path.display(),
         detail: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
     })?;
-    number_lines(text, offset, limit)
+    let mut view = number_lines(text, window)?;
+    view.sha256 = sha256_hex(&bytes);
+    Ok(view)
 }
 
-/// Numbers a window of `text`. `offset` is 1-based; a negative offset counts from the end
-/// (`-20` = the last 20 lines); 0 means 1.
-pub fn number_lines(text: &str, offset: i64, limit: usize) -> Result<ReadView> {
+/// Numbers a window of `text`.
+pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Result<ReadView> {
     if limit == 0 {
         return Err(Error::InvalidArgument { name: "limit", reason: "must be at least 1".into() });
     }
@@ -80,7 +96,11 @@ pub fn number_lines(text: &str, offset: i64, limit: usize) -> Result<ReadView> {
         if !numbered.is_empty() {
             numbered.push('\n');
         }
-        numbered.push_str(&format!("{n}\t"));
+        match anchors {
+            true => numbered.push_str(&anchor_of(n, line)),
+            false => numbered.push_str(&n.to_string()),
+        }
+        numbered.push('\t');
         match line.char_indices().nth(MAX_LINE_CHARS) {
             Some((cut, _)) => {
                 cut_lines += 1;
@@ -101,6 +121,7 @@ pub fn number_lines(text: &str, offset: i64, limit: usize) -> Result<ReadView> {
         cut_lines,
         crlf: text.contains("\r\n"),
         ends_with_newline: text.ends_with('\n'),
+        sha256: String::new(),
     })
 }
 
@@ -110,7 +131,7 @@ mod tests {
 
     #[test]
     fn numbers_lines_from_one() {
-        let v = number_lines("a\nb\nc\n", 1, 10).unwrap();
+        let v = number_lines("a\nb\nc\n", Window { offset: 1, limit: 10, anchors: false }).unwrap();
         assert_eq!(v.numbered, "1\ta\n2\tb\n3\tc");
         assert_eq!((v.start_line, v.end_line, v.total_lines), (1, 3, 3));
         assert!(!v.more_after());
@@ -119,37 +140,48 @@ mod tests {
     #[test]
     fn negative_offset_shows_the_tail() {
         let text: String = (1..=100).map(|i| format!("l{i}\n")).collect();
-        let v = number_lines(&text, -3, 2000).unwrap();
+        let v = number_lines(&text, Window { offset: -3, limit: 2000, anchors: false }).unwrap();
         assert_eq!(v.numbered, "98\tl98\n99\tl99\n100\tl100");
-        let v = number_lines(&text, -500, 2).unwrap();
+        let v = number_lines(&text, Window { offset: -500, limit: 2, anchors: false }).unwrap();
         assert_eq!((v.start_line, v.end_line), (1, 2));
         assert!(v.more_after());
     }
 
     #[test]
     fn offset_past_the_end_is_an_error_naming_the_line_count() {
-        let err = number_lines("a\nb\n", 5, 10).unwrap_err();
+        let err = number_lines("a\nb\n", Window { offset: 5, limit: 10, anchors: false }).unwrap_err();
         assert!(err.to_string().contains("only 2 lines"));
     }
 
     #[test]
     fn long_lines_are_cut_with_a_marker() {
         let text = "é".repeat(MAX_LINE_CHARS + 5);
-        let v = number_lines(&text, 1, 10).unwrap();
+        let v = number_lines(&text, Window { offset: 1, limit: 10, anchors: false }).unwrap();
         assert_eq!(v.cut_lines, 1);
         assert!(v.numbered.ends_with("[... line cut: 5 more characters]"));
     }
 
     #[test]
     fn crlf_is_reported_and_hidden() {
-        let v = number_lines("a\r\nb\r\n", 1, 10).unwrap();
+        let v = number_lines("a\r\nb\r\n", Window { offset: 1, limit: 10, anchors: false }).unwrap();
         assert_eq!(v.numbered, "1\ta\n2\tb");
         assert!(v.crlf);
     }
 
     #[test]
+    fn anchors_prefix_each_line_with_its_number_and_hash() {
+        let v = number_lines("a\r\nb\n", Window { offset: 1, limit: 10, anchors: true }).unwrap();
+        let expected = format!(
+            "1#{}\ta\n2#{}\tb",
+            super::super::anchor::line_hash("a"),
+            super::super::anchor::line_hash("b")
+        );
+        assert_eq!(v.numbered, expected);
+    }
+
+    #[test]
     fn empty_file_has_no_lines() {
-        let v = number_lines("", 1, 10).unwrap();
+        let v = number_lines("", Window { offset: 1, limit: 10, anchors: false }).unwrap();
         assert_eq!((v.total_lines, v.start_line, v.end_line), (0, 0, 0));
     }
 }

@@ -179,6 +179,9 @@ pub fn file_uri_to_path(uri: &str) -> Option<PathBuf> {
 }
 
 /// `/` and the home directory are too broad to serve unless named explicitly.
+///
+/// # Ambient authority
+/// Canonicalizes the host path `dir` and reads `$HOME`, to compare them; it opens nothing.
 fn is_too_broad(dir: &Path) -> bool {
     let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let home = std::env::var_os("HOME").map(PathBuf::from).map(|h| std::fs::canonicalize(&h).unwrap_or(h));

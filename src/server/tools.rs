@@ -30,6 +30,12 @@ pub struct WriteArgs {
     /// add the rest with append_file).
     #[schemars(required, with = "String")]
     pub content: Option<String>,
+    /// Optional guard: the file's sha256 as your last read or write reported it. When the file
+    /// has changed since (another agent wrote it), nothing is changed and the error says who
+    /// changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub expected_sha256: Option<String>,
     /// Optional: the agent writing, when one connection serves several sub-agents (default:
     /// the server's --agent). The file is claimed for this agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -52,6 +58,12 @@ pub struct AppendArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "u64")]
     pub expected_size: Option<u64>,
+    /// Optional guard: the file's sha256 as your last read or write reported it. When the file
+    /// has changed since (another agent wrote it), nothing is changed and the error says who
+    /// changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub expected_sha256: Option<String>,
     /// Optional: the agent writing (default: the server's --agent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
@@ -72,6 +84,11 @@ pub struct ReadArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1), with = "usize")]
     pub limit: Option<usize>,
+    /// Show each line as `<n>#<hash>\t<text>`: the anchor `<n>#<hash>` names the line in
+    /// edit_file's line edits (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub anchors: Option<bool>,
 }
 
 /// Arguments of `check_files`.
@@ -111,6 +128,13 @@ pub struct EditArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     pub dry_run: Option<bool>,
+    /// Optional guard: the file's sha256 as your last read or write reported it. When the file
+    /// has changed since (another agent wrote it), nothing is changed and the error says who
+    /// changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub expected_sha256: Option<String>,
+
     /// Optional: the agent editing (default: the server's --agent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
@@ -130,6 +154,9 @@ impl EditArgs {
                 old_string: self.old_string.take(),
                 new_string: self.new_string.take(),
                 replace_all: self.replace_all,
+                from: None,
+                to: None,
+                after: None,
             }]),
             (false, Some(list)) => Ok(list),
             (false, None) => Err(Error::Truncated { tool: "edit_file", field: "old_string" }),
@@ -217,7 +244,12 @@ impl FilewrightServer {
     )]
     async fn write_file(&self, Parameters(args): Parameters<WriteArgs>) -> CallToolResult {
         self.run(move |session| {
-            session.write_file(args.path.as_deref(), args.content.as_deref(), args.agent.as_deref())
+            session.write_file(
+                args.path.as_deref(),
+                args.content.as_deref(),
+                args.expected_sha256.as_deref(),
+                args.agent.as_deref(),
+            )
         })
         .await
     }
@@ -236,7 +268,7 @@ impl FilewrightServer {
             session.append_file(
                 args.path.as_deref(),
                 args.content.as_deref(),
-                args.expected_size,
+                crate::files::Expected { size: args.expected_size, sha256: args.expected_sha256 },
                 args.agent.as_deref(),
             )
         })
@@ -245,13 +277,19 @@ impl FilewrightServer {
 
     /// Read a text file as numbered lines (`<n>\t<text>`), 2000 lines at a time by default. Use a
     /// negative `offset` to see the end (`offset: -20` = last 20 lines), for example to find
-    /// where an interrupted file stops before appending the rest. Reports total lines and bytes.
+    /// where an interrupted file stops before appending the rest. Reports total lines, bytes and
+    /// the file's sha256. With `anchors: true` each line shows as `<n>#<hash>\t<text>`: `<hash>` is
+    /// 3 characters of a hash of that line's text, stable and the same for the same text; use
+    /// `<n>#<hash>` in edit_file's line edits.
     #[tool(
         output_schema = schema_for_output::<ReadOutcome>(),
         annotations(title = "Read file", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
-        self.run(move |session| session.read_file(args.path.as_deref(), args.offset, args.limit)).await
+        self.run(move |session| {
+            session.read_file(args.path.as_deref(), args.offset, args.limit, args.anchors.unwrap_or(false))
+        })
+        .await
     }
 
     /// Strict final check: call it BEFORE you say you are done. For each file (the given
@@ -313,10 +351,15 @@ impl FilewrightServer {
     }
 
     /// Replace exact text in a file: `old_string` must occur exactly once (or set
-    /// replace_all), or pass `edits` to apply several in order, all or nothing. The file's
-    /// line endings (CRLF kept even when you send LF), final newline and BOM are preserved;
-    /// the write is atomic. Not found: the error shows the closest lines with numbers. The
-    /// result shows a unified diff and the syntax check, counting problems the edit introduced.
+    /// replace_all), or pass `edits` to apply several, all or nothing. An `edits` item may
+    /// instead edit whole lines by anchor (from read_file with anchors: true):
+    /// `{from: "12#kq7", to: "14#b3x", new_string}` replaces lines 12-14 (empty new_string
+    /// deletes them), `{after: "12#kq7" | "0", new_string}` inserts after line 12 or at the top.
+    /// Line edits all refer to the file before the call, may not overlap, and apply before the
+    /// old_string edits; a stale anchor changes nothing and the error shows fresh ones. Use
+    /// anchors when the text repeats. The file's line endings (CRLF kept even when you send
+    /// LF), final newline and BOM are preserved; the write is atomic. The result shows a
+    /// unified diff and the syntax check, counting problems the edit introduced.
     /// `dry_run: true` shows the diff without writing.
     #[tool(
         output_schema = schema_for_output::<EditOutcome>(),
@@ -332,6 +375,7 @@ impl FilewrightServer {
                 args.path.as_deref(),
                 edits,
                 args.dry_run.unwrap_or(false),
+                args.expected_sha256.as_deref(),
                 args.agent.as_deref(),
             )
         })

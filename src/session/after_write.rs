@@ -11,7 +11,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Session;
-use crate::check::Report;
+use crate::check::{self, Report};
+use crate::files::sha256_hex;
 use crate::hooks::HookReport;
 use crate::workspace::{FileInfo, RootPath};
 
@@ -21,12 +22,16 @@ pub(super) enum Landed<'a> {
     Replaced {
         /// The file's content.
         text: &'a str,
+        /// Its hex sha256.
+        sha256: &'a str,
     },
     /// An append turned the file from version `before` into version `after`, whose whole
     /// content is `bytes`.
     Appended {
         /// The file's content after the append.
         bytes: &'a [u8],
+        /// Its hex sha256.
+        sha256: &'a str,
         /// The file's metadata just before the append.
         before: FileInfo,
         /// The file's metadata just after it.
@@ -47,6 +52,9 @@ pub struct AfterWrite {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "HookReport")]
     pub hook: Option<HookReport>,
+    /// Hex sha256 of the whole file after the call: pass it as `expected_sha256` to the next
+    /// write, append or edit to make sure nobody changed the file in between.
+    pub sha256: String,
 }
 
 impl Session {
@@ -67,31 +75,65 @@ impl Session {
             Landed::Replaced { .. } => self.ws.stat(path).ok().flatten(),
             Landed::Appended { after, .. } => Some(*after),
         };
+        // A panic below (a parser's bug on a strange text) must not turn a landed write into
+        // an error: the agent would retry it. It becomes a warning and an unchecked verdict.
+        let steps = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.hook_and_check(path, on_disk, landed)
+        }));
+        match steps {
+            Ok((hook, syntax, sha256)) => AfterWrite { warnings, syntax, hook, sha256 },
+            Err(_) => {
+                let mut warnings = warnings;
+                warnings.push(format!(
+                    "{path} was written, but checking it failed inside filewright (a bug; the log has \
+                     the details): run check_files on it"
+                ));
+                let sha256 = self
+                    .ws
+                    .read(path, self.config.max_file_bytes)
+                    .map(|b| sha256_hex(&b))
+                    .unwrap_or_default();
+                AfterWrite { warnings, syntax: check::check_failed(&key), hook: None, sha256 }
+            }
+        }
+    }
+
+    /// The hook's run, then the check of what is on disk and its sha256.
+    fn hook_and_check(
+        &self,
+        path: &RootPath,
+        on_disk: Option<FileInfo>,
+        landed: Landed<'_>,
+    ) -> (Option<HookReport>, Report, String) {
+        let key = path.display();
         let (hook, rewritten) = self.run_hook(path, on_disk);
-        let syntax = match (rewritten, landed) {
+        let (syntax, sha256) = match (rewritten, landed) {
             // The hook rewrote the file (a formatter): check its text, as it is now.
-            (Some(now), _) => self.checks.check_written(&key, &now, self.ws.stat(path).ok().flatten()),
-            (None, Landed::Replaced { text }) => self.checks.check_written(&key, text, on_disk),
-            (None, Landed::Appended { bytes, before, after }) => {
-                self.checks.check_appended(&key, bytes, before, after)
+            (Some(now), _) => {
+                let text = String::from_utf8_lossy(&now);
+                let syntax = self.checks.check_written(&key, &text, self.ws.stat(path).ok().flatten());
+                (syntax, sha256_hex(&now))
+            }
+            (None, Landed::Replaced { text, sha256 }) => {
+                (self.checks.check_written(&key, text, on_disk), sha256.to_owned())
+            }
+            (None, Landed::Appended { bytes, sha256, before, after }) => {
+                (self.checks.check_appended(&key, bytes, before, after), sha256.to_owned())
             }
         };
-        AfterWrite { warnings, syntax, hook }
+        (hook, syntax, sha256)
     }
 
     /// Runs the `--after-write` hook on `path`, if one is configured. When the hook changed
-    /// the file (a formatter), also returns its new text, so that the syntax check describes
-    /// what is on disk now.
-    fn run_hook(&self, path: &RootPath, written: Option<FileInfo>) -> (Option<HookReport>, Option<String>) {
+    /// the file (a formatter), also returns its new content, so that the syntax check and the
+    /// sha256 describe what is on disk now.
+    fn run_hook(&self, path: &RootPath, written: Option<FileInfo>) -> (Option<HookReport>, Option<Vec<u8>>) {
         let Some(hook) = &self.config.after_write else {
             return (None, None);
         };
         let report = hook.run(&path.display());
         let changed = self.ws.stat(path).ok().flatten() != written;
-        let text = changed
-            .then(|| self.ws.read(path, self.config.max_file_bytes).ok())
-            .flatten()
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-        (Some(report), text)
+        let now = changed.then(|| self.ws.read(path, self.config.max_file_bytes).ok()).flatten();
+        (Some(report), now)
     }
 }

@@ -8,8 +8,9 @@ use super::warnings::{self, APPEND_STUB_KINDS, choose_form, content_warnings, st
 use super::{Session, required};
 use crate::error::Result;
 use crate::files;
+use crate::files::sha256_hex;
 use crate::lines::count_lines;
-use crate::store::{Action, WriteFacts, sha256_hex};
+use crate::store::{Action, WriteFacts};
 use crate::unescape;
 
 /// Result of `append_file`.
@@ -46,7 +47,7 @@ impl Session {
         &self,
         path: Option<&str>,
         content: Option<&str>,
-        expected_size: Option<u64>,
+        expected: files::Expected,
         agent: Option<&str>,
     ) -> Result<AppendOutcome> {
         let raw_path = required(path, "append_file", "path")?;
@@ -65,16 +66,20 @@ impl Session {
         } else {
             (content.to_string(), false)
         };
-        let (out, unrecorded) = self.store.write_claimed(&path.display(), &agent, Action::Append, || {
-            let out =
-                files::append(&self.ws, &path, text.as_bytes(), expected_size, self.config.max_file_bytes)?;
-            let facts = (out.added > 0 || out.created).then(|| WriteFacts {
-                size: out.size,
-                added: out.added,
-                sha256: sha256_hex(&out.contents),
-            });
-            Ok((out, facts))
-        })?;
+        let ((out, sha256), unrecorded) = self
+            .store
+            .write_claimed(&path.display(), &agent, Action::Append, || {
+                let out =
+                    files::append(&self.ws, &path, text.as_bytes(), &expected, self.config.max_file_bytes)?;
+                let sha256 = sha256_hex(&out.contents);
+                let facts = (out.added > 0 || out.created).then(|| WriteFacts {
+                    size: out.size,
+                    added: out.added,
+                    sha256: sha256.clone(),
+                });
+                Ok(((out, sha256), facts))
+            })
+            .map_err(|e| self.with_last_write(e))?;
         // The bytes have landed: from here on nothing may turn this call into an error.
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         if out.duplicate_skipped {
@@ -87,7 +92,8 @@ impl Session {
             count_lines(out.contents.get(..out.size_before as usize).unwrap_or_default()) + 1;
         warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, APPEND_STUB_KINDS), first_new_line));
         warnings.extend(content_warnings(content, &text, unescaped));
-        let landed = Landed::Appended { bytes: &out.contents, before: out.before, after: out.after };
+        let landed =
+            Landed::Appended { bytes: &out.contents, sha256: &sha256, before: out.before, after: out.after };
         let after = self.after_write(seen, &path, landed, warnings);
         Ok(AppendOutcome {
             action: Action::Append,

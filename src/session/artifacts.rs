@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use super::Session;
 use crate::error::{Error, Result};
-use crate::store::{Artifact, sha256_hex};
+use crate::files::sha256_hex;
+use crate::store::Artifact;
 
 /// One artifact from the journal, with how the file on disk compares.
 #[derive(Debug, Clone, Serialize, JsonSchema)]

@@ -9,26 +9,86 @@ use super::{Session, required};
 use crate::check;
 use crate::error::{Error, Result};
 use crate::files;
+use crate::files::anchor::{self, Anchor};
+use crate::files::sha256_hex;
 use crate::lines::count_lines;
-use crate::store::{Action, WriteFacts, sha256_hex};
+use crate::store::{Action, WriteFacts};
 
 /// Lines of diff shown in an edit result.
 const MAX_DIFF_LINES: usize = 200;
 
-/// One replacement as the model sends it (`edits` item of `edit_file`).
+/// One edit as the model sends it (`edits` item of `edit_file`): a text replacement
+/// (`old_string`), a line range (`from`, `to`) or an insertion (`after`), each with
+/// `new_string`.
 #[derive(Debug, Clone, serde::Deserialize, JsonSchema)]
 pub struct EditSpec {
     /// Exact text to replace (must occur exactly once unless replace_all). Empty only to
-    /// create a missing or empty file.
-    #[schemars(required, with = "String")]
+    /// create a missing or empty file. Omit it for a line edit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub old_string: Option<String>,
-    /// The replacement text.
+    /// The replacement text; for a line edit, whole lines (empty deletes the range).
     #[schemars(required, with = "String")]
     pub new_string: Option<String>,
-    /// Replace every occurrence (default false).
+    /// Replace every occurrence of old_string (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     pub replace_all: Option<bool>,
+    /// Line edit: the first line to replace, as its anchor `<n>#<hash>` from read_file with
+    /// anchors: true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub from: Option<String>,
+    /// Line edit: the last line to replace (an anchor; default: `from`, one line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub to: Option<String>,
+    /// Line insertion: insert new_string after this line (an anchor), or "0" for the top.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub after: Option<String>,
+}
+
+impl EditSpec {
+    /// The edit this spec describes, checked for shape (anchors are checked against the
+    /// file later).
+    fn into_edit(self) -> Result<files::Edit> {
+        let new = required(self.new_string, "edit_file", "new_string")?;
+        let anchor = |name: &'static str, raw: &str| {
+            Anchor::parse(raw).ok_or_else(|| Error::InvalidArgument {
+                name,
+                reason: format!(
+                    "{raw:?} is not a line anchor: use `<line>#<hash>` exactly as read_file with anchors: true \
+                     shows it (for example \"12#{}\"){}",
+                    anchor::line_hash("x"),
+                    if name == "after" { ", or \"0\" for the top of the file" } else { "" }
+                ),
+            })
+        };
+        let mixed = |what: &str| Error::InvalidArgument {
+            name: "edits",
+            reason: format!("an edit has {what}: give old_string, or from/to, or after, one kind per edit"),
+        };
+        match (self.old_string, self.from, self.to, self.after) {
+            (Some(old), None, None, None) => {
+                Ok(files::Edit::Replace { old, new, replace_all: self.replace_all.unwrap_or(false) })
+            }
+            (None, Some(from), to, None) => {
+                let from = anchor("from", &from)?;
+                let to = match to {
+                    Some(to) => anchor("to", &to)?,
+                    None => from.clone(),
+                };
+                Ok(files::Edit::Lines { from, to, new })
+            }
+            (None, None, None, Some(after)) => {
+                Ok(files::Edit::Insert { after: anchor("after", &after)?, new })
+            }
+            (None, None, Some(_), None) => Err(mixed("`to` without `from`")),
+            (None, None, None, None) => Err(Error::Truncated { tool: "edit_file", field: "old_string" }),
+            _ => Err(mixed("more than one of old_string, from/to and after")),
+        }
+    }
 }
 
 /// Result of `edit_file`.
@@ -78,20 +138,12 @@ impl Session {
         path: Option<&str>,
         edits: Vec<EditSpec>,
         dry_run: bool,
+        expected_sha256: Option<&str>,
         agent: Option<&str>,
     ) -> Result<EditOutcome> {
         let raw_path = required(path, "edit_file", "path")?;
         let agent = self.agent(agent)?;
-        let edits = edits
-            .into_iter()
-            .map(|e| {
-                Ok(files::Edit {
-                    old: required(e.old_string, "edit_file", "old_string")?,
-                    new: required(e.new_string, "edit_file", "new_string")?,
-                    replace_all: e.replace_all.unwrap_or(false),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let edits = edits.into_iter().map(EditSpec::into_edit).collect::<Result<Vec<_>>>()?;
         let path = self.target(raw_path)?;
         let key = path.display();
         let seen = self.lock_seen();
@@ -102,6 +154,10 @@ impl Session {
             let existed = self.ws.stat(&path)?.is_some();
             let before_bytes =
                 if existed { self.ws.read(&path, self.config.max_file_bytes)? } else { Vec::new() };
+            if let Some(expected) = expected_sha256 {
+                files::Expected { size: None, sha256: Some(expected.to_owned()) }
+                    .check_content(&path, existed.then_some(before_bytes.as_slice()))?;
+            }
             let before = String::from_utf8(before_bytes).map_err(|e| Error::Binary {
                 path: key.clone(),
                 detail: format!(
@@ -109,31 +165,42 @@ impl Session {
                     e.utf8_error().valid_up_to()
                 ),
             })?;
-            if !existed && edits.first().is_none_or(|e| !e.old.is_empty()) {
+            let creates = |e: &files::Edit| match e {
+                files::Edit::Replace { old, .. } => old.is_empty(),
+                files::Edit::Insert { after, .. } => after.line == 0,
+                files::Edit::Lines { .. } => false,
+            };
+            if !existed && !edits.first().is_some_and(creates) {
                 return Err(Error::NotFound { path: key.clone() });
             }
             let edited = files::apply_edits(&key, &before, &edits)?;
             Ok(Applied { existed, before, edited })
         };
         let (Applied { existed, before, edited }, mut after) = if dry_run {
-            let applied = read_and_apply()?;
+            let applied = read_and_apply().map_err(|e| self.with_last_write(e))?;
             drop(seen);
             let syntax = check::check(&key, &applied.edited.text);
-            (applied, AfterWrite { warnings: Vec::new(), syntax, hook: None })
+            // Nothing was written: the file is as it was.
+            let sha256 = sha256_hex(applied.before.as_bytes());
+            (applied, AfterWrite { warnings: Vec::new(), syntax, hook: None, sha256 })
         } else {
-            let (applied, unrecorded) = self.store.write_claimed(&key, &agent, Action::Edit, || {
-                let applied = read_and_apply()?;
-                let text = applied.edited.text.as_bytes();
-                let written = files::write(&self.ws, &path, text, self.config.max_file_bytes)?;
-                let facts = WriteFacts {
-                    size: written.size,
-                    added: written.size.saturating_sub(applied.before.len() as u64),
-                    sha256: sha256_hex(text),
-                };
-                Ok((applied, Some(facts)))
-            })?;
+            let ((applied, sha256), unrecorded) = self
+                .store
+                .write_claimed(&key, &agent, Action::Edit, || {
+                    let applied = read_and_apply()?;
+                    let text = applied.edited.text.as_bytes();
+                    let written = files::write(&self.ws, &path, text, self.config.max_file_bytes)?;
+                    let sha256 = sha256_hex(text);
+                    let facts = WriteFacts {
+                        size: written.size,
+                        added: written.size.saturating_sub(applied.before.len() as u64),
+                        sha256: sha256.clone(),
+                    };
+                    Ok(((applied, sha256), Some(facts)))
+                })
+                .map_err(|e| self.with_last_write(e))?;
             // The bytes have landed: from here on nothing may turn this call into an error.
-            let landed = Landed::Replaced { text: &applied.edited.text };
+            let landed = Landed::Replaced { text: &applied.edited.text, sha256: &sha256 };
             let after = self.after_write(seen, &path, landed, unrecorded.into_iter().collect());
             (applied, after)
         };

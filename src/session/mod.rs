@@ -168,6 +168,20 @@ impl Session {
         self.ws.follow(&self.ws.resolve(raw)?)
     }
 
+    /// `e` with what the journal knows of the file's last write, when `e` says the file was
+    /// not what the caller expected: the agent sees who changed it and when.
+    fn with_last_write(&self, e: Error) -> Error {
+        match e {
+            Error::ContentChanged { path, expected, actual, last_write: None } => {
+                let last =
+                    self.store.artifacts(None, Some(&path), false).ok().and_then(|a| a.into_iter().next());
+                let last_write = last.map(|a| Box::new((a.agent, a.action.to_string(), a.time)));
+                Error::ContentChanged { path, expected, actual, last_write }
+            }
+            other => other,
+        }
+    }
+
     fn lock_seen(&self) -> MutexGuard<'_, HashSet<RootPath>> {
         // A poisoned lock only means another call panicked mid-way; the set itself is still valid.
         self.seen.lock().unwrap_or_else(|p| p.into_inner())

@@ -12,7 +12,7 @@ use crate::files;
 pub struct ReadOutcome {
     /// Root-relative path read.
     pub path: String,
-    /// Numbered lines, `<n>\t<text>` each.
+    /// Numbered lines, `<n>\t<text>` each (`<n>#<hash>\t<text>` with anchors).
     pub content: String,
     /// First line shown (1-based; 0 for an empty file).
     pub start_line: usize,
@@ -34,6 +34,9 @@ pub struct ReadOutcome {
     pub line_endings: LineEndings,
     /// The file ends with a newline.
     pub ends_with_newline: bool,
+    /// Hex sha256 of the whole file: pass it as `expected_sha256` to a write, append or edit
+    /// to make sure nobody changed the file in between.
+    pub sha256: String,
 }
 
 /// A file's line endings, as an edit keeps them.
@@ -55,15 +58,15 @@ impl Session {
         path: Option<&str>,
         offset: Option<i64>,
         limit: Option<usize>,
+        anchors: bool,
     ) -> Result<ReadOutcome> {
         let path = self.target(required(path, "read_file", "path")?)?;
-        let view = files::read(
-            &self.ws,
-            &path,
-            offset.unwrap_or(1),
-            limit.unwrap_or(files::DEFAULT_READ_LIMIT),
-            self.config.max_file_bytes,
-        )?;
+        let window = files::Window {
+            offset: offset.unwrap_or(1),
+            limit: limit.unwrap_or(files::DEFAULT_READ_LIMIT),
+            anchors,
+        };
+        let view = files::read(&self.ws, &path, window, self.config.max_file_bytes)?;
         self.lock_seen().insert(path.clone());
         let more = view.more_after();
         let line_endings = match view.crlf {
@@ -83,6 +86,7 @@ impl Session {
             cut_lines: view.cut_lines,
             line_endings,
             ends_with_newline: view.ends_with_newline,
+            sha256: view.sha256,
         })
     }
 }

@@ -21,7 +21,7 @@ fn session() -> (tempfile::TempDir, Session) {
 fn replacing_an_unread_file_warns_but_writes() {
     let (t, s) = session();
     std::fs::write(t.path().join("root/a.txt"), "old").unwrap();
-    let out = s.write_file(Some("a.txt"), Some("new"), None).unwrap();
+    let out = s.write_file(Some("a.txt"), Some("new"), None, None).unwrap();
     assert!(out.after.warnings.iter().any(|w| w.contains("had not read")));
     assert_eq!(std::fs::read_to_string(t.path().join("root/a.txt")).unwrap(), "new");
 }
@@ -30,15 +30,15 @@ fn replacing_an_unread_file_warns_but_writes() {
 fn replacing_a_read_file_does_not_warn() {
     let (t, s) = session();
     std::fs::write(t.path().join("root/a.txt"), "old\n").unwrap();
-    s.read_file(Some("a.txt"), None, None).unwrap();
-    let out = s.write_file(Some("a.txt"), Some("new"), None).unwrap();
+    s.read_file(Some("a.txt"), None, None, false).unwrap();
+    let out = s.write_file(Some("a.txt"), Some("new"), None, None).unwrap();
     assert!(out.after.warnings.is_empty(), "{:?}", out.after.warnings);
 }
 
 #[test]
 fn missing_content_is_reported_as_truncated() {
     let (t, s) = session();
-    let err = s.write_file(Some("a.txt"), None, None).unwrap_err();
+    let err = s.write_file(Some("a.txt"), None, None, None).unwrap_err();
     assert!(matches!(err, Error::Truncated { field: "content", .. }));
     assert!(!t.path().join("root/a.txt").exists());
 }
@@ -46,7 +46,8 @@ fn missing_content_is_reported_as_truncated() {
 #[test]
 fn over_escaped_python_is_unescaped_when_it_parses_better() {
     let (t, s) = session();
-    let out = s.write_file(Some("a.py"), Some("def f():\\n    return 1\\n\\nprint(f())\\n"), None).unwrap();
+    let out =
+        s.write_file(Some("a.py"), Some("def f():\\n    return 1\\n\\nprint(f())\\n"), None, None).unwrap();
     assert!(out.unescaped);
     assert_eq!(
         std::fs::read_to_string(t.path().join("root/a.py")).unwrap(),
@@ -58,7 +59,7 @@ fn over_escaped_python_is_unescaped_when_it_parses_better() {
 fn one_line_python_with_newline_escapes_in_strings_is_kept() {
     let (t, s) = session();
     let line = "print(\"a\\nb\\nc\")\n";
-    let out = s.write_file(Some("a.py"), Some(line), None).unwrap();
+    let out = s.write_file(Some("a.py"), Some(line), None, None).unwrap();
     assert!(!out.unescaped);
     assert_eq!(std::fs::read_to_string(t.path().join("root/a.py")).unwrap(), line);
 }
@@ -67,7 +68,7 @@ mod properties {
     use proptest::prelude::*;
 
     use super::session;
-    use crate::check;
+    use crate::{check, files};
 
     /// Chunks an agent might send: ASCII, accents, emoji, CRLF and LF, a BOM, tabs, code
     /// punctuation; no backslash, so nothing looks over-escaped and is rewritten.
@@ -90,12 +91,12 @@ mod properties {
         ) {
             let (t, s) = session();
             let path = ["notes.txt", "app.py", "app.js", "site.css"][which];
-            let out = s.write_file(Some(path), Some(&first), None).expect("write");
+            let out = s.write_file(Some(path), Some(&first), None, None).expect("write");
             let mut expected = first.clone();
             prop_assert_eq!(out.size, expected.len() as u64);
             for part in &rest {
                 let out = s
-                    .append_file(Some(path), Some(part), Some(expected.len() as u64), None)
+                    .append_file(Some(path), Some(part), files::Expected { size: Some(expected.len() as u64), sha256: None }, None)
                     .expect("append");
                 expected.push_str(part);
                 prop_assert!(!out.duplicate_skipped);
@@ -112,16 +113,21 @@ mod properties {
         #[test]
         fn appends_without_a_size_skip_only_what_the_file_already_ends_with(
             first in chunk(),
-            rest in proptest::collection::vec(prop_oneof![chunk(), Just("a retried chunk, long enough to be deduplicated\n".repeat(5))], 0..8),
+            rest in proptest::collection::vec(
+                prop_oneof![chunk(), Just("a retried chunk, long enough to be deduplicated\n".repeat(5)), Just("\n".into())],
+                0..8,
+            ),
         ) {
             let (t, s) = session();
-            s.write_file(Some("log.txt"), Some(&first), None).expect("write");
+            s.write_file(Some("log.txt"), Some(&first), None, None).expect("write");
             let mut expected = first.clone();
             for part in &rest {
-                let out = s.append_file(Some("log.txt"), Some(part), None, None).expect("append");
-                if out.duplicate_skipped {
-                    prop_assert!(expected.ends_with(part.as_str()) && !part.is_empty());
-                } else {
+                let out = s.append_file(Some("log.txt"), Some(part), files::Expected::default(), None).expect("append");
+                // The rule: a chunk of at least DEDUPE_MIN_BYTES that the file already ends
+                // with is a retry and is skipped; anything else is appended.
+                let retry = part.len() >= files::DEDUPE_MIN_BYTES && expected.ends_with(part.as_str());
+                prop_assert_eq!(out.duplicate_skipped, retry, "{:?}", part);
+                if !retry {
                     expected.push_str(part);
                 }
                 prop_assert_eq!(out.size, expected.len() as u64);
@@ -139,7 +145,8 @@ mod path_tokens {
 
     use super::*;
 
-    /// Every file below `dir` with its content, symlinks not followed.
+    /// Every entry below `dir` (a file with its content, a link with its target, a directory
+    /// as such), symlinks not followed.
     fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         let mut out = BTreeMap::new();
         let mut stack = vec![dir.to_path_buf()];
@@ -148,7 +155,10 @@ mod path_tokens {
                 let p = entry.path();
                 let name = p.strip_prefix(dir).unwrap_or(&p).to_string_lossy().into_owned();
                 match entry.file_type() {
-                    Ok(t) if t.is_dir() => stack.push(p),
+                    Ok(t) if t.is_dir() => {
+                        out.insert(name, b"<dir>".to_vec());
+                        stack.push(p);
+                    }
                     Ok(t) if t.is_symlink() => {
                         let target = std::fs::read_link(&p).unwrap_or_default();
                         out.insert(name, target.as_os_str().as_encoded_bytes().to_vec());
@@ -204,17 +214,28 @@ mod path_tokens {
             std::os::unix::fs::symlink("../outside", root.join("out")).expect("out");
             std::os::unix::fs::symlink(&outside, root.join("abs")).expect("abs");
             std::os::unix::fs::symlink("..", root.join("up")).expect("up");
-            let before = snapshot(&outside);
+            // Everything outside the root: the sibling directory, and the temp directory that
+            // `up` (a link to `..`) leads to. The state store lives there and changes with
+            // every write, so it is left out.
+            let outside_root = || {
+                let mut all = snapshot(t.path());
+                all.retain(|name, _| !name.starts_with("root") && !name.starts_with("state"));
+                all
+            };
+            let before = outside_root();
+            // A path plainly inside the root must work, or refusing everything would pass.
+            prop_assert!(s.write_file(Some("a/plain.txt"), Some("x"), None, None).is_ok());
             let path = format!("{}{}", if leading_slash { "/" } else { "" }, tokens.join("/"));
             let content = "written by the property test\n";
             let landed = if append {
-                s.append_file(Some(&path), Some(content), None, None).map(|o| o.path)
+                s.append_file(Some(&path), Some(content), crate::files::Expected::default(), None).map(|o| o.path)
             } else {
-                s.write_file(Some(&path), Some(content), None).map(|o| o.path)
+                s.write_file(Some(&path), Some(content), None, None).map(|o| o.path)
             };
-            prop_assert_eq!(snapshot(&outside), before, "{} reached outside the root", path);
+            prop_assert_eq!(outside_root(), before, "{} reached outside the root", path);
             if let Ok(relative) = landed {
                 let file = root.join(&relative);
+                prop_assert!(!relative.starts_with('/') && !relative.split('/').any(|c| c == ".." || c == "."));
                 let real = std::fs::canonicalize(&file).expect("the file the result names exists");
                 let real_root = std::fs::canonicalize(&root).expect("root");
                 prop_assert!(real.starts_with(&real_root), "{} landed at {}", path, real.display());

@@ -8,8 +8,9 @@ use super::warnings::{self, WRITE_STUB_KINDS, choose_form, content_warnings, stu
 use super::{Session, required};
 use crate::error::Result;
 use crate::files;
+use crate::files::sha256_hex;
 use crate::lines::count_lines;
-use crate::store::{Action, WriteFacts, sha256_hex};
+use crate::store::{Action, WriteFacts};
 
 /// Result of `write_file`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -41,6 +42,7 @@ impl Session {
         &self,
         path: Option<&str>,
         content: Option<&str>,
+        expected_sha256: Option<&str>,
         agent: Option<&str>,
     ) -> Result<WriteOutcome> {
         let raw_path = required(path, "write_file", "path")?;
@@ -49,17 +51,22 @@ impl Session {
         let path = self.target(raw_path)?;
         let seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
-        let ((existing, written), unrecorded) =
-            self.store.write_claimed(&path.display(), &agent, Action::Write, || {
+        let sha256 = sha256_hex(text.as_bytes());
+        let ((existing, written), unrecorded) = self
+            .store
+            .write_claimed(&path.display(), &agent, Action::Write, || {
                 let existing = self.ws.stat(&path)?;
+                if let Some(expected) = expected_sha256 {
+                    let current =
+                        existing.map(|_| self.ws.read(&path, self.config.max_file_bytes)).transpose()?;
+                    files::Expected { size: None, sha256: Some(expected.to_owned()) }
+                        .check_content(&path, current.as_deref())?;
+                }
                 let written = files::write(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes)?;
-                let facts = WriteFacts {
-                    size: written.size,
-                    added: written.size,
-                    sha256: sha256_hex(text.as_bytes()),
-                };
+                let facts = WriteFacts { size: written.size, added: written.size, sha256: sha256.clone() };
                 Ok(((existing, written), Some(facts)))
-            })?;
+            })
+            .map_err(|e| self.with_last_write(e))?;
         // The bytes have landed: from here on nothing may turn this call into an error.
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         if let Some(info) = existing
@@ -72,7 +79,8 @@ impl Session {
         }
         warnings.extend(content_warnings(content, &text, unescaped));
         warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, WRITE_STUB_KINDS), 1));
-        let after = self.after_write(seen, &path, Landed::Replaced { text: &text }, warnings);
+        let after =
+            self.after_write(seen, &path, Landed::Replaced { text: &text, sha256: &sha256 }, warnings);
         Ok(WriteOutcome {
             action: Action::Write,
             path: path.display(),

@@ -192,12 +192,6 @@ pub fn default_state_dir(canonical_root: &Path) -> Option<PathBuf> {
     Some(base.join("filewright").join(format!("{name}-{key}")))
 }
 
-/// Hex sha256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn db_error(e: rusqlite::Error) -> Error {
     let busy = matches!(
         e.sqlite_error_code(),
@@ -217,7 +211,11 @@ mod tests {
     }
 
     fn facts(size: u64) -> Option<WriteFacts> {
-        Some(WriteFacts { size, added: size, sha256: sha256_hex(b"x") })
+        Some(WriteFacts {
+            size,
+            added: size,
+            sha256: "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881".into(),
+        })
     }
 
     #[test]

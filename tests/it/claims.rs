@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::util::{Root, Server};
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    filewright::store::sha256_hex(bytes)
+    filewright::files::sha256_hex(bytes)
 }
 
 #[tokio::test]

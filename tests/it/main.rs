@@ -3,6 +3,7 @@
 
 mod util;
 
+mod anchors;
 mod append;
 mod check_files;
 mod claims;
