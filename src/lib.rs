@@ -13,6 +13,8 @@
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root).
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
 //!   exact edits, bounded directory listings.
+//! - [`cleanup`]: undo what models send by mistake (read_file's line prefixes, a Markdown
+//!   fence around a whole file), only when certain.
 //! - [`store`]: claims and the artifact journal in SQLite, shared by every process on a root.
 //! - [`hooks`]: the `--after-write` command (formatter or linter), with a time limit.
 //! - [`session`]: per-process state and one file per tool, composing the above; plain Rust in
@@ -56,6 +58,7 @@
 #![warn(missing_docs)]
 
 pub mod check;
+pub mod cleanup;
 pub mod error;
 pub mod files;
 pub mod hooks;

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::after_write::{AfterWrite, Landed};
 use super::warnings::{self, APPEND_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required};
+use crate::cleanup;
 use crate::error::Result;
 use crate::files;
 use crate::files::sha256_hex;
@@ -54,6 +55,12 @@ impl Session {
         let content = required(content, "append_file", "content")?;
         let agent = self.agent(agent)?;
         let path = self.target(raw_path)?;
+        let sent = content;
+        let (content, cleaned) = match cleanup::clean(&path.display(), sent) {
+            Some((text, cleaned)) => (std::borrow::Cow::Owned(text), cleaned),
+            None => (std::borrow::Cow::Borrowed(sent), Vec::new()),
+        };
+        let content: &str = &content;
         let seen = self.lock_seen();
         let (text, unescaped) = if unescape::looks_over_escaped(content) {
             let before = match self.ws.stat(&path)? {
@@ -91,6 +98,7 @@ impl Session {
         let first_new_line =
             count_lines(out.contents.get(..out.size_before as usize).unwrap_or_default()) + 1;
         warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, APPEND_STUB_KINDS), first_new_line));
+        warnings.extend(cleaned.iter().map(|c| c.describe()));
         warnings.extend(content_warnings(content, &text, unescaped));
         let landed =
             Landed::Appended { bytes: &out.contents, sha256: &sha256, before: out.before, after: out.after };

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::after_write::{AfterWrite, Landed};
 use super::warnings::{self, WRITE_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required};
+use crate::cleanup;
 use crate::error::Result;
 use crate::files;
 use crate::files::sha256_hex;
@@ -49,6 +50,12 @@ impl Session {
         let content = required(content, "write_file", "content")?;
         let agent = self.agent(agent)?;
         let path = self.target(raw_path)?;
+        let sent = content;
+        let (content, cleaned) = match cleanup::clean(&path.display(), sent) {
+            Some((text, cleaned)) => (std::borrow::Cow::Owned(text), cleaned),
+            None => (std::borrow::Cow::Borrowed(sent), Vec::new()),
+        };
+        let content: &str = &content;
         let seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
         let sha256 = sha256_hex(text.as_bytes());
@@ -77,6 +84,7 @@ impl Session {
         if content.is_empty() {
             warnings.push(warnings::emptied(&path));
         }
+        warnings.extend(cleaned.iter().map(|c| c.describe()));
         warnings.extend(content_warnings(content, &text, unescaped));
         warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, WRITE_STUB_KINDS), 1));
         let after =

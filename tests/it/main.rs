@@ -7,6 +7,7 @@ mod anchors;
 mod append;
 mod check_files;
 mod claims;
+mod cleanup;
 mod cli;
 mod edit;
 mod guidance;
