@@ -31,6 +31,7 @@
 pub mod cache;
 mod languages;
 mod markdown;
+pub mod outline;
 mod parsers;
 mod report;
 pub mod stubs;

@@ -49,10 +49,11 @@ impl Profile {
                 "append_file",
                 "edit_file",
                 "read_file",
+                "outline",
                 "list_directory",
                 "check_files",
             ]),
-            Profile::Readonly => Some(&["read_file", "list_directory", "check_files"]),
+            Profile::Readonly => Some(&["read_file", "outline", "list_directory", "check_files"]),
         }
     }
 }

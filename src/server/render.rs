@@ -8,7 +8,7 @@ use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, FileStatus, LineEndings,
-    ListOutcome, ReadOutcome, WriteOutcome,
+    ListOutcome, OutlineOutcome, ReadOutcome, WriteOutcome,
 };
 use crate::workspace::FileKind;
 
@@ -353,6 +353,33 @@ impl Rendered for ListOutcome {
         }
         if !left_out.is_empty() {
             text.push_str(&format!("\n({})", left_out.join("; ")));
+        }
+        text
+    }
+}
+
+impl Rendered for OutlineOutcome {
+    fn text(&self) -> String {
+        let outline = &self.outline;
+        let mut text = format!("{} ({} lines):", self.path, self.total_lines);
+        if outline.items.is_empty() {
+            text.push_str(" no definitions found");
+        }
+        for item in &outline.items {
+            let indent = "  ".repeat(item.depth + 1);
+            text.push_str(&format!(
+                "\n{indent}{}-{} {} {}",
+                item.start_line, item.end_line, item.kind, item.name
+            ));
+        }
+        if outline.more > 0 {
+            text.push_str(&format!(
+                "\n({} more definitions not shown: read_file the part you need)",
+                outline.more
+            ));
+        }
+        if let Some(note) = &outline.note {
+            text.push_str(&format!("\nnote: {note}"));
         }
         text
     }

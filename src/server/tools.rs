@@ -13,7 +13,7 @@ use super::render;
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, EditSpec, ListOutcome,
-    ReadOutcome, WriteOutcome,
+    OutlineOutcome, ReadOutcome, WriteOutcome,
 };
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
@@ -214,6 +214,14 @@ pub struct ReleaseArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoArgs {}
 
+/// Arguments of `outline`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct OutlineArgs {
+    /// File path relative to the root.
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+}
+
 /// Arguments of `list_artifacts`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ArtifactsArgs {
@@ -290,6 +298,19 @@ impl FilewrightServer {
             session.read_file(args.path.as_deref(), args.offset, args.limit, args.anchors.unwrap_or(false))
         })
         .await
+    }
+
+    /// The outline of a file: its definitions with line ranges and nesting, from the syntax
+    /// tree (functions, classes, methods, structs, enums, traits, impls, CSS rules, the
+    /// top-level keys of JSON, YAML and TOML, Markdown headings), one per line like
+    /// `12-48 class Timer`. Use it to find your way in a file you wrote without reading it
+    /// back, then read_file with an offset. A file with syntax problems gets what parsed.
+    #[tool(
+        output_schema = schema_for_output::<OutlineOutcome>(),
+        annotations(title = "Outline", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn outline(&self, Parameters(args): Parameters<OutlineArgs>) -> CallToolResult {
+        self.run(move |session| session.outline(args.path.as_deref())).await
     }
 
     /// Strict final check: call it BEFORE you say you are done. For each file (the given

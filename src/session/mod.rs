@@ -19,6 +19,7 @@ mod check_files;
 mod claims;
 mod edit;
 mod list;
+mod outline;
 mod read;
 mod warnings;
 mod write;
@@ -35,6 +36,7 @@ pub use check_files::{CheckOutcome, FileCheck, FileStatus};
 pub use claims::ClaimsOutcome;
 pub use edit::{EditOutcome, EditSpec};
 pub use list::ListOutcome;
+pub use outline::OutlineOutcome;
 pub use read::{LineEndings, ReadOutcome};
 pub use write::WriteOutcome;
 

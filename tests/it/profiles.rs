@@ -22,7 +22,7 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         "{names:?}"
     );
     assert!(
-        names.iter().all(|n| ["read_file", "check_files", "list_directory"].contains(&n.as_str())),
+        names.iter().all(|n| ["read_file", "outline", "check_files", "list_directory"].contains(&n.as_str())),
         "{names:?}"
     );
     let refused = server
@@ -40,7 +40,7 @@ async fn profiles_choose_the_tools_listed_and_callable() {
 
     let server = Server::spawn_with(&root, &["--profile", "coding"]).await;
     let names = tool_names(&server).await;
-    for expected in ["append_file", "check_files", "edit_file", "read_file", "write_file"] {
+    for expected in ["append_file", "check_files", "edit_file", "outline", "read_file", "write_file"] {
         assert!(names.contains(&expected.to_string()), "{names:?}");
     }
     assert!(!names.iter().any(|n| n.contains("claim") || n == "list_artifacts"), "{names:?}");
@@ -57,6 +57,7 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         "list_artifacts",
         "list_claims",
         "list_directory",
+        "outline",
         "read_file",
         "release_files",
         "write_file",
@@ -82,8 +83,9 @@ async fn annotations_are_truthful() {
     let tools = server.client.list_all_tools().await.unwrap();
     for tool in &tools {
         let a = tool.annotations.as_ref().expect("annotations");
-        let read_only = ["read_file", "check_files", "list_claims", "list_artifacts", "list_directory"]
-            .contains(&&*tool.name);
+        let read_only =
+            ["read_file", "outline", "check_files", "list_claims", "list_artifacts", "list_directory"]
+                .contains(&&*tool.name);
         assert_eq!(a.read_only_hint, Some(read_only), "{}", tool.name);
         assert_eq!(a.open_world_hint, Some(false), "{}", tool.name);
     }
