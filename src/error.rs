@@ -190,6 +190,13 @@ pub enum Error {
         /// The last write the journal recorded: (agent, action, when).
         last_write: Option<Box<(String, String, Timestamp)>>,
     },
+    /// `undo` cannot put the file back; nothing was changed.
+    UndoRefused {
+        /// Root-relative path.
+        path: String,
+        /// Why, and what to do.
+        reason: String,
+    },
     /// No sandbox root has been chosen yet: the server waits for the client's roots.
     NoRoot,
     /// The path lies in filewright's own state directory.
@@ -386,6 +393,9 @@ impl fmt::Display for Error {
                     " Nothing was changed. Read the file again (read_file; its result gives the new sha256) and \
                      redo your change on what it holds now."
                 )
+            }
+            Error::UndoRefused { path, reason } => {
+                write!(f, "{path} was not changed: undo refused because {reason}.")
             }
             Error::NoRoot => write!(
                 f,

@@ -28,8 +28,8 @@ struct Cli {
     /// directory, keyed by the root, so every process on the same root shares it.
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
-    /// Which tools to list: full (all), coding (write/append/edit/read/list/check) or
-    /// readonly (read/list/check).
+    /// Which tools to list: full (all), coding (write/append/edit/undo/read/outline/list/check)
+    /// or readonly (read/outline/list/check).
     #[arg(long, value_name = "PROFILE", default_value = "full")]
     profile: Profile,
     /// Claims expire this many seconds after their owner's last write (default: never).
@@ -42,6 +42,9 @@ struct Cli {
     /// Seconds the --after-write command may run before it is killed.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     hook_timeout: u64,
+    /// Bytes of old file versions kept per root for `undo`; the oldest are dropped first.
+    #[arg(long, value_name = "BYTES", default_value_t = filewright::store::DEFAULT_HISTORY_BYTES)]
+    history_bytes: u64,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -86,6 +89,7 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         claim_ttl: cli.claim_ttl.map(Duration::from_secs),
         after_write: cli.after_write,
         hook_timeout: Duration::from_secs(cli.hook_timeout),
+        history_bytes: cli.history_bytes,
     };
     let slot = match cli.root {
         // Named explicitly: served as given, even `/` or the home directory.

@@ -370,6 +370,18 @@ impl Workspace {
         Ok(existing.is_none())
     }
 
+    /// Removes the regular file at `path` (not a directory); a missing file is not an error.
+    pub fn remove_file(&self, path: &RootPath) -> Result<()> {
+        self.guard_reserved(path)?;
+        match self.stat(path)? {
+            Some(info) => require_file(path, &info)?,
+            None => return Ok(()),
+        }
+        let parent_dir = self.open_parent(path, false)?;
+        let (_, name) = path.split();
+        parent_dir.remove_file(name).map_err(|e| map_io(e, "remove", path))
+    }
+
     /// Opens the file for appending, creating it (and its parents) when missing. Refuses
     /// non-regular files and files with more than one hard link (checked on the opened handle,
     /// so a swap between check and use cannot slip through).

@@ -48,6 +48,7 @@ impl Profile {
                 "write_file",
                 "append_file",
                 "edit_file",
+                "undo",
                 "read_file",
                 "outline",
                 "list_directory",

@@ -8,7 +8,7 @@ use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, FileStatus, LineEndings,
-    ListOutcome, OutlineOutcome, ReadOutcome, WriteOutcome,
+    ListOutcome, OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
 };
 use crate::workspace::FileKind;
 
@@ -277,8 +277,13 @@ impl Rendered for ArtifactsOutcome {
                 v.on_disk.as_str()
             ));
             for h in &a.history {
+                let restore = match h.restore_with_steps {
+                    Some(0) => " (current)".to_string(),
+                    Some(steps) => format!(" (undo steps: {steps} restores it)"),
+                    None => " (no longer restorable)".to_string(),
+                };
                 text.push_str(&format!(
-                    "\n      {} {} by {:?}: +{} -> {} bytes",
+                    "\n      {} {} by {:?}: +{} -> {} bytes{restore}",
                     h.time, h.action, h.agent, h.added, h.size
                 ));
             }
@@ -382,5 +387,26 @@ impl Rendered for OutlineOutcome {
             text.push_str(&format!("\nnote: {note}"));
         }
         text
+    }
+}
+
+impl Rendered for UndoOutcome {
+    fn text(&self) -> String {
+        let what = if self.undone.len() == 1 {
+            "change".to_string()
+        } else {
+            format!("{} changes", self.undone.len())
+        };
+        let state = match self.removed {
+            true => format!("{} no longer exists (the first change undone created it)", self.path),
+            false => format!("{} is back to {} lines ({} bytes)", self.path, self.lines, self.size),
+        };
+        let mut text = format!("Undid {what}: {state}.");
+        for undone in &self.undone {
+            text.push_str(&format!("\n  undone: {undone}"));
+        }
+        text.push_str(&format!("\n{}", self.after.syntax.summary()));
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
     }
 }

@@ -13,7 +13,7 @@ use super::render;
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, EditSpec, ListOutcome,
-    OutlineOutcome, ReadOutcome, WriteOutcome,
+    OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
 };
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
@@ -214,6 +214,26 @@ pub struct ReleaseArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoArgs {}
 
+/// Arguments of `undo`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UndoArgs {
+    /// File path relative to the root.
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+    /// How many of the file's last changes to take back (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 100), with = "usize")]
+    pub steps: Option<usize>,
+    /// Undo even though the file was changed outside filewright since (that change is lost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub force: Option<bool>,
+    /// Optional: the agent undoing (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
 /// Arguments of `outline`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OutlineArgs {
@@ -296,6 +316,23 @@ impl FilewrightServer {
     async fn read_file(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
         self.run(move |session| {
             session.read_file(args.path.as_deref(), args.offset, args.limit, args.anchors.unwrap_or(false))
+        })
+        .await
+    }
+
+    /// Put a file back as it was before its last `steps` changes (default 1) made through
+    /// filewright on this root (writes, appends, edits and undos, by any agent): take back a
+    /// wrong chunk without rewriting the file. Claims hold; the undo is journaled and can be
+    /// undone itself. Refused when the file was changed outside filewright since (unless
+    /// `force: true`) or when an old version is no longer kept; list_artifacts with
+    /// `history: true` shows which versions `steps` can restore.
+    #[tool(
+        output_schema = schema_for_output::<UndoOutcome>(),
+        annotations(title = "Undo", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn undo(&self, Parameters(args): Parameters<UndoArgs>) -> CallToolResult {
+        self.run(move |session| {
+            session.undo(args.path.as_deref(), args.steps, args.force.unwrap_or(false), args.agent.as_deref())
         })
         .await
     }

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::files;
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
-use crate::store::{Action, WriteFacts};
+use crate::store::{Action, Before, WriteFacts};
 use crate::unescape;
 
 /// Result of `append_file`.
@@ -83,6 +83,7 @@ impl Session {
                     size: out.size,
                     added: out.added,
                     sha256: sha256.clone(),
+                    before: Some(if out.created { Before::Absent } else { Before::Prefix(out.size_before) }),
                 });
                 Ok(((out, sha256), facts))
             })

@@ -12,7 +12,7 @@ use crate::files;
 use crate::files::anchor::{self, Anchor};
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
-use crate::store::{Action, WriteFacts};
+use crate::store::{Action, Before, WriteFacts};
 
 /// Lines of diff shown in an edit result.
 const MAX_DIFF_LINES: usize = 200;
@@ -195,6 +195,10 @@ impl Session {
                         size: written.size,
                         added: written.size.saturating_sub(applied.before.len() as u64),
                         sha256: sha256.clone(),
+                        before: Some(match applied.existed {
+                            true => Before::Content(applied.before.clone().into_bytes()),
+                            false => Before::Absent,
+                        }),
                     };
                     Ok(((applied, sha256), Some(facts)))
                 })

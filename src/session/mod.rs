@@ -21,6 +21,7 @@ mod edit;
 mod list;
 mod outline;
 mod read;
+mod undo;
 mod warnings;
 mod write;
 
@@ -38,6 +39,7 @@ pub use edit::{EditOutcome, EditSpec};
 pub use list::ListOutcome;
 pub use outline::OutlineOutcome;
 pub use read::{LineEndings, ReadOutcome};
+pub use undo::UndoOutcome;
 pub use write::WriteOutcome;
 
 use crate::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES};
@@ -63,6 +65,8 @@ pub struct Settings {
     pub after_write: Option<String>,
     /// `--hook-timeout`.
     pub hook_timeout: Duration,
+    /// `--history-bytes`.
+    pub history_bytes: u64,
 }
 
 /// The settings a session on one root works with, resolved from [`Settings`].
@@ -128,7 +132,7 @@ impl Session {
             None => crate::store::default_state_dir(ws.host_root())
                 .context("no state directory is known for this platform: pass --state-dir")?,
         };
-        let store = Store::open(&state_dir, settings.claim_ttl)?;
+        let store = Store::open(&state_dir, settings.claim_ttl)?.with_history_budget(settings.history_bytes);
         ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
         tracing::info!(
             root = %ws.host_root().display(),

@@ -245,3 +245,27 @@ mod path_tokens {
         }
     }
 }
+
+#[test]
+fn versions_over_the_history_budget_are_dropped_oldest_first_and_undo_says_so() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(tmp.path().join("root")).expect("root");
+    let ws = Workspace::open_root(&tmp.path().join("root")).expect("open root");
+    // Room for one kept version of 8 bytes, not two.
+    let store = Store::open(&tmp.path().join("state"), None).expect("store").with_history_budget(12);
+    let s = Session::new(
+        ws,
+        Config { agent: "tester".into(), max_file_bytes: 1 << 20, after_write: None },
+        store,
+    );
+    for content in ["first-1\n", "second2\n", "third-3\n"] {
+        s.write_file(Some("v.txt"), Some(content), None, None).expect("write");
+    }
+    // The version before the last write ("second2") is kept: one step works.
+    s.undo(Some("v.txt"), None, false, None).expect("one step back");
+    assert_eq!(std::fs::read(tmp.path().join("root/v.txt")).expect("read"), b"second2\n");
+    // Two steps back would need "first-1", dropped by the budget.
+    let err = s.undo(Some("v.txt"), Some(3), false, None).expect_err("dropped");
+    assert!(err.to_string().contains("no copy"), "{err}");
+    assert_eq!(std::fs::read(tmp.path().join("root/v.txt")).expect("read"), b"second2\n");
+}

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::files;
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
-use crate::store::{Action, WriteFacts};
+use crate::store::{Action, Before, WriteFacts};
 
 /// Result of `write_file`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -63,14 +63,27 @@ impl Session {
             .store
             .write_claimed(&path.display(), &agent, Action::Write, || {
                 let existing = self.ws.stat(&path)?;
+                // The old content, for undo and the guard. A file too large to hold is replaced
+                // all the same (unless guarded); that write then cannot be undone.
+                let current = match existing {
+                    Some(_) if expected_sha256.is_some() => {
+                        Some(self.ws.read(&path, self.config.max_file_bytes)?)
+                    }
+                    Some(_) => self.ws.read(&path, self.config.max_file_bytes).ok(),
+                    None => None,
+                };
                 if let Some(expected) = expected_sha256 {
-                    let current =
-                        existing.map(|_| self.ws.read(&path, self.config.max_file_bytes)).transpose()?;
                     files::Expected { size: None, sha256: Some(expected.to_owned()) }
                         .check_content(&path, current.as_deref())?;
                 }
+                let before = match (existing, current) {
+                    (None, _) => Some(Before::Absent),
+                    (Some(_), Some(bytes)) => Some(Before::Content(bytes)),
+                    (Some(_), None) => None,
+                };
                 let written = files::write(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes)?;
-                let facts = WriteFacts { size: written.size, added: written.size, sha256: sha256.clone() };
+                let facts =
+                    WriteFacts { size: written.size, added: written.size, sha256: sha256.clone(), before };
                 Ok(((existing, written), Some(facts)))
             })
             .map_err(|e| self.with_last_write(e))?;

@@ -1,11 +1,11 @@
 //! The journal: one row per successful write, append or edit, so that an agent or a person
 //! can see which artifacts exist, who wrote them, and verify them (sha256).
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{WriteFacts, db_error};
+use super::{Before, UndoStep, WriteFacts, db_error};
 use crate::error::Result;
 use crate::timestamp::Timestamp;
 
@@ -19,6 +19,8 @@ pub enum Action {
     Append,
     /// edit_file.
     Edit,
+    /// undo.
+    Undo,
 }
 
 impl Action {
@@ -28,6 +30,7 @@ impl Action {
             Action::Write => "write",
             Action::Append => "append",
             Action::Edit => "edit",
+            Action::Undo => "undo",
         }
     }
 }
@@ -44,6 +47,7 @@ impl rusqlite::types::FromSql for Action {
             "write" => Ok(Action::Write),
             "append" => Ok(Action::Append),
             "edit" => Ok(Action::Edit),
+            "undo" => Ok(Action::Undo),
             other => {
                 Err(rusqlite::types::FromSqlError::Other(format!("unknown journal action {other:?}").into()))
             }
@@ -66,6 +70,11 @@ pub struct JournalEntry {
     pub added: u64,
     /// sha256 of the whole file after (hex).
     pub sha256: String,
+    /// `undo` with this many `steps` puts the file back as it was right after this change
+    /// (0: it is the latest); absent when a change since has no kept version to undo.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    pub restore_with_steps: Option<u64>,
 }
 
 /// The latest recorded state of one file.
@@ -96,13 +105,80 @@ pub(super) fn record(
     action: Action,
     path: &str,
     f: &WriteFacts,
+    history_bytes: u64,
 ) -> Result<()> {
     conn.execute(
         "INSERT INTO journal (time, agent, action, path, size, added, sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![now.as_millis(), agent, action.as_str(), path, f.size as i64, f.added as i64, f.sha256],
     )
     .map_err(db_error)?;
+    let Some(before) = &f.before else { return Ok(()) };
+    let id = conn.last_insert_rowid();
+    let (kind, size, content): (&str, u64, Option<&[u8]>) = match before {
+        Before::Absent => ("absent", 0, None),
+        Before::Content(bytes) => ("content", bytes.len() as u64, Some(bytes)),
+        Before::Prefix(size) => ("prefix", *size, None),
+    };
+    conn.execute(
+        "INSERT INTO versions (journal_id, kind, size, content) VALUES (?1, ?2, ?3, ?4)",
+        params![id, kind, size as i64, content],
+    )
+    .map_err(db_error)?;
+    keep_within(conn, history_bytes)
+}
+
+/// Drops the oldest kept contents until the rest fit in `budget` bytes.
+fn keep_within(conn: &Connection, budget: u64) -> Result<()> {
+    let total: i64 = conn
+        .query_row("SELECT COALESCE(SUM(LENGTH(content)), 0) FROM versions", [], |r| r.get(0))
+        .map_err(db_error)?;
+    let mut over = total - budget.min(i64::MAX as u64) as i64;
+    while over > 0 {
+        let oldest: Option<(i64, i64)> = conn
+            .query_row(
+                "SELECT journal_id, LENGTH(content) FROM versions WHERE content IS NOT NULL ORDER BY journal_id LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(db_error)?;
+        let Some((id, len)) = oldest else { break };
+        conn.execute("UPDATE versions SET content = NULL WHERE journal_id = ?1", [id]).map_err(db_error)?;
+        over -= len;
+    }
     Ok(())
+}
+
+/// The last `steps` changes of `path`, newest first (fewer when the journal has fewer).
+pub(super) fn undo_steps(conn: &Connection, path: &str, steps: usize) -> Result<Vec<UndoStep>> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT j.action, j.agent, j.time, j.sha256, v.kind, v.size, v.content
+             FROM journal j LEFT JOIN versions v ON v.journal_id = j.id
+             WHERE j.path = ?1 ORDER BY j.id DESC LIMIT ?2",
+        )
+        .map_err(db_error)?;
+    let rows = stmt
+        .query_map(params![path, steps as i64], |r| {
+            let kind: Option<String> = r.get(4)?;
+            let size: Option<i64> = r.get(5)?;
+            let content: Option<Vec<u8>> = r.get(6)?;
+            let before = match (kind.as_deref(), content) {
+                (Some("absent"), _) => Some(Before::Absent),
+                (Some("content"), Some(bytes)) => Some(Before::Content(bytes)),
+                (Some("prefix"), _) => size.map(|s| Before::Prefix(s.max(0) as u64)),
+                _ => None,
+            };
+            Ok(UndoStep {
+                action: r.get(0)?,
+                agent: r.get(1)?,
+                time: Timestamp::from_millis(r.get(2)?),
+                sha256_after: r.get(3)?,
+                before,
+            })
+        })
+        .map_err(db_error)?;
+    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
 }
 
 pub(super) fn artifacts(
@@ -149,21 +225,38 @@ pub(super) fn artifacts(
 
 fn entries(conn: &Connection, path: &str) -> Result<Vec<JournalEntry>> {
     let mut stmt = conn
-        .prepare("SELECT time, agent, action, size, added, sha256 FROM journal WHERE path = ?1 ORDER BY id")
+        .prepare(
+            "SELECT j.time, j.agent, j.action, j.size, j.added, j.sha256,
+                    v.kind IS NOT NULL AND (v.kind <> 'content' OR v.content IS NOT NULL)
+             FROM journal j LEFT JOIN versions v ON v.journal_id = j.id
+             WHERE j.path = ?1 ORDER BY j.id",
+        )
         .map_err(db_error)?;
     let rows = stmt
         .query_map([path], |r| {
-            Ok(JournalEntry {
+            let entry = JournalEntry {
                 time: Timestamp::from_millis(r.get(0)?),
                 agent: r.get(1)?,
                 action: r.get(2)?,
                 size: r.get::<_, i64>(3)? as u64,
                 added: r.get::<_, i64>(4)? as u64,
                 sha256: r.get(5)?,
-            })
+                restore_with_steps: None,
+            };
+            Ok((entry, r.get::<_, bool>(6)?))
         })
         .map_err(db_error)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+    let rows = rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)?;
+    // Entry k is restored by undoing every later change, each of which needs its kept version.
+    let mut out: Vec<JournalEntry> = Vec::with_capacity(rows.len());
+    let mut reachable = true;
+    for (steps, (mut entry, undoable)) in rows.into_iter().rev().enumerate() {
+        entry.restore_with_steps = reachable.then_some(steps as u64);
+        reachable &= undoable;
+        out.push(entry);
+    }
+    out.reverse();
+    Ok(out)
 }
 
 pub(super) fn paths(conn: &Connection, since: Timestamp) -> Result<Vec<String>> {

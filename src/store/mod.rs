@@ -48,7 +48,16 @@ CREATE TABLE IF NOT EXISTS journal (
     sha256 TEXT NOT NULL       -- of the whole file after
 );
 CREATE INDEX IF NOT EXISTS journal_by_path ON journal (path, id);
+CREATE TABLE IF NOT EXISTS versions (
+    journal_id INTEGER PRIMARY KEY,  -- the change this version undoes
+    kind       TEXT NOT NULL,        -- absent | content | prefix: what the file was before it
+    size       INTEGER NOT NULL,     -- bytes before
+    content    BLOB                  -- the bytes before (content); NULL once the budget dropped them
+);
 ";
+
+/// Bytes of old versions kept per root by default (`--history-bytes`).
+pub const DEFAULT_HISTORY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What the journal records about one write, computed by the caller from the bytes on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +68,37 @@ pub struct WriteFacts {
     pub added: u64,
     /// Hex sha256 of the whole file after the write.
     pub sha256: String,
+    /// What the file was before, so that `undo` can put it back; None when it could not be
+    /// kept (the old file was too large to read), which makes this change final.
+    pub before: Option<Before>,
+}
+
+/// What a file was before a change: kept so that `undo` can restore it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Before {
+    /// There was no file.
+    Absent,
+    /// The whole old content (a write or an edit replaced it).
+    Content(Vec<u8>),
+    /// The first this many bytes of the file after the change (an append added the rest): no
+    /// copy is needed.
+    Prefix(u64),
+}
+
+/// One change `undo` may take back, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndoStep {
+    /// What the change was.
+    pub action: Action,
+    /// Who made it.
+    pub agent: String,
+    /// When.
+    pub time: Timestamp,
+    /// The file's sha256 right after the change.
+    pub sha256_after: String,
+    /// What the file was before the change; None when no copy was kept (the history budget
+    /// dropped it, or the change predates undo).
+    pub before: Option<Before>,
 }
 
 /// The shared store of one root.
@@ -68,6 +108,8 @@ pub struct Store {
     conn: Mutex<Connection>,
     path: PathBuf,
     claim_ttl: Option<Duration>,
+    /// Bytes of old versions kept; the oldest are dropped first.
+    history_bytes: u64,
 }
 
 impl Store {
@@ -95,7 +137,13 @@ impl Store {
         conn.execute_batch(SCHEMA).with_context(hint)?;
         let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).with_context(hint)?;
         anyhow::ensure!(check == "ok", "{}: quick_check says {check}", hint());
-        Ok(Store { conn: Mutex::new(conn), path, claim_ttl })
+        Ok(Store { conn: Mutex::new(conn), path, claim_ttl, history_bytes: DEFAULT_HISTORY_BYTES })
+    }
+
+    /// Keeps at most `bytes` of old versions for `undo` (default [`DEFAULT_HISTORY_BYTES`]).
+    pub fn with_history_budget(mut self, bytes: u64) -> Self {
+        self.history_bytes = bytes;
+        self
     }
 
     /// Where the database lives (for startup logs).
@@ -120,13 +168,38 @@ impl Store {
         action: Action,
         write: impl FnOnce() -> Result<(T, Option<WriteFacts>)>,
     ) -> Result<(T, Option<String>)> {
+        self.claimed_change(path, agent, action, |_| write())
+    }
+
+    /// [`Store::write_claimed`] for `undo`: `undo` receives the last `steps` changes of `path`
+    /// (newest first), read in the same transaction, so no other writer can slip in between.
+    pub fn undo_claimed<T>(
+        &self,
+        path: &str,
+        agent: &str,
+        steps: usize,
+        undo: impl FnOnce(&[UndoStep]) -> Result<(T, Option<WriteFacts>)>,
+    ) -> Result<(T, Option<String>)> {
+        self.claimed_change(path, agent, Action::Undo, |conn| {
+            let plan = journal::undo_steps(conn, path, steps)?;
+            undo(&plan)
+        })
+    }
+
+    fn claimed_change<T>(
+        &self,
+        path: &str,
+        agent: &str,
+        action: Action,
+        change: impl FnOnce(&Connection) -> Result<(T, Option<WriteFacts>)>,
+    ) -> Result<(T, Option<String>)> {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
         let now = Timestamp::now();
         claims::take(&tx, path, agent, now, self.claim_ttl)?;
-        let (value, facts) = write()?;
+        let (value, facts) = change(&tx)?;
         let recorded = match &facts {
-            Some(facts) => journal::record(&tx, now, agent, action, path, facts),
+            Some(facts) => journal::record(&tx, now, agent, action, path, facts, self.history_bytes),
             None => Ok(()),
         }
         .and_then(|()| tx.commit().map_err(db_error));
@@ -215,6 +288,7 @@ mod tests {
             size,
             added: size,
             sha256: "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881".into(),
+            before: Some(Before::Absent),
         })
     }
 
@@ -283,7 +357,10 @@ mod tests {
         let (_d, s) = store(None);
         s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(10)))).unwrap();
         s.write_claimed("a.js", "alice", Action::Append, || {
-            Ok(((), Some(WriteFacts { size: 15, added: 5, sha256: "h".into() })))
+            Ok((
+                (),
+                Some(WriteFacts { size: 15, added: 5, sha256: "h".into(), before: Some(Before::Prefix(10)) }),
+            ))
         })
         .unwrap();
         s.write_claimed("b.py", "bob", Action::Write, || Ok(((), facts(3)))).unwrap();

@@ -21,4 +21,5 @@ mod sandbox;
 mod schemas;
 mod syntax;
 mod truth;
+mod undo;
 mod write;

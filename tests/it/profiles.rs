@@ -60,6 +60,7 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         "outline",
         "read_file",
         "release_files",
+        "undo",
         "write_file",
     ];
     assert_eq!(names, all, "the full profile lists every tool");

@@ -1,0 +1,77 @@
+//! `undo` over stdio: writes, appends and edits taken back, the refusal after an outside
+//! change, undoing an undo, and the history that says what can be restored.
+
+use serde_json::json;
+
+use crate::util::{Root, Server};
+
+#[tokio::test]
+async fn a_wrong_append_is_taken_back_and_the_undo_can_be_undone() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    server.call("write_file", json!({"path": "app.js", "content": "const a = 1;\n"})).await.ok();
+    server.call("append_file", json!({"path": "app.js", "content": "const b = 2;\n"})).await.ok();
+    server.call("append_file", json!({"path": "app.js", "content": "WRONG CHUNK\n"})).await.ok();
+    let reply = server.call("undo", json!({"path": "app.js"})).await.ok();
+    assert_eq!(root.read("app.js"), b"const a = 1;\nconst b = 2;\n");
+    assert!(reply.text().contains("undone: append"), "{}", reply.text());
+    assert_eq!(reply.json()["syntax"]["status"], "ok");
+    assert_eq!(reply.json()["sha256"], filewright::files::sha256_hex(&root.read("app.js")));
+    // The undo is a change too: undoing it brings the chunk back.
+    server.call("undo", json!({"path": "app.js"})).await.ok();
+    assert_eq!(root.read("app.js"), b"const a = 1;\nconst b = 2;\nWRONG CHUNK\n");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn several_steps_go_back_through_edits_and_writes_to_no_file_at_all() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    server.call("write_file", json!({"path": "n.py", "content": "x = 1\n"})).await.ok();
+    server
+        .call("edit_file", json!({"path": "n.py", "old_string": "x = 1", "new_string": "x = 2"}))
+        .await
+        .ok();
+    server.call("write_file", json!({"path": "n.py", "content": "y = 3\n"})).await.ok();
+    server.call("undo", json!({"path": "n.py", "steps": 2})).await.ok();
+    assert_eq!(root.read("n.py"), b"x = 1\n");
+    let history = server.call("list_artifacts", json!({"path": "n.py", "history": true})).await.ok();
+    let entries = history.json()["artifacts"][0]["history"].as_array().cloned().unwrap_or_default();
+    let steps: Vec<_> = entries.iter().map(|e| e["restore_with_steps"].clone()).collect();
+    assert_eq!(steps, [json!(3), json!(2), json!(1), json!(0)], "{}", history.text());
+    // Back past the first write: the file did not exist.
+    let reply = server.call("undo", json!({"path": "n.py", "steps": 4})).await.ok();
+    assert!(!root.exists("n.py"), "{}", reply.text());
+    assert_eq!(reply.json()["removed"], true);
+    let text = server.call("undo", json!({"path": "n.py", "steps": 99})).await.err();
+    assert!(text.contains("only 5 change(s)"), "{text}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_outside_change_is_not_lost_unless_forced() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    server.call("write_file", json!({"path": "c.txt", "content": "v1\n"})).await.ok();
+    server.call("write_file", json!({"path": "c.txt", "content": "v2\n"})).await.ok();
+    std::fs::write(root.path().join("c.txt"), "edited by hand\n").expect("outside edit");
+    let text = server.call("undo", json!({"path": "c.txt"})).await.err();
+    assert!(text.contains("changed outside filewright") && text.contains("force"), "{text}");
+    assert_eq!(root.read("c.txt"), b"edited by hand\n");
+    server.call("undo", json!({"path": "c.txt", "force": true})).await.ok();
+    assert_eq!(root.read("c.txt"), b"v1\n");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn claims_hold_for_undo() {
+    let root = Root::new();
+    let alice = Server::spawn_as(&root, "alice").await;
+    let bob = Server::spawn_as(&root, "bob").await;
+    alice.call("write_file", json!({"path": "mine.txt", "content": "a\n"})).await.ok();
+    let text = bob.call("undo", json!({"path": "mine.txt"})).await.err();
+    assert!(text.contains("CONFLICT") && text.contains("alice"), "{text}");
+    assert_eq!(root.read("mine.txt"), b"a\n");
+    alice.stop().await;
+    bob.stop().await;
+}
