@@ -60,9 +60,6 @@ pub fn outline(path: &str, text: &str) -> Outline {
         return Outline::without(None, "no outline for this file type");
     };
     let name = lang.name();
-    if name == LanguageName::Html {
-        return Outline::without(Some(name), "no outline for HTML: read the file, or search it for ids");
-    }
     let Some(tree) = parse_tree(lang, text, None) else {
         return Outline::without(Some(name), "the file could not be parsed in time");
     };
@@ -241,8 +238,45 @@ impl<'t> Walk<'t> {
                 Some(("heading", text, Some(node)))
             }
             (Bash, "function_definition") => named("function"),
+            (Html, "element" | "script_element" | "style_element") => self.html_element(node),
             _ => None,
         }
+    }
+
+    /// Headings, the page's landmarks (head, body, header, nav, main, section, article, aside,
+    /// footer, form, template, script, style) and any element with an id.
+    fn html_element(&self, node: Node<'t>) -> Option<(&'static str, String, Option<Node<'t>>)> {
+        const LANDMARKS: &[&str] = &[
+            "head", "body", "header", "nav", "main", "section", "article", "aside", "footer", "form",
+            "template", "script", "style",
+        ];
+        let start = (0..node.named_child_count())
+            .filter_map(|i| node.named_child(i as u32))
+            .find(|c| c.kind() == "start_tag")?;
+        let mut cursor = start.walk();
+        let parts: Vec<Node> = start.named_children(&mut cursor).collect();
+        let tag =
+            parts.iter().find(|p| p.kind() == "tag_name").map(|t| self.text_of(*t).to_ascii_lowercase())?;
+        let id = parts.iter().filter(|p| p.kind() == "attribute").find_map(|a| {
+            let name = a.named_child(0).map(|n| self.text_of(n))?;
+            let value = a.named_child(1).map(|v| self.text_of(v).trim_matches(['"', '\'']))?;
+            name.eq_ignore_ascii_case("id").then(|| value.to_owned())
+        });
+        if matches!(tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+            let inner = self.text_of(node);
+            let text = inner
+                .split_once('>')
+                .map_or("", |(_, rest)| rest)
+                .rsplit_once("</")
+                .map_or("", |(body, _)| body);
+            return Some(("heading", format!("{tag} {}", text.trim()), None));
+        }
+        let name = match id {
+            Some(id) => format!("{tag}#{id}"),
+            None if LANDMARKS.contains(&tag.as_str()) => tag,
+            None => return None,
+        };
+        Some(("element", name, Some(node)))
     }
 
     /// A TOML table's header line (`[server.http]`, `[[bin]]`).
@@ -326,6 +360,20 @@ mod tests {
         assert_eq!(
             shown("r.md", text),
             ["1-9 heading Title", "  5-8 heading Usage", "  9-9 heading Install"]
+        );
+    }
+
+    #[test]
+    fn html_landmarks_ids_and_headings() {
+        let text = "<!doctype html>\n<html>\n<body>\n  <nav id=\"top\"><a href=\"/\">home</a></nav>\n  <h1>Todo app</h1>\n  <div><p>x</p></div>\n  <script src=\"app.js\"></script>\n</body>\n</html>\n";
+        assert_eq!(
+            shown("i.html", text),
+            [
+                "3-8 element body",
+                "  4-4 element nav#top",
+                "  5-5 heading h1 Todo app",
+                "  7-7 element script"
+            ]
         );
     }
 

@@ -339,7 +339,8 @@ impl FilewrightServer {
 
     /// The outline of a file: its definitions with line ranges and nesting, from the syntax
     /// tree (functions, classes, methods, structs, enums, traits, impls, CSS rules, the
-    /// top-level keys of JSON, YAML and TOML, Markdown headings), one per line like
+    /// top-level keys of JSON, YAML and TOML, Markdown headings, HTML headings, landmarks and
+    /// ids, Bash functions), one per line like
     /// `12-48 class Timer`. Use it to find your way in a file you wrote without reading it
     /// back, then read_file with an offset. A file with syntax problems gets what parsed.
     #[tool(

@@ -18,6 +18,7 @@ async fn every_checked_language_gets_an_outline_with_line_ranges() {
         ("a.toml", "[package]\nname = \"x\"\n", "1-2 table [package]"),
         ("a.md", "# Guide\n\ntext\n", "1-3 heading Guide"),
         ("a.sh", "deploy() {\n  echo hi\n}\n", "1-3 function deploy"),
+        ("a.html", "<body>\n  <main id=\"app\"></main>\n</body>\n", "1-3 element body"),
     ];
     let mut root = Root::new();
     for (path, text, _) in cases {
