@@ -355,7 +355,7 @@ mod tests {
 
     #[test]
     fn every_grammar_in_the_table_loads() {
-        for spec in TABLE {
+        for spec in crate::check::languages::TABLE {
             let mut parser = tree_sitter::Parser::new();
             assert!(parser.set_language(&(spec.grammar)()).is_ok(), "{}", spec.name);
         }
@@ -364,7 +364,7 @@ mod tests {
     #[test]
     fn no_extension_is_claimed_by_two_rows() {
         let mut seen = std::collections::HashSet::new();
-        for spec in TABLE {
+        for spec in crate::check::languages::TABLE {
             for ext in spec.extensions {
                 assert!(seen.insert(*ext), "{ext} listed twice");
             }
@@ -412,7 +412,7 @@ mod tests {
     #[test]
     fn no_fence_name_is_claimed_by_two_rows() {
         let mut seen = std::collections::HashSet::new();
-        for spec in TABLE {
+        for spec in crate::check::languages::TABLE {
             for name in spec.fence_names {
                 assert!(seen.insert(*name), "{name} listed twice");
             }
@@ -628,5 +628,12 @@ mod language_tests {
         let text = "#!/bin/sh\nfor x in a b; do\n  echo $x\ndone)\necho done\n";
         let report = assert_error_at("a.sh", text, 4, 5);
         assert_eq!(report.problems[0].message, "unexpected `)`");
+    }
+
+    #[test]
+    fn language_names_in_text_are_their_wire_names() {
+        for spec in crate::check::languages::TABLE {
+            assert_eq!(serde_json::to_value(spec.name).ok(), Some(serde_json::json!(spec.name.as_str())));
+        }
     }
 }

@@ -297,4 +297,12 @@ mod tests {
                 "problems": [], "more_problems": 0})
         );
     }
+
+    #[test]
+    fn text_names_of_not_checked_reasons_are_their_wire_names() {
+        use NotChecked::*;
+        for reason in [UnknownFileType, Binary, TooLarge, TimedOut, NestedTooDeeply, NoGrammar, Failed] {
+            assert_eq!(serde_json::to_value(reason).ok(), Some(serde_json::json!(reason.as_str())));
+        }
+    }
 }

@@ -83,3 +83,15 @@ impl Session {
         Ok(ArtifactsOutcome { artifacts })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::OnDisk;
+
+    #[test]
+    fn on_disk_states_in_text_are_their_wire_names() {
+        for state in [OnDisk::Matches, OnDisk::ChangedSince, OnDisk::Missing, OnDisk::Unreadable] {
+            assert_eq!(serde_json::to_value(state).ok(), Some(serde_json::json!(state.as_str())));
+        }
+    }
+}

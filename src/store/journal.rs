@@ -265,3 +265,17 @@ pub(super) fn paths(conn: &Connection, since: Timestamp) -> Result<Vec<String>> 
     let rows = stmt.query_map([since.as_millis()], |r| r.get(0)).map_err(db_error)?;
     rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_are_stored_and_shown_by_their_wire_names() {
+        for action in [Action::Write, Action::Append, Action::Edit, Action::Undo] {
+            assert_eq!(serde_json::to_value(action).ok(), Some(serde_json::json!(action.as_str())));
+            let stored = rusqlite::types::ValueRef::Text(action.as_str().as_bytes());
+            assert_eq!(<Action as rusqlite::types::FromSql>::column_result(stored).ok(), Some(action));
+        }
+    }
+}
