@@ -426,7 +426,8 @@ impl fmt::Display for Error {
             Error::InvalidArgument { name, reason } => write!(f, "invalid `{name}`: {reason}"),
             Error::Io { op, path, source } => write!(
                 f,
-                "could not {op} {path}: {source}. Nothing was changed by this call; check the path and try again."
+                "could not {op} {path}: {source}. The file was not changed by this call (missing parent \
+                 directories it created may remain); check the path and try again."
             ),
         }
     }
