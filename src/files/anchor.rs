@@ -15,10 +15,12 @@ const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
 /// Length of a line hash in characters (32^3 = 32,768 values).
 pub const HASH_CHARS: usize = 3;
 
-/// The anchor hash of one line's text (without its line ending): FNV-1a, 64-bit, folded into
+/// The anchor hash of one line's text (without its line ending or a BOM): FNV-1a, 64-bit, folded into
 /// [`HASH_CHARS`] characters of [`ALPHABET`]. FNV is written out here so that the hash can
 /// never change under a dependency update.
 pub fn line_hash(line: &str) -> String {
+    // A BOM is not part of the first line's text: read_file shows it, edit_file matches after it.
+    let line = line.strip_prefix('\u{feff}').unwrap_or(line);
     let line = line.strip_suffix('\r').unwrap_or(line);
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in line.bytes() {
@@ -83,6 +85,7 @@ mod tests {
         let h = line_hash("fn main() {");
         assert_eq!(h.len(), HASH_CHARS);
         assert_eq!(h, line_hash("fn main() {\r"));
+        assert_eq!(h, line_hash("\u{feff}fn main() {"));
         assert_eq!(h, line_hash("fn main() {"));
         assert_ne!(h, line_hash("fn main() { "));
         // Pinned: a change of the hash function would break every anchor an agent holds.

@@ -445,6 +445,18 @@ mod tests {
     }
 
     #[test]
+    fn the_first_line_of_a_bom_file_is_anchored_as_read_file_shows_it() {
+        let text = "\u{feff}a\nb\n";
+        let read =
+            super::super::number_lines(text, super::super::Window { offset: 1, limit: 1, anchors: true })
+                .unwrap();
+        let anchor = Anchor::parse(&read.numbered).unwrap();
+        let out =
+            apply("f", text, &[Edit::Lines { from: anchor.clone(), to: anchor, new: "A".into() }]).unwrap();
+        assert_eq!(out.text, "\u{feff}A\nb\n");
+    }
+
+    #[test]
     fn a_last_line_without_a_newline_stays_without_one() {
         let text = "a\nb";
         assert_eq!(apply("f", text, &[lines(text, 2, 2, "B\n")]).unwrap().text, "a\nB");
