@@ -85,6 +85,8 @@ fn unfence(text: &str) -> Option<String> {
     } else {
         "\n"
     };
+    // The last content line's `\r` (CRLF) stays in `body` when split at `\n`.
+    let body = body.strip_suffix('\r').unwrap_or(body);
     Some(format!("{body}{line_ending}"))
 }
 
@@ -150,6 +152,12 @@ mod tests {
         assert_eq!(text, "const a = 1;\nconsole.log(a);\n");
         assert_eq!(done, [Cleaned::Fence]);
         assert!(clean("README.md", sent).is_none());
+    }
+
+    #[test]
+    fn a_crlf_fence_gives_crlf_lines() {
+        let (text, _) = clean("a.js", "```js\r\na\r\nb\r\n```\r\n").unwrap();
+        assert_eq!(text, "a\r\nb\r\n");
     }
 
     #[test]

@@ -426,8 +426,8 @@ impl fmt::Display for Error {
             Error::InvalidArgument { name, reason } => write!(f, "invalid `{name}`: {reason}"),
             Error::Io { op, path, source } => write!(
                 f,
-                "could not {op} {path}: {source}. The file was not changed by this call (missing parent \
-                 directories it created may remain); check the path and try again."
+                "could not {op} {path}: {source}. The file's content was not changed by this call (a missing \
+                 file or parent directories it created may remain, empty); check the path and try again."
             ),
         }
     }

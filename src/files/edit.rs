@@ -141,7 +141,6 @@ fn apply_line_edits(
     replacements: &mut [usize],
 ) -> Result<(String, bool)> {
     let index = LineIndex::new(body);
-    let count = index.count();
     let ending = if crlf { "\r\n" } else { "\n" };
     let ends_open = !body.is_empty() && !body.ends_with('\n');
     let mut splices: Vec<(usize, usize, String, usize)> = Vec::new();
@@ -180,26 +179,16 @@ fn apply_line_edits(
         if !new.is_empty() && !new.ends_with('\n') {
             new.push_str(ending);
         }
-        let (mut start, end) = if insert {
+        let (start, end) = if insert {
             let at = index.start_of(from_line);
             (at, at)
         } else {
             (index.start_of(from_line), index.start_of(to_line + 1))
         };
-        // The last line has no line ending: whatever now ends the file must not have one either.
-        if ends_open && end == body.len() && to_line == count {
-            if new.is_empty() {
-                // Deleting through the end: the line before loses its ending instead.
-                let before = &body[..start];
-                start -= before
-                    .strip_suffix("\r\n")
-                    .or(before.strip_suffix('\n'))
-                    .map_or(0, |b| before.len() - b.len());
-            } else if insert {
-                new = format!("{ending}{}", new.strip_suffix(ending).unwrap_or(&new));
-            } else {
-                new.truncate(new.len() - ending.len());
-            }
+        // Inserting after a last line that has no line ending: the new lines need one before
+        // them. (The file's missing final newline is restored once all edits are applied.)
+        if ends_open && insert && start == body.len() {
+            new = format!("{ending}{new}");
         }
         splices.push((start, end, new, i));
         replacements[i] = 1;
@@ -220,8 +209,16 @@ fn apply_line_edits(
         }
     }
     let mut text = body.to_string();
+    let edited = !splices.is_empty();
     for (start, end, new, _) in splices.into_iter().rev() {
         text.replace_range(start..end, &new);
+    }
+    // A file without a final newline keeps lacking one, whatever the edits ended it with.
+    if edited && ends_open {
+        let kept = text.strip_suffix("\r\n").or(text.strip_suffix('\n')).map(str::len);
+        if let Some(len) = kept {
+            text.truncate(len);
+        }
     }
     Ok((text, converted))
 }
@@ -463,6 +460,16 @@ mod tests {
         assert_eq!(apply("f", text, &[lines(text, 2, 2, "")]).unwrap().text, "a");
         let after = Edit::Insert { after: at(text, 2), new: "c\n".into() };
         assert_eq!(apply("f", text, &[after]).unwrap().text, "a\nb\nc");
+    }
+
+    #[test]
+    fn edits_next_to_a_deleted_last_line_are_not_overlaps_and_no_final_newline_appears() {
+        let text = "a\nb\nc";
+        let out = apply("f", text, &[lines(text, 2, 2, "B"), lines(text, 3, 3, "")]).unwrap();
+        assert_eq!(out.text, "a\nB");
+        let top = Edit::Insert { after: Anchor { line: 0, hash: None }, new: "x".into() };
+        assert_eq!(apply("f", "a", &[top, lines("a", 1, 1, "")]).unwrap().text, "x");
+        assert_eq!(apply("f", text, &[lines(text, 3, 3, "C\r\n")]).unwrap().text, "a\nb\nC");
     }
 
     #[test]

@@ -98,12 +98,13 @@ fn append_syntax_line(report: &Report) -> String {
 impl Rendered for WriteOutcome {
     fn text(&self) -> String {
         let head = format!(
-            "{} {}: {} chars, {} lines ({} bytes){}",
+            "{} {}: {} chars, {} lines ({} bytes, sha256 {}){}",
             if self.created { "Created" } else { "Wrote" },
             self.path,
             self.chars,
             self.lines,
             self.size,
+            self.after.sha256,
             if self.unescaped { ", unescaped" } else { "" }
         );
         let mut text = format!("{head}\n{}", self.after.syntax.summary());
@@ -119,16 +120,17 @@ impl Rendered for AppendOutcome {
     fn text(&self) -> String {
         let head = if self.duplicate_skipped {
             format!(
-                "Nothing appended to {}: it already ends with this chunk (total: {} bytes, {} lines)",
-                self.path, self.size, self.lines
+                "Nothing appended to {}: it already ends with this chunk (total: {} bytes, {} lines, sha256 {})",
+                self.path, self.size, self.lines, self.after.sha256
             )
         } else {
             format!(
-                "Appended to {}: +{} chars (total: {} bytes, {} lines){}",
+                "Appended to {}: +{} chars (total: {} bytes, {} lines, sha256 {}){}",
                 self.path,
                 self.chars,
                 self.size,
                 self.lines,
+                self.after.sha256,
                 if self.unescaped { ", unescaped" } else { "" }
             )
         };
@@ -141,16 +143,17 @@ impl Rendered for AppendOutcome {
 impl Rendered for ReadOutcome {
     fn text(&self) -> String {
         if self.total_lines == 0 {
-            return format!("{} is empty (0 bytes).", self.path);
+            return format!("{} is empty (0 bytes, sha256 {}).", self.path, self.sha256);
         }
         let mut text = self.content.clone();
         text.push_str(&format!(
-            "\n\n[{}: lines {}-{} of {}, {} bytes{}{}",
+            "\n\n[{}: lines {}-{} of {}, {} bytes, sha256 {}{}{}",
             self.path,
             self.start_line,
             self.end_line,
             self.total_lines,
             self.total_bytes,
+            self.sha256,
             if self.line_endings == LineEndings::Crlf { ", CRLF line endings" } else { "" },
             if self.ends_with_newline { "" } else { ", no newline at end of file" },
         ));
@@ -300,12 +303,13 @@ impl Rendered for EditOutcome {
             (false, false) => "Edited",
         };
         let mut text = format!(
-            "{verb} {}: {} replacement{}, {} lines ({} bytes){}\n{}",
+            "{verb} {}: {} replacement{}, {} lines ({} bytes, sha256 {}){}\n{}",
             self.path,
             self.replacements,
             if self.replacements == 1 { "" } else { "s" },
             self.lines,
             self.size,
+            self.after.sha256,
             if self.converted_to_crlf { ", LF in your strings matched as the file's CRLF" } else { "" },
             self.diff.trim_end()
         );
@@ -399,7 +403,10 @@ impl Rendered for UndoOutcome {
         };
         let state = match self.removed {
             true => format!("{} no longer exists (the first change undone created it)", self.path),
-            false => format!("{} is back to {} lines ({} bytes)", self.path, self.lines, self.size),
+            false => format!(
+                "{} is back to {} lines ({} bytes, sha256 {})",
+                self.path, self.lines, self.size, self.after.sha256
+            ),
         };
         let mut text = format!("Undid {what}: {state}.");
         for undone in &self.undone {

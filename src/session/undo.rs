@@ -14,7 +14,7 @@ use super::{Session, required};
 use crate::error::{Error, Result};
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
-use crate::store::{Action, Before, UndoStep, WriteFacts};
+use crate::store::{Action, Before, MAX_UNDO_STEPS, UndoStep, WriteFacts};
 
 /// Result of `undo`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -51,7 +51,7 @@ impl Session {
         let raw_path = required(path, "undo", "path")?;
         let agent = self.agent(agent)?;
         let steps = steps.unwrap_or(1);
-        if !(1..=100).contains(&steps) {
+        if !(1..=MAX_UNDO_STEPS).contains(&steps) {
             return Err(Error::InvalidArgument {
                 name: "steps",
                 reason: "use 1 (the last change) to 100".into(),

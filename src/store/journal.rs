@@ -251,7 +251,7 @@ fn entries(conn: &Connection, path: &str) -> Result<Vec<JournalEntry>> {
     let mut out: Vec<JournalEntry> = Vec::with_capacity(rows.len());
     let mut reachable = true;
     for (steps, (mut entry, undoable)) in rows.into_iter().rev().enumerate() {
-        entry.restore_with_steps = reachable.then_some(steps as u64);
+        entry.restore_with_steps = (reachable && steps <= super::MAX_UNDO_STEPS).then_some(steps as u64);
         reachable &= undoable;
         out.push(entry);
     }

@@ -56,6 +56,9 @@ CREATE TABLE IF NOT EXISTS versions (
 );
 ";
 
+/// The most changes one `undo` takes back.
+pub const MAX_UNDO_STEPS: usize = 100;
+
 /// Bytes of old versions kept per root by default (`--history-bytes`).
 pub const DEFAULT_HISTORY_BYTES: u64 = 64 * 1024 * 1024;
 

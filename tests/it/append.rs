@@ -85,7 +85,7 @@ async fn append_over_the_size_limit_is_refused() {
 
 /// The disk takes only part of a chunk (a file-size limit stands in for a full disk): the
 /// append is all or nothing, so the file is cut back to its size before the call and the
-/// error's "the file was not changed" is true. A torn chunk would make the agent's retry
+/// error's "the file's content was not changed" is true. A torn chunk would make the agent's retry
 /// duplicate the part that landed.
 #[tokio::test]
 async fn an_append_that_fails_part_way_leaves_the_file_as_it_was() {
@@ -95,7 +95,7 @@ async fn an_append_that_fails_part_way_leaves_the_file_as_it_was() {
     server.call("write_file", json!({"path": "big.txt", "content": base})).await.ok();
     let chunk = "y".repeat(8_000) + "\n";
     let text = server.call("append_file", json!({"path": "big.txt", "content": chunk})).await.err();
-    assert!(text.contains("The file was not changed"), "{text}");
+    assert!(text.contains("The file's content was not changed"), "{text}");
     let now = root.read("big.txt");
     assert_eq!(now.len(), base.len(), "the part that fit was taken back");
     assert!(now == base.as_bytes());
