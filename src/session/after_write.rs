@@ -14,6 +14,7 @@ use super::Session;
 use crate::check::{self, Report};
 use crate::files::sha256_hex;
 use crate::hooks::HookReport;
+use crate::store::{Action, Before, WriteFacts};
 use crate::workspace::{FileInfo, RootPath};
 
 /// What a writing tool left on disk, as the check needs to know it.
@@ -65,8 +66,9 @@ impl Session {
         &self,
         mut seen: MutexGuard<'_, HashSet<RootPath>>,
         path: &RootPath,
+        agent: &str,
         landed: Landed<'_>,
-        warnings: Vec<String>,
+        mut warnings: Vec<String>,
     ) -> AfterWrite {
         seen.insert(path.clone());
         drop(seen);
@@ -78,12 +80,14 @@ impl Session {
         // A panic below (a parser's bug on a strange text) must not turn a landed write into
         // an error: the agent would retry it. It becomes a warning and an unchecked verdict.
         let steps = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.hook_and_check(path, on_disk, landed)
+            self.hook_and_check(path, agent, on_disk, landed)
         }));
         match steps {
-            Ok((hook, syntax, sha256)) => AfterWrite { warnings, syntax, hook, sha256 },
+            Ok((hook, syntax, sha256, unrecorded)) => {
+                warnings.extend(unrecorded);
+                AfterWrite { warnings, syntax, hook, sha256 }
+            }
             Err(_) => {
-                let mut warnings = warnings;
                 warnings.push(format!(
                     "{path} was written, but checking it failed inside filewright (a bug; the log has \
                      the details): run check_files on it"
@@ -98,21 +102,47 @@ impl Session {
         }
     }
 
-    /// The hook's run, then the check of what is on disk and its sha256.
+    /// The hook's run, then the check of what is on disk and its sha256. A rewrite by the hook
+    /// is journaled as a change of its own (with the tool's result as the version before it),
+    /// so that `undo` and `list_artifacts` see the file as it is; a failure to record it is a
+    /// warning.
     fn hook_and_check(
         &self,
         path: &RootPath,
+        agent: &str,
         on_disk: Option<FileInfo>,
         landed: Landed<'_>,
-    ) -> (Option<HookReport>, Report, String) {
+    ) -> (Option<HookReport>, Report, String, Option<String>) {
         let key = path.display();
         let (hook, rewritten) = self.run_hook(path, on_disk);
+        let mut unrecorded = None;
         let (syntax, sha256) = match (rewritten, landed) {
             // The hook rewrote the file (a formatter): check its text, as it is now.
-            (Some(now), _) => {
+            (Some(now), landed) => {
+                let written: &[u8] = match landed {
+                    Landed::Replaced { text, .. } => text.as_bytes(),
+                    Landed::Appended { bytes, .. } => bytes,
+                };
+                let sha256 = sha256_hex(&now);
+                let facts = WriteFacts {
+                    size: now.len() as u64,
+                    added: (now.len() as u64).saturating_sub(written.len() as u64),
+                    sha256: sha256.clone(),
+                    before: Some(Before::Content(written.to_vec())),
+                };
+                unrecorded = match self
+                    .store
+                    .write_claimed(&key, agent, Action::Hook, || Ok(((), Some(facts))))
+                {
+                    Ok(((), warning)) => warning,
+                    Err(e) => Some(format!(
+                        "the --after-write command rewrote {key}, but that could not be journaled ({e}): undo \
+                         will see the rewrite as a change made outside filewright"
+                    )),
+                };
                 let text = String::from_utf8_lossy(&now);
                 let syntax = self.checks.check_written(&key, &text, self.ws.stat(path).ok().flatten());
-                (syntax, sha256_hex(&now))
+                (syntax, sha256)
             }
             (None, Landed::Replaced { text, sha256 }) => {
                 (self.checks.check_written(&key, text, on_disk), sha256.to_owned())
@@ -121,7 +151,7 @@ impl Session {
                 (self.checks.check_appended(&key, bytes, before, after), sha256.to_owned())
             }
         };
-        (hook, syntax, sha256)
+        (hook, syntax, sha256, unrecorded)
     }
 
     /// Runs the `--after-write` hook on `path`, if one is configured. When the hook changed

@@ -103,7 +103,7 @@ impl Session {
         warnings.extend(content_warnings(content, &text, unescaped));
         let landed =
             Landed::Appended { bytes: &out.contents, sha256: &sha256, before: out.before, after: out.after };
-        let after = self.after_write(seen, &path, landed, warnings);
+        let after = self.after_write(seen, &path, &agent, landed, warnings);
         Ok(AppendOutcome {
             action: Action::Append,
             path: path.display(),

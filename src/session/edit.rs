@@ -205,7 +205,7 @@ impl Session {
                 .map_err(|e| self.with_last_write(e))?;
             // The bytes have landed: from here on nothing may turn this call into an error.
             let landed = Landed::Replaced { text: &applied.edited.text, sha256: &sha256 };
-            let after = self.after_write(seen, &path, landed, unrecorded.into_iter().collect());
+            let after = self.after_write(seen, &path, &agent, landed, unrecorded.into_iter().collect());
             (applied, after)
         };
         let diff = files::unified_diff(&key, &before, &edited.text, MAX_DIFF_LINES);

@@ -89,6 +89,7 @@ impl Session {
         let after = self.after_write(
             seen,
             &path,
+            &agent,
             Landed::Replaced { text: &text, sha256: &sha256 },
             unrecorded.into_iter().collect(),
         );

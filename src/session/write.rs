@@ -100,8 +100,13 @@ impl Session {
         warnings.extend(cleaned.iter().map(|c| c.describe()));
         warnings.extend(content_warnings(content, &text, unescaped));
         warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, WRITE_STUB_KINDS), 1));
-        let after =
-            self.after_write(seen, &path, Landed::Replaced { text: &text, sha256: &sha256 }, warnings);
+        let after = self.after_write(
+            seen,
+            &path,
+            &agent,
+            Landed::Replaced { text: &text, sha256: &sha256 },
+            warnings,
+        );
         Ok(WriteOutcome {
             action: Action::Write,
             path: path.display(),

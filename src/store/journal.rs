@@ -21,6 +21,8 @@ pub enum Action {
     Edit,
     /// undo.
     Undo,
+    /// The `--after-write` command rewrote the file after one of the above (a formatter).
+    Hook,
 }
 
 impl Action {
@@ -31,6 +33,7 @@ impl Action {
             Action::Append => "append",
             Action::Edit => "edit",
             Action::Undo => "undo",
+            Action::Hook => "hook",
         }
     }
 }
@@ -48,6 +51,7 @@ impl rusqlite::types::FromSql for Action {
             "append" => Ok(Action::Append),
             "edit" => Ok(Action::Edit),
             "undo" => Ok(Action::Undo),
+            "hook" => Ok(Action::Hook),
             other => {
                 Err(rusqlite::types::FromSqlError::Other(format!("unknown journal action {other:?}").into()))
             }
@@ -272,7 +276,7 @@ mod tests {
 
     #[test]
     fn actions_are_stored_and_shown_by_their_wire_names() {
-        for action in [Action::Write, Action::Append, Action::Edit, Action::Undo] {
+        for action in [Action::Write, Action::Append, Action::Edit, Action::Undo, Action::Hook] {
             assert_eq!(serde_json::to_value(action).ok(), Some(serde_json::json!(action.as_str())));
             let stored = rusqlite::types::ValueRef::Text(action.as_str().as_bytes());
             assert_eq!(<Action as rusqlite::types::FromSql>::column_result(stored).ok(), Some(action));

@@ -75,3 +75,28 @@ async fn claims_hold_for_undo() {
     alice.stop().await;
     bob.stop().await;
 }
+
+/// A formatter run by --after-write rewrites the file after each write: that rewrite is a
+/// journaled change of its own, so undo neither refuses the formatted file as "changed
+/// outside filewright" nor loses track of appends.
+#[tokio::test]
+async fn undo_steps_through_a_formatters_rewrites() {
+    let root = Root::new();
+    let formatter = "sh -c 'printf \"// formatted\\n\" >> \"$0\"'";
+    let server = Server::spawn_with(&root, &["--after-write", formatter]).await;
+    server.call("write_file", json!({"path": "f.js", "content": "a = 1;\n"})).await.ok();
+    server.call("append_file", json!({"path": "f.js", "content": "b = 2;\n"})).await.ok();
+    assert_eq!(root.read("f.js"), b"a = 1;\n// formatted\nb = 2;\n// formatted\n");
+    let reply = server.call("undo", json!({"path": "f.js", "steps": 2})).await.ok();
+    assert!(
+        reply.text().contains("undone: hook") && reply.text().contains("undone: append"),
+        "{}",
+        reply.text()
+    );
+    // The undo itself was formatted too (the hook runs after every change), and that is on record.
+    assert_eq!(root.read("f.js"), b"a = 1;\n// formatted\n// formatted\n");
+    let history = server.call("list_artifacts", json!({"path": "f.js", "history": true})).await.ok();
+    assert!(history.text().contains("hook by"), "{}", history.text());
+    assert_eq!(history.json()["artifacts"][0]["sha256"], filewright::files::sha256_hex(&root.read("f.js")));
+    server.stop().await;
+}
