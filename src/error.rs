@@ -197,6 +197,18 @@ pub enum Error {
         /// Why, and what to do.
         reason: String,
     },
+    /// A move would replace an existing file and `overwrite` was not set.
+    AlreadyExists {
+        /// Root-relative path of the existing file.
+        path: String,
+    },
+    /// `delete_file` was asked to remove a directory that has entries.
+    DirectoryNotEmpty {
+        /// Root-relative path.
+        path: String,
+        /// Entries in it.
+        entries: usize,
+    },
     /// No sandbox root has been chosen yet: the server waits for the client's roots.
     NoRoot,
     /// The path lies in filewright's own state directory.
@@ -397,6 +409,16 @@ impl fmt::Display for Error {
             Error::UndoRefused { path, reason } => {
                 write!(f, "{path} was not changed: undo refused because {reason}.")
             }
+            Error::AlreadyExists { path } => write!(
+                f,
+                "{path} already exists, so nothing was moved: pass overwrite: true to replace it, or \
+                 choose another name."
+            ),
+            Error::DirectoryNotEmpty { path, entries } => write!(
+                f,
+                "{path} is a directory with {entries} entries, so nothing was deleted: delete_file removes \
+                 files and empty directories; delete its files first (list_directory shows them)."
+            ),
             Error::NoRoot => write!(
                 f,
                 "no sandbox root yet: the server is waiting for the client's roots. Retry in a moment; if \

@@ -28,7 +28,8 @@ struct Cli {
     /// directory, keyed by the root, so every process on the same root shares it.
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
-    /// Which tools to list: full (all), coding (write/append/edit/undo/read/outline/list/check)
+    /// Which tools to list: full (all), coding (write/append/edit/move/delete/undo/read/outline/
+    /// list/check)
     /// or readonly (read/outline/list/check).
     #[arg(long, value_name = "PROFILE", default_value = "full")]
     profile: Profile,

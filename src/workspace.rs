@@ -382,6 +382,50 @@ impl Workspace {
         parent_dir.remove_file(name).map_err(|e| map_io(e, "remove", path))
     }
 
+    /// Removes the empty directory at `path`; one with entries is [`Error::DirectoryNotEmpty`].
+    pub fn remove_empty_dir(&self, path: &RootPath) -> Result<()> {
+        self.guard_reserved(path)?;
+        let entries = self.list(Some(path))?.len();
+        if entries > 0 {
+            return Err(Error::DirectoryNotEmpty { path: path.display(), entries });
+        }
+        self.dir.remove_dir(path.as_path()).map_err(|e| map_io(e, "remove", path))
+    }
+
+    /// Moves the regular file `from` to `to` in one rename, creating `to`'s missing parents.
+    /// An existing `to` is replaced only with `overwrite`; without it the rename itself refuses
+    /// (Linux: `RENAME_NOREPLACE`), so no file that appears meanwhile is lost.
+    pub fn rename(&self, from: &RootPath, to: &RootPath, overwrite: bool) -> Result<()> {
+        self.guard_reserved(from)?;
+        self.guard_reserved(to)?;
+        match self.stat(from)? {
+            Some(info) => require_file(from, &info)?,
+            None => return Err(Error::NotFound { path: from.display() }),
+        }
+        if let Some(info) = self.stat(to)? {
+            require_file(to, &info)?;
+            if !overwrite {
+                return Err(Error::AlreadyExists { path: to.display() });
+            }
+        }
+        let from_dir = self.open_parent(from, false)?;
+        let to_dir = self.open_parent(to, true)?;
+        let ((_, from_name), (_, to_name)) = (from.split(), to.split());
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::{RenameFlags, renameat_with};
+            let flags = if overwrite { RenameFlags::empty() } else { RenameFlags::NOREPLACE };
+            renameat_with(&from_dir, from_name, &to_dir, to_name, flags).map_err(|e| match e {
+                rustix::io::Errno::EXIST => Error::AlreadyExists { path: to.display() },
+                e => map_io(io::Error::from(e), "move", from),
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            from_dir.rename(from_name, &to_dir, to_name).map_err(|e| map_io(e, "move", from))
+        }
+    }
+
     /// Opens the file for appending, creating it (and its parents) when missing. Refuses
     /// non-regular files and files with more than one hard link (checked on the opened handle,
     /// so a swap between check and use cannot slip through).

@@ -48,6 +48,8 @@ impl Profile {
                 "write_file",
                 "append_file",
                 "edit_file",
+                "move_file",
+                "delete_file",
                 "undo",
                 "read_file",
                 "outline",

@@ -7,8 +7,8 @@ use serde::Serialize;
 use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, FileStatus, LineEndings,
-    ListOutcome, OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, FileStatus,
+    LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
 };
 use crate::workspace::FileKind;
 
@@ -415,5 +415,33 @@ impl Rendered for UndoOutcome {
         text.push_str(&format!("\n{}", self.after.syntax.summary()));
         text.push_str(&hook_lines(&self.after.hook));
         with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for MoveOutcome {
+    fn text(&self) -> String {
+        let mut text = format!(
+            "Moved {} to {}{}: {} lines ({} bytes, sha256 {})\n{}",
+            self.from,
+            self.to,
+            if self.replaced { " (replacing the file there)" } else { "" },
+            self.lines,
+            self.size,
+            self.after.sha256,
+            self.after.syntax.summary()
+        );
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for DeleteOutcome {
+    fn text(&self) -> String {
+        let what = match self.removed {
+            FileKind::Directory => "the empty directory".to_string(),
+            _ => format!("{} bytes", self.size),
+        };
+        let undo = if self.undoable { "; undo on this path brings it back" } else { "" };
+        with_warnings(format!("Deleted {} ({what}){undo}.", self.path), &self.warnings)
     }
 }

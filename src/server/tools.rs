@@ -12,8 +12,8 @@ use super::FilewrightServer;
 use super::render;
 use crate::error::Error;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, EditOutcome, EditSpec, ListOutcome,
-    OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, EditSpec,
+    ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
 };
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
@@ -214,6 +214,37 @@ pub struct ReleaseArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoArgs {}
 
+/// Arguments of `move_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MoveArgs {
+    /// The file to move, relative to the root.
+    #[schemars(required, with = "String")]
+    pub from: Option<String>,
+    /// Its new path, relative to the root; missing directories are created.
+    #[schemars(required, with = "String")]
+    pub to: Option<String>,
+    /// Replace an existing file at `to` (default false: the move is refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub overwrite: Option<bool>,
+    /// Optional: the agent moving (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
+/// Arguments of `delete_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DeleteArgs {
+    /// The file (or empty directory) to delete, relative to the root.
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+    /// Optional: the agent deleting (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
 /// Arguments of `undo`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct UndoArgs {
@@ -318,6 +349,35 @@ impl FilewrightServer {
             session.read_file(args.path.as_deref(), args.offset, args.limit, args.anchors.unwrap_or(false))
         })
         .await
+    }
+
+    /// Move (rename) a file in one atomic step; missing directories of `to` are created. An
+    /// existing file at `to` is replaced only with `overwrite: true`. Both paths are claimed and
+    /// journaled; undo both paths to take it back. The result checks the file at its new path.
+    #[tool(
+        output_schema = schema_for_output::<MoveOutcome>(),
+        annotations(title = "Move file", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn move_file(&self, Parameters(args): Parameters<MoveArgs>) -> CallToolResult {
+        self.run(move |session| {
+            session.move_file(
+                args.from.as_deref(),
+                args.to.as_deref(),
+                args.overwrite.unwrap_or(false),
+                args.agent.as_deref(),
+            )
+        })
+        .await
+    }
+
+    /// Delete a file, or an empty directory (a directory with entries is refused). The file is
+    /// claimed and journaled, and `undo` on its path brings it back.
+    #[tool(
+        output_schema = schema_for_output::<DeleteOutcome>(),
+        annotations(title = "Delete file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn delete_file(&self, Parameters(args): Parameters<DeleteArgs>) -> CallToolResult {
+        self.run(move |session| session.delete_file(args.path.as_deref(), args.agent.as_deref())).await
     }
 
     /// Put a file back as it was before its last `steps` changes (default 1) made through

@@ -23,6 +23,10 @@ pub enum Action {
     Undo,
     /// The `--after-write` command rewrote the file after one of the above (a formatter).
     Hook,
+    /// move_file (a row for each of the two paths).
+    Move,
+    /// delete_file.
+    Delete,
 }
 
 impl Action {
@@ -34,6 +38,8 @@ impl Action {
             Action::Edit => "edit",
             Action::Undo => "undo",
             Action::Hook => "hook",
+            Action::Move => "move",
+            Action::Delete => "delete",
         }
     }
 }
@@ -52,6 +58,8 @@ impl rusqlite::types::FromSql for Action {
             "edit" => Ok(Action::Edit),
             "undo" => Ok(Action::Undo),
             "hook" => Ok(Action::Hook),
+            "move" => Ok(Action::Move),
+            "delete" => Ok(Action::Delete),
             other => {
                 Err(rusqlite::types::FromSqlError::Other(format!("unknown journal action {other:?}").into()))
             }
@@ -276,7 +284,15 @@ mod tests {
 
     #[test]
     fn actions_are_stored_and_shown_by_their_wire_names() {
-        for action in [Action::Write, Action::Append, Action::Edit, Action::Undo, Action::Hook] {
+        for action in [
+            Action::Write,
+            Action::Append,
+            Action::Edit,
+            Action::Undo,
+            Action::Hook,
+            Action::Move,
+            Action::Delete,
+        ] {
             assert_eq!(serde_json::to_value(action).ok(), Some(serde_json::json!(action.as_str())));
             let stored = rusqlite::types::ValueRef::Text(action.as_str().as_bytes());
             assert_eq!(<Action as rusqlite::types::FromSql>::column_result(stored).ok(), Some(action));

@@ -189,6 +189,17 @@ impl Store {
         })
     }
 
+    /// [`Store::write_claimed`] for a change of several paths (a move): every path is claimed
+    /// before `change` runs, and each changed path gets its journal row.
+    pub fn write_claimed_paths<T>(
+        &self,
+        paths: &[&str],
+        agent: &str,
+        change: impl FnOnce() -> Result<(T, Vec<(String, Action, WriteFacts)>)>,
+    ) -> Result<(T, Option<String>)> {
+        self.claimed_changes(paths, agent, |_| change())
+    }
+
     fn claimed_change<T>(
         &self,
         path: &str,
@@ -196,20 +207,36 @@ impl Store {
         action: Action,
         change: impl FnOnce(&Connection) -> Result<(T, Option<WriteFacts>)>,
     ) -> Result<(T, Option<String>)> {
+        self.claimed_changes(&[path], agent, |conn| {
+            let (value, facts) = change(conn)?;
+            Ok((value, facts.into_iter().map(|f| (path.to_string(), action, f)).collect()))
+        })
+    }
+
+    fn claimed_changes<T>(
+        &self,
+        paths: &[&str],
+        agent: &str,
+        change: impl FnOnce(&Connection) -> Result<(T, Vec<(String, Action, WriteFacts)>)>,
+    ) -> Result<(T, Option<String>)> {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
         let now = Timestamp::now();
-        claims::take(&tx, path, agent, now, self.claim_ttl)?;
-        let (value, facts) = change(&tx)?;
-        let recorded = match &facts {
-            Some(facts) => journal::record(&tx, now, agent, action, path, facts, self.history_bytes),
-            None => Ok(()),
+        for path in paths {
+            claims::take(&tx, path, agent, now, self.claim_ttl)?;
         }
-        .and_then(|()| tx.commit().map_err(db_error));
+        let (value, rows) = change(&tx)?;
+        let recorded = rows
+            .iter()
+            .try_for_each(|(path, action, facts)| {
+                journal::record(&tx, now, agent, *action, path, facts, self.history_bytes)
+            })
+            .and_then(|()| tx.commit().map_err(db_error));
         let unrecorded = recorded.err().map(|e| {
             format!(
-                "{path} WAS changed by this call, but its claim and journal row could not be recorded \
-                 ({e}): do not repeat the call; list_artifacts will not show this write"
+                "{} WAS changed by this call, but its claim and journal row could not be recorded \
+                 ({e}): do not repeat the call; list_artifacts will not show this change",
+                paths.join(" and ")
             )
         });
         Ok((value, unrecorded))

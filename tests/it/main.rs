@@ -13,6 +13,7 @@ mod edit;
 mod guidance;
 mod hooks;
 mod list;
+mod moves;
 mod outline;
 mod profiles;
 mod read;
