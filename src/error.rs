@@ -240,6 +240,16 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // Only a writing call carries content large enough to be cut off; any other missing
+            // argument is simply missing.
+            Error::Truncated { tool, field }
+                if !matches!(*tool, "write_file" | "append_file" | "edit_file") =>
+            {
+                write!(
+                    f,
+                    "{tool} was called without `{field}`, which it needs; nothing was changed. Call it again with `{field}`."
+                )
+            }
             Error::Truncated { tool, field } => write!(
                 f,
                 "{tool} was called without `{field}`: this is what a call cut off by the model's output \
@@ -467,6 +477,12 @@ impl std::error::Error for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_without_a_path_is_told_to_name_the_file_not_to_write_in_parts() {
+        let text = Error::Truncated { tool: "read_file", field: "path" }.to_string();
+        assert!(text.contains("without `path`") && !text.contains("append_file"), "{text}");
+    }
 
     #[test]
     fn truncated_message_names_the_limit_and_the_next_step() {

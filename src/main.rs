@@ -10,9 +10,21 @@ use filewright::server::{FilewrightServer, Profile, SessionSlot};
 use filewright::session::{Session, Settings};
 use rmcp::ServiceExt;
 
+/// The log filter without `FILEWRIGHT_LOG`: our own info, but rmcp's only from warnings up (at
+/// info it dumps the client's whole initialize request).
+const DEFAULT_LOG: &str = "info,rmcp=warn";
+
 /// An MCP server (stdio) with file tools built for writing large files in pieces.
 #[derive(Debug, Parser)]
-#[command(version, about, long_about = None)]
+#[command(
+    version,
+    about,
+    long_about = None,
+    after_help = "It speaks MCP on stdin/stdout and waits for a client: start it from an MCP client's \
+configuration, not by hand. Without --root it serves the client's first root, else the current \
+directory; / and the home directory are refused unless named with --root. Logs go to stderr; \
+FILEWRIGHT_LOG sets their filter (default: info,rmcp=warn), e.g. FILEWRIGHT_LOG=debug."
+)]
 struct Cli {
     /// The sandbox root: every path is relative to it and nothing outside can be reached.
     /// Without it: the client's first root (MCP roots), else the current directory.
@@ -65,7 +77,8 @@ fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("FILEWRIGHT_LOG").unwrap_or_else(|_| "info".into()),
+            tracing_subscriber::EnvFilter::try_from_env("FILEWRIGHT_LOG")
+                .unwrap_or_else(|_| DEFAULT_LOG.into()),
         )
         .init();
     let cli = Cli::parse();

@@ -60,6 +60,11 @@ fn kind_name(kind: crate::check::stubs::StubKind) -> &'static str {
     }
 }
 
+/// `1 line`, `2 lines`.
+fn lines(n: usize) -> String {
+    format!("{n} line{}", if n == 1 { "" } else { "s" })
+}
+
 /// The hook's line(s), when a hook ran.
 fn hook_lines(hook: &Option<crate::hooks::HookReport>) -> String {
     let Some(h) = hook else { return String::new() };
@@ -98,11 +103,11 @@ fn append_syntax_line(report: &Report) -> String {
 impl Rendered for WriteOutcome {
     fn text(&self) -> String {
         let head = format!(
-            "{} {}: {} chars, {} lines ({} bytes, sha256 {}){}",
+            "{} {}: {} chars, {} ({} bytes, sha256 {}){}",
             if self.created { "Created" } else { "Wrote" },
             self.path,
             self.chars,
-            self.lines,
+            lines(self.lines),
             self.size,
             self.after.sha256,
             if self.unescaped { ", unescaped" } else { "" }
@@ -120,16 +125,19 @@ impl Rendered for AppendOutcome {
     fn text(&self) -> String {
         let head = if self.duplicate_skipped {
             format!(
-                "Nothing appended to {}: it already ends with this chunk (total: {} bytes, {} lines, sha256 {})",
-                self.path, self.size, self.lines, self.after.sha256
+                "Nothing appended to {}: it already ends with this chunk (total: {} bytes, {}, sha256 {})",
+                self.path,
+                self.size,
+                lines(self.lines),
+                self.after.sha256
             )
         } else {
             format!(
-                "Appended to {}: +{} chars (total: {} bytes, {} lines, sha256 {}){}",
+                "Appended to {}: +{} chars (total: {} bytes, {}, sha256 {}){}",
                 self.path,
                 self.chars,
                 self.size,
-                self.lines,
+                lines(self.lines),
                 self.after.sha256,
                 if self.unescaped { ", unescaped" } else { "" }
             )
@@ -174,9 +182,9 @@ impl Rendered for CheckOutcome {
         for file in &self.files {
             let facts = if file.exists {
                 format!(
-                    "{} bytes, {} lines, {}",
+                    "{} bytes, {}, {}",
                     file.size,
-                    file.lines,
+                    lines(file.lines),
                     file.language.map_or("not checked", LanguageName::as_str)
                 )
             } else {
@@ -303,11 +311,11 @@ impl Rendered for EditOutcome {
             (false, false) => "Edited",
         };
         let mut text = format!(
-            "{verb} {}: {} replacement{}, {} lines ({} bytes, sha256 {}){}\n{}",
+            "{verb} {}: {} replacement{}, {} ({} bytes, sha256 {}){}\n{}",
             self.path,
             self.replacements,
             if self.replacements == 1 { "" } else { "s" },
-            self.lines,
+            lines(self.lines),
             self.size,
             self.after.sha256,
             if self.converted_to_crlf { ", LF in your strings matched as the file's CRLF" } else { "" },
@@ -370,7 +378,7 @@ impl Rendered for ListOutcome {
 impl Rendered for OutlineOutcome {
     fn text(&self) -> String {
         let outline = &self.outline;
-        let mut text = format!("{} ({} lines):", self.path, self.total_lines);
+        let mut text = format!("{} ({}):", self.path, lines(self.total_lines));
         if outline.items.is_empty() {
             text.push_str(" no definitions found");
         }
@@ -404,8 +412,11 @@ impl Rendered for UndoOutcome {
         let state = match self.removed {
             true => format!("{} no longer exists (the first change undone created it)", self.path),
             false => format!(
-                "{} is back to {} lines ({} bytes, sha256 {})",
-                self.path, self.lines, self.size, self.after.sha256
+                "{} is back to {} ({} bytes, sha256 {})",
+                self.path,
+                lines(self.lines),
+                self.size,
+                self.after.sha256
             ),
         };
         let mut text = format!("Undid {what}: {state}.");
@@ -421,11 +432,11 @@ impl Rendered for UndoOutcome {
 impl Rendered for MoveOutcome {
     fn text(&self) -> String {
         let mut text = format!(
-            "Moved {} to {}{}: {} lines ({} bytes, sha256 {})\n{}",
+            "Moved {} to {}{}: {} ({} bytes, sha256 {})\n{}",
             self.from,
             self.to,
             if self.replaced { " (replacing the file there)" } else { "" },
-            self.lines,
+            lines(self.lines),
             self.size,
             self.after.sha256,
             self.after.syntax.summary()
