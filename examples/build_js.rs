@@ -3,9 +3,9 @@
 //! `expected_size`), then `read_file` with a negative offset to see how the file ends, and
 //! `check_files` as the final check. Every result is printed, including its syntax check.
 //!
-//! Run: `cargo run --example build_js` (spawns the server with `cargo run --bin filewright`;
-//! set FILEWRIGHT_BIN to use a built binary instead). The file is built in a temporary root,
-//! or in the directory given as the first argument.
+//! Run: `cargo run --example build_js`. It spawns the server binary built beside it (or
+//! FILEWRIGHT_BIN), else builds it with `cargo run --bin filewright` and says so. The file is
+//! built in a temporary root, or in the directory given as the first argument.
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
@@ -21,10 +21,17 @@ async fn main() -> anyhow::Result<()> {
     let root = keep.unwrap_or_else(|| tmp.path().to_path_buf());
     std::fs::create_dir_all(&root)?;
 
-    let command = match std::env::var_os("FILEWRIGHT_BIN") {
+    // `cargo run --example` builds the example into target/<profile>/examples/: the server's
+    // binary, when built, sits one directory up.
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.parent()?.join("filewright")))
+        .filter(|bin| bin.is_file());
+    let command = match std::env::var_os("FILEWRIGHT_BIN").map(std::path::PathBuf::from).or(beside) {
         Some(bin) => tokio::process::Command::new(bin),
         None => tokio::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .configure(|c| {
+                eprintln!("building the filewright server first (a minute or two on a fresh checkout)...");
                 c.args([
                     "run",
                     "--quiet",
