@@ -41,8 +41,7 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
     /// Which tools to list: full (all), coding (write/append/edit/move/delete/undo/read/outline/
-    /// list/check)
-    /// or readonly (read/outline/list/check).
+    /// find/list/check) or readonly (read/outline/find/list/check).
     #[arg(long, value_name = "PROFILE", default_value = "full")]
     profile: Profile,
     /// Claims expire this many seconds after their owner's last write (default: never).

@@ -51,25 +51,7 @@ pub struct Listing {
 /// Lists `dir` (the root when None).
 pub fn list(ws: &Workspace, dir: Option<&RootPath>, options: ListOptions) -> Result<Listing> {
     let mut listing = Listing { entries: Vec::new(), omitted: 0, stopped: false, ignored: 0, hidden: 0 };
-    let mut matchers = Vec::new();
-    if options.gitignore {
-        // The .gitignore files of the directories above `dir` apply too.
-        let mut above = Vec::new();
-        if let Some(d) = dir {
-            let mut prefix = PathBuf::new();
-            above.push(None);
-            for comp in d.as_path().parent().into_iter().flat_map(Path::components) {
-                prefix.push(comp);
-                above.push(Some(prefix.clone()));
-            }
-        }
-        for level in above {
-            let level_path = level.as_ref().and_then(|p| RootPath::from_path(p));
-            if let Some(m) = gitignore_of(ws, level_path.as_ref()) {
-                matchers.push(m);
-            }
-        }
-    }
+    let mut matchers = if options.gitignore { matchers_above(ws, dir) } else { Vec::new() };
     walk(ws, dir, 1, options, &mut matchers, &mut listing)?;
     Ok(listing)
 }
@@ -127,8 +109,26 @@ fn walk(
     Ok(())
 }
 
+/// The `.gitignore` matchers of the directories above `dir` (the root first), which apply to
+/// everything below `dir` too.
+pub(super) fn matchers_above(ws: &Workspace, dir: Option<&RootPath>) -> Vec<Gitignore> {
+    let mut above = Vec::new();
+    if let Some(d) = dir {
+        let mut prefix = PathBuf::new();
+        above.push(None);
+        for comp in d.as_path().parent().into_iter().flat_map(Path::components) {
+            prefix.push(comp);
+            above.push(Some(prefix.clone()));
+        }
+    }
+    above
+        .into_iter()
+        .filter_map(|level| gitignore_of(ws, level.as_ref().and_then(|p| RootPath::from_path(p)).as_ref()))
+        .collect()
+}
+
 /// The matcher of `dir`'s own `.gitignore`, if it has a readable one.
-fn gitignore_of(ws: &Workspace, dir: Option<&RootPath>) -> Option<Gitignore> {
+pub(super) fn gitignore_of(ws: &Workspace, dir: Option<&RootPath>) -> Option<Gitignore> {
     let file = match dir {
         Some(d) => d.child(".gitignore"),
         None => RootPath::from_name(".gitignore")?,
@@ -144,7 +144,7 @@ fn gitignore_of(ws: &Workspace, dir: Option<&RootPath>) -> Option<Gitignore> {
 }
 
 /// Deepest matcher first: a nested `.gitignore` overrides its parents (including `!` rules).
-fn ignored(matchers: &[Gitignore], path: &RootPath, is_dir: bool) -> bool {
+pub(super) fn ignored(matchers: &[Gitignore], path: &RootPath, is_dir: bool) -> bool {
     let virtual_file = virtual_path(Some(path.as_path()));
     for m in matchers.iter().rev() {
         let matched = m.matched(&virtual_file, is_dir);

@@ -4,12 +4,14 @@
 pub mod anchor;
 mod append;
 mod edit;
+mod find;
 mod list;
 mod read;
 mod write;
 
 pub use append::{Appended, DEDUPE_MIN_BYTES, Expected, append};
 pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
+pub use find::{Found, FoundFile, MAX_VISITED, find};
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};
 pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, Window, number_lines, read};
 pub use write::{Written, write};

@@ -53,10 +53,13 @@ impl Profile {
                 "undo",
                 "read_file",
                 "outline",
+                "find_files",
                 "list_directory",
                 "check_files",
             ]),
-            Profile::Readonly => Some(&["read_file", "outline", "list_directory", "check_files"]),
+            Profile::Readonly => {
+                Some(&["read_file", "outline", "find_files", "list_directory", "check_files"])
+            }
         }
     }
 }

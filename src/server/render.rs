@@ -8,7 +8,8 @@ use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, FileStatus,
-    LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
+    FindOutcome, LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, UndoOutcome,
+    WriteOutcome,
 };
 use crate::workspace::FileKind;
 
@@ -454,5 +455,40 @@ impl Rendered for DeleteOutcome {
         };
         let undo = if self.undoable { "; undo on this path brings it back" } else { "" };
         with_warnings(format!("Deleted {} ({what}){undo}.", self.path), &self.warnings)
+    }
+}
+
+impl Rendered for FindOutcome {
+    fn text(&self) -> String {
+        let mut text = match self.files.len() {
+            0 => format!("No file under {} matches {:?}.", self.path, self.pattern),
+            n => format!(
+                "{n} file{} under {} match {:?}, newest first:",
+                if n == 1 { "" } else { "s" },
+                self.path,
+                self.pattern
+            ),
+        };
+        for f in &self.files {
+            let count = f.lines.map(|n| format!(", {}", lines(n))).unwrap_or_default();
+            text.push_str(&format!("\n  {}  ({} bytes{count}, modified {})", f.path, f.size, f.modified));
+        }
+        let mut left_out = Vec::new();
+        if self.more > 0 {
+            left_out.push(format!(
+                "{} more matches not shown (raise max_results or narrow the pattern)",
+                self.more
+            ));
+        }
+        if self.stopped {
+            left_out.push("the search stopped after 100,000 entries: search a subdirectory".to_string());
+        }
+        if self.ignored > 0 {
+            left_out.push(format!("{} entries ignored by .gitignore", self.ignored));
+        }
+        if !left_out.is_empty() {
+            text.push_str(&format!("\n({})", left_out.join("; ")));
+        }
+        text
     }
 }

@@ -13,7 +13,7 @@ use super::render;
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, EditSpec,
-    ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
+    FindOutcome, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
 };
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
@@ -214,6 +214,23 @@ pub struct ReleaseArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoArgs {}
 
+/// Arguments of `find_files`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FindArgs {
+    /// A glob: with a `/` it matches the path below `path` ("src/**/*.ts"); without, each
+    /// file's name at any depth ("*.ts"). `*` stays within one directory, `**` crosses them.
+    #[schemars(required, with = "String")]
+    pub pattern: Option<String>,
+    /// The directory to search, relative to the root (default: the root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub path: Option<String>,
+    /// Matches listed at most (default 200, at most 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1000), with = "usize")]
+    pub max_results: Option<usize>,
+}
+
 /// Arguments of `move_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct MoveArgs {
@@ -347,6 +364,20 @@ impl FilewrightServer {
     async fn read_file(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
         self.run(move |session| {
             session.read_file(args.path.as_deref(), args.offset, args.limit, args.anchors.unwrap_or(false))
+        })
+        .await
+    }
+
+    /// Find files by glob, newest first, with size and lines: `*.ts` matches file names at any
+    /// depth, `src/**/*.ts` paths below `path`. Honours .gitignore; at most `max_results`
+    /// (default 200), with a count of the rest.
+    #[tool(
+        output_schema = schema_for_output::<FindOutcome>(),
+        annotations(title = "Find files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn find_files(&self, Parameters(args): Parameters<FindArgs>) -> CallToolResult {
+        self.run(move |session| {
+            session.find_files(args.pattern.as_deref(), args.path.as_deref(), args.max_results)
         })
         .await
     }

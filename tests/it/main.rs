@@ -10,6 +10,7 @@ mod claims;
 mod cleanup;
 mod cli;
 mod edit;
+mod find;
 mod guidance;
 mod hooks;
 mod list;

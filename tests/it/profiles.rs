@@ -22,7 +22,10 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         "{names:?}"
     );
     assert!(
-        names.iter().all(|n| ["read_file", "outline", "check_files", "list_directory"].contains(&n.as_str())),
+        names
+            .iter()
+            .all(|n| ["read_file", "outline", "find_files", "check_files", "list_directory"]
+                .contains(&n.as_str())),
         "{names:?}"
     );
     let refused = server
@@ -55,6 +58,7 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         "claim_files",
         "delete_file",
         "edit_file",
+        "find_files",
         "list_artifacts",
         "list_claims",
         "list_directory",
@@ -86,9 +90,16 @@ async fn annotations_are_truthful() {
     let tools = server.client.list_all_tools().await.unwrap();
     for tool in &tools {
         let a = tool.annotations.as_ref().expect("annotations");
-        let read_only =
-            ["read_file", "outline", "check_files", "list_claims", "list_artifacts", "list_directory"]
-                .contains(&&*tool.name);
+        let read_only = [
+            "read_file",
+            "outline",
+            "find_files",
+            "check_files",
+            "list_claims",
+            "list_artifacts",
+            "list_directory",
+        ]
+        .contains(&&*tool.name);
         assert_eq!(a.read_only_hint, Some(read_only), "{}", tool.name);
         assert_eq!(a.open_world_hint, Some(false), "{}", tool.name);
     }

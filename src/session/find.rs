@@ -1,0 +1,94 @@
+//! `find_files`: the files whose path matches a glob, newest first, with size and lines.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::{Session, required};
+use crate::error::{Error, Result};
+use crate::files;
+use crate::lines::count_lines;
+use crate::timestamp::Timestamp;
+
+/// Matches listed when the caller gives no `max_results`.
+pub const DEFAULT_MAX_RESULTS: usize = 200;
+/// The most matches one call lists.
+pub const MAX_RESULTS: usize = 1000;
+
+/// One file `find_files` found.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FoundFile {
+    /// Path relative to the root.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Lines; absent for a file that is not text or too large to read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "usize")]
+    pub lines: Option<usize>,
+    /// Last modification.
+    pub modified: Timestamp,
+}
+
+/// Result of `find_files`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FindOutcome {
+    /// The glob searched for.
+    pub pattern: String,
+    /// The directory searched, relative to the root (`.` for the root).
+    pub path: String,
+    /// Matching files, newest first.
+    pub files: Vec<FoundFile>,
+    /// Matches not listed because of `max_results`.
+    pub more: usize,
+    /// The search stopped after 100,000 entries: there may be more matches.
+    pub stopped: bool,
+    /// Entries left out by .gitignore (and `.git`).
+    pub ignored: usize,
+}
+
+impl Session {
+    /// `find_files`: files under `path` (default: the root) matching the glob `pattern`.
+    pub fn find_files(
+        &self,
+        pattern: Option<&str>,
+        path: Option<&str>,
+        max_results: Option<usize>,
+    ) -> Result<FindOutcome> {
+        let pattern = required(pattern, "find_files", "pattern")?;
+        let max = max_results.unwrap_or(DEFAULT_MAX_RESULTS);
+        if !(1..=MAX_RESULTS).contains(&max) {
+            return Err(Error::InvalidArgument {
+                name: "max_results",
+                reason: format!("use 1 to {MAX_RESULTS}"),
+            });
+        }
+        let dir = match path.map(str::trim) {
+            None | Some("") | Some(".") | Some("./") => None,
+            Some(p) => Some(self.target(p)?),
+        };
+        let found = files::find(&self.ws, dir.as_ref(), pattern)?;
+        let more = found.files.len().saturating_sub(max);
+        let files = found
+            .files
+            .into_iter()
+            .take(max)
+            .map(|f| {
+                let lines = self
+                    .ws
+                    .read(&f.path, self.config.max_file_bytes)
+                    .ok()
+                    .filter(|bytes| !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok())
+                    .map(|bytes| count_lines(&bytes));
+                FoundFile { path: f.path.display(), size: f.size, lines, modified: f.modified }
+            })
+            .collect();
+        Ok(FindOutcome {
+            pattern: pattern.to_string(),
+            path: dir.map(|d| d.display()).unwrap_or_else(|| ".".into()),
+            files,
+            more,
+            stopped: found.stopped,
+            ignored: found.ignored,
+        })
+    }
+}
