@@ -58,6 +58,15 @@ pub fn clean(path: &str, content: &str) -> Option<(String, Vec<Cleaned>)> {
     (!done.is_empty()).then_some((text, done))
 }
 
+/// `content` as it should be written: cleaned when [`clean`] finds a mistake, else as sent;
+/// and what was removed.
+pub fn cleaned<'a>(path: &str, content: &'a str) -> (std::borrow::Cow<'a, str>, Vec<Cleaned>) {
+    match clean(path, content) {
+        Some((text, done)) => (std::borrow::Cow::Owned(text), done),
+        None => (std::borrow::Cow::Borrowed(content), Vec::new()),
+    }
+}
+
 /// The content of a fence that wraps all of `text`: an opening line of three or more
 /// backticks (or tildes) with an optional info string, a closing line of the same marker at
 /// least as long, and no line inside that could open or close a fence of that marker.

@@ -55,11 +55,7 @@ impl Session {
         let content = required(content, "append_file", "content")?;
         let agent = self.agent(agent)?;
         let path = self.target(raw_path)?;
-        let sent = content;
-        let (content, cleaned) = match cleanup::clean(&path.display(), sent) {
-            Some((text, cleaned)) => (std::borrow::Cow::Owned(text), cleaned),
-            None => (std::borrow::Cow::Borrowed(sent), Vec::new()),
-        };
+        let (content, cleaned) = cleanup::cleaned(&path.display(), content);
         let content: &str = &content;
         let seen = self.lock_seen();
         let (text, unescaped) = if unescape::looks_over_escaped(content) {

@@ -50,11 +50,7 @@ impl Session {
         let content = required(content, "write_file", "content")?;
         let agent = self.agent(agent)?;
         let path = self.target(raw_path)?;
-        let sent = content;
-        let (content, cleaned) = match cleanup::clean(&path.display(), sent) {
-            Some((text, cleaned)) => (std::borrow::Cow::Owned(text), cleaned),
-            None => (std::borrow::Cow::Borrowed(sent), Vec::new()),
-        };
+        let (content, cleaned) = cleanup::cleaned(&path.display(), content);
         let content: &str = &content;
         let seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
