@@ -29,7 +29,7 @@ pub fn end_point(text: &str) -> (usize, usize) {
 
 /// Characters in a byte slice of UTF-8: every byte that does not continue a character. An
 /// offset inside a character (offsets can come from C parsers) counts as that character.
-pub fn char_count(bytes: &[u8]) -> usize {
+fn char_count(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
@@ -52,11 +52,6 @@ impl<'t> LineIndex<'t> {
         let mut starts = vec![0];
         starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
         LineIndex { text, starts, last: Cell::new((0, 1)) }
-    }
-
-    /// The text indexed.
-    pub fn text(&self) -> &'t str {
-        self.text
     }
 
     /// Lines as an editor shows them (see [`count_lines`]).
