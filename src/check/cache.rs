@@ -62,6 +62,8 @@ impl<V: PartialEq + Copy> CheckCache<V> {
     /// Checks `text`, the whole new content of `key`, and keeps what the check leaves for
     /// the next append when `version` (the file's version on disk now) is known.
     pub fn check_written(&self, key: &str, text: &str, version: Option<V>) -> Report {
+        // What the last check left is of no use for a new text; dropping it before the parse
+        // keeps two trees of one file from being held at once.
         self.lock().remove(key);
         let (report, prior) = check_incremental(key, text, None);
         self.keep(key, text, prior, version);

@@ -46,7 +46,7 @@ impl Session {
         let (from, to) = (self.target(raw_from)?, self.target(raw_to)?);
         let (from_key, to_key) = (from.display(), to.display());
         let mut seen = self.lock_seen();
-        let ((bytes, replaced), unrecorded) =
+        let ((bytes, sha256, replaced), unrecorded) =
             self.store.write_claimed_paths(&[&from_key, &to_key], &agent, || {
                 let bytes = self.ws.read(&from, self.config.max_file_bytes)?;
                 let old_target = match (overwrite, self.ws.stat(&to)?) {
@@ -73,7 +73,7 @@ impl Session {
                         WriteFacts {
                             size,
                             added: size,
-                            sha256,
+                            sha256: sha256.clone(),
                             before: match &old_target {
                                 None => Some(Before::Absent),
                                 Some(kept) => kept.clone().map(Before::Content),
@@ -81,12 +81,11 @@ impl Session {
                         },
                     ),
                 ];
-                Ok(((bytes, old_target.is_some()), rows))
+                Ok(((bytes, sha256, old_target.is_some()), rows))
             })?;
         // The file has moved: from here on nothing may turn this call into an error.
         seen.remove(&from);
         let text = String::from_utf8_lossy(&bytes);
-        let sha256 = sha256_hex(&bytes);
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         warnings
             .push(format!("to take this move back, undo both paths: undo {to_key}, then undo {from_key}"));

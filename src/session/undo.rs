@@ -60,32 +60,33 @@ impl Session {
         let path = self.target(raw_path)?;
         let key = path.display();
         let seen = self.lock_seen();
-        let ((restored, undone), unrecorded) = self.store.undo_claimed(&key, &agent, steps, |plan| {
-            let current = match self.ws.stat(&path)? {
-                Some(_) => Some(self.ws.read(&path, self.config.max_file_bytes)?),
-                None => None,
-            };
-            let restored = restore(&key, current.clone(), plan, steps, force)?;
-            let before = Some(match current {
-                Some(bytes) => Before::Content(bytes),
-                None => Before::Absent,
-            });
-            let (size, sha256) = match &restored {
-                Some(bytes) => {
-                    self.ws.replace(&path, bytes)?;
-                    (bytes.len() as u64, sha256_hex(bytes))
-                }
-                None => {
-                    self.ws.remove_file(&path)?;
-                    (0, sha256_hex(b""))
-                }
-            };
-            let undone = plan.iter().map(describe).collect::<Vec<_>>();
-            Ok(((restored, undone), Some(WriteFacts { size, added: 0, sha256, before })))
-        })?;
+        let ((restored, undone, sha256), unrecorded) =
+            self.store.undo_claimed(&key, &agent, steps, |plan| {
+                let current = match self.ws.stat(&path)? {
+                    Some(_) => Some(self.ws.read(&path, self.config.max_file_bytes)?),
+                    None => None,
+                };
+                let restored = restore(&key, current.clone(), plan, steps, force)?;
+                let before = Some(match current {
+                    Some(bytes) => Before::Content(bytes),
+                    None => Before::Absent,
+                });
+                let (size, sha256) = match &restored {
+                    Some(bytes) => {
+                        self.ws.replace(&path, bytes)?;
+                        (bytes.len() as u64, sha256_hex(bytes))
+                    }
+                    None => {
+                        self.ws.remove_file(&path)?;
+                        (0, sha256_hex(b""))
+                    }
+                };
+                let undone = plan.iter().map(describe).collect::<Vec<_>>();
+                let facts = WriteFacts { size, added: 0, sha256: sha256.clone(), before };
+                Ok(((restored, undone, sha256), Some(facts)))
+            })?;
         // The file has changed: from here on nothing may turn this call into an error.
         let text = restored.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
-        let sha256 = sha256_hex(restored.as_deref().unwrap_or_default());
         let after = self.after_write(
             seen,
             &path,
