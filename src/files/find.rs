@@ -7,6 +7,8 @@
 
 use globset::GlobMatcher;
 use ignore::gitignore::Gitignore;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::list::{gitignore_of, ignored, matchers_above};
 use crate::error::{Error, Result};
@@ -17,7 +19,7 @@ use crate::workspace::{FileKind, RootPath, Workspace};
 pub const MAX_VISITED: usize = 100_000;
 
 /// One file found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct FoundFile {
     /// Path relative to the root.
     pub path: RootPath,

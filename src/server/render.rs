@@ -471,7 +471,11 @@ impl Rendered for FindOutcome {
         };
         for f in &self.files {
             let count = f.lines.map(|n| format!(", {}", lines(n))).unwrap_or_default();
-            text.push_str(&format!("\n  {}  ({} bytes{count}, modified {})", f.path, f.size, f.modified));
+            let file = &f.file;
+            text.push_str(&format!(
+                "\n  {}  ({} bytes{count}, modified {})",
+                file.path, file.size, file.modified
+            ));
         }
         let mut left_out = Vec::new();
         if self.more > 0 {

@@ -7,26 +7,22 @@ use super::{Session, required};
 use crate::error::{Error, Result};
 use crate::files;
 use crate::lines::count_lines;
-use crate::timestamp::Timestamp;
 
 /// Matches listed when the caller gives no `max_results`.
 pub const DEFAULT_MAX_RESULTS: usize = 200;
 /// The most matches one call lists.
 pub const MAX_RESULTS: usize = 1000;
 
-/// One file `find_files` found.
+/// One file `find_files` found, with its lines.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FoundFile {
-    /// Path relative to the root.
-    pub path: String,
-    /// Size in bytes.
-    pub size: u64,
+    /// Path, size and modification time.
+    #[serde(flatten)]
+    pub file: files::FoundFile,
     /// Lines; absent for a file that is not text or too large to read.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "usize")]
     pub lines: Option<usize>,
-    /// Last modification.
-    pub modified: Timestamp,
 }
 
 /// Result of `find_files`.
@@ -72,14 +68,14 @@ impl Session {
             .files
             .into_iter()
             .take(max)
-            .map(|f| {
+            .map(|file| {
                 let lines = self
                     .ws
-                    .read(&f.path, self.config.max_file_bytes)
+                    .read(&file.path, self.config.max_file_bytes)
                     .ok()
                     .filter(|bytes| !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok())
                     .map(|bytes| count_lines(&bytes));
-                FoundFile { path: f.path.display(), size: f.size, lines, modified: f.modified }
+                FoundFile { file, lines }
             })
             .collect();
         Ok(FindOutcome {
