@@ -63,6 +63,14 @@ pub enum Error {
         /// The missing argument.
         field: &'static str,
     },
+    /// A required argument is absent from a call that carries no content, so it was not cut off:
+    /// the argument was simply left out.
+    Missing {
+        /// The tool that was called.
+        tool: &'static str,
+        /// The missing argument.
+        field: &'static str,
+    },
     /// The path resolves outside the root, directly or through a symlink.
     OutsideRoot {
         /// The path as the caller sent it.
@@ -240,16 +248,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            // Only a writing call carries content large enough to be cut off; any other missing
-            // argument is simply missing.
-            Error::Truncated { tool, field }
-                if !matches!(*tool, "write_file" | "append_file" | "edit_file") =>
-            {
-                write!(
-                    f,
-                    "{tool} was called without `{field}`, which it needs; nothing was changed. Call it again with `{field}`."
-                )
-            }
+            Error::Missing { tool, field } => write!(
+                f,
+                "{tool} was called without `{field}`, which it needs; nothing was changed. Call it again \
+                 with `{field}`."
+            ),
             Error::Truncated { tool, field } => write!(
                 f,
                 "{tool} was called without `{field}`: this is what a call cut off by the model's output \
@@ -480,7 +483,7 @@ mod tests {
 
     #[test]
     fn a_read_without_a_path_is_told_to_name_the_file_not_to_write_in_parts() {
-        let text = Error::Truncated { tool: "read_file", field: "path" }.to_string();
+        let text = Error::Missing { tool: "read_file", field: "path" }.to_string();
         assert!(text.contains("without `path`") && !text.contains("append_file"), "{text}");
     }
 

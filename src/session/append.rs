@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::after_write::{AfterWrite, Landed};
 use super::warnings::{self, APPEND_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
-use super::{Session, required};
+use super::{Session, required_or_truncated};
 use crate::cleanup;
 use crate::error::Result;
 use crate::files;
@@ -51,8 +51,8 @@ impl Session {
         expected: files::Expected,
         agent: Option<&str>,
     ) -> Result<AppendOutcome> {
-        let raw_path = required(path, "append_file", "path")?;
-        let content = required(content, "append_file", "content")?;
+        let raw_path = required_or_truncated(path, "append_file", "path")?;
+        let content = required_or_truncated(content, "append_file", "content")?;
         let agent = self.agent(agent)?;
         let path = self.target(raw_path)?;
         let (content, cleaned) = cleanup::cleaned(&path.display(), content);

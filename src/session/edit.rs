@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::after_write::{AfterWrite, Landed};
 use super::warnings::{WRITE_STUB_KINDS, stub_warnings, stubs_of};
-use super::{Session, required};
+use super::{Session, required_or_truncated};
 use crate::check;
 use crate::error::{Error, Result};
 use crate::files;
@@ -53,7 +53,7 @@ impl EditSpec {
     /// The edit this spec describes, checked for shape (anchors are checked against the
     /// file later).
     fn into_edit(self) -> Result<files::Edit> {
-        let new = required(self.new_string, "edit_file", "new_string")?;
+        let new = required_or_truncated(self.new_string, "edit_file", "new_string")?;
         let anchor = |name: &'static str, raw: &str| {
             Anchor::parse(raw).ok_or_else(|| Error::InvalidArgument {
                 name,
@@ -141,7 +141,7 @@ impl Session {
         expected_sha256: Option<&str>,
         agent: Option<&str>,
     ) -> Result<EditOutcome> {
-        let raw_path = required(path, "edit_file", "path")?;
+        let raw_path = required_or_truncated(path, "edit_file", "path")?;
         let agent = self.agent(agent)?;
         let edits = edits.into_iter().map(EditSpec::into_edit).collect::<Result<Vec<_>>>()?;
         let path = self.target(raw_path)?;

@@ -200,9 +200,16 @@ impl Session {
     }
 }
 
-/// An argument the schema requires but a call cut off by the model's output limit can lack:
-/// its absence is reported as a truncated call, which says how to send the content in parts.
+/// An argument the schema requires, in a tool that carries no content: its absence is a
+/// plain missing argument.
 fn required<T>(value: Option<T>, tool: &'static str, field: &'static str) -> Result<T> {
+    value.ok_or(Error::Missing { tool, field })
+}
+
+/// An argument the schema requires, in a tool that carries content (write, append, edit): its
+/// absence is what a call cut off by the model's output limit looks like, and the error says how
+/// to send the content in parts.
+fn required_or_truncated<T>(value: Option<T>, tool: &'static str, field: &'static str) -> Result<T> {
     value.ok_or(Error::Truncated { tool, field })
 }
 

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::after_write::{AfterWrite, Landed};
 use super::warnings::{self, WRITE_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
-use super::{Session, required};
+use super::{Session, required_or_truncated};
 use crate::cleanup;
 use crate::error::Result;
 use crate::files;
@@ -46,8 +46,8 @@ impl Session {
         expected_sha256: Option<&str>,
         agent: Option<&str>,
     ) -> Result<WriteOutcome> {
-        let raw_path = required(path, "write_file", "path")?;
-        let content = required(content, "write_file", "content")?;
+        let raw_path = required_or_truncated(path, "write_file", "path")?;
+        let content = required_or_truncated(content, "write_file", "content")?;
         let agent = self.agent(agent)?;
         let path = self.target(raw_path)?;
         let (content, cleaned) = cleanup::cleaned(&path.display(), content);
