@@ -7,13 +7,17 @@ mod edit;
 mod find;
 mod list;
 mod read;
+mod search;
+mod walk;
 mod write;
 
 pub use append::{Appended, DEDUPE_MIN_BYTES, Expected, append};
 pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
-pub use find::{Found, FoundFile, MAX_VISITED, find};
+pub use find::{Found, FoundFile, find};
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};
 pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, Window, number_lines, read};
+pub use search::{FileHits, HitLine, MAX_CONTEXT, Query, Searched, search};
+pub use walk::{MAX_VISITED, PathGlob, Walked, walk_files};
 pub use write::{Written, write};
 
 /// Hex sha256 of a file's bytes: what the journal records, results report and

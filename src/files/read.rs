@@ -1,5 +1,7 @@
 //! `read_file`: numbered lines of a text file, a window at a time.
 
+use std::borrow::Cow;
+
 use super::anchor::anchor_of;
 use super::sha256_hex;
 use crate::error::{Error, Result};
@@ -101,15 +103,9 @@ pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Re
             false => numbered.push_str(&n.to_string()),
         }
         numbered.push('\t');
-        match line.char_indices().nth(MAX_LINE_CHARS) {
-            Some((cut, _)) => {
-                cut_lines += 1;
-                numbered.push_str(&line[..cut]);
-                let rest = line[cut..].chars().count();
-                numbered.push_str(&format!(" [... line cut: {rest} more characters]"));
-            }
-            None => numbered.push_str(line),
-        }
+        let shown = cut_line(line, MAX_LINE_CHARS);
+        cut_lines += usize::from(matches!(shown, Cow::Owned(_)));
+        numbered.push_str(&shown);
         end = n;
     }
     Ok(ReadView {
@@ -123,6 +119,18 @@ pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Re
         ends_with_newline: text.ends_with('\n'),
         sha256: String::new(),
     })
+}
+
+/// `line`, cut after `max` characters with a marker that says how many were left out, so one
+/// minified line cannot flood the model's context. Borrowed when nothing was cut.
+pub(super) fn cut_line(line: &str, max: usize) -> Cow<'_, str> {
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => {
+            let rest = line[cut..].chars().count();
+            Cow::Owned(format!("{} [... line cut: {rest} more characters]", &line[..cut]))
+        }
+        None => Cow::Borrowed(line),
+    }
 }
 
 #[cfg(test)]

@@ -54,11 +54,12 @@ impl Profile {
                 "read_file",
                 "outline",
                 "find_files",
+                "search_files",
                 "list_directory",
                 "check_files",
             ]),
             Profile::Readonly => {
-                Some(&["read_file", "outline", "find_files", "list_directory", "check_files"])
+                Some(&["read_file", "outline", "find_files", "search_files", "list_directory", "check_files"])
             }
         }
     }

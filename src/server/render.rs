@@ -8,7 +8,7 @@ use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, FileStatus,
-    FindOutcome, LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, UndoOutcome,
+    FindOutcome, LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, SearchOutcome, UndoOutcome,
     WriteOutcome,
 };
 use crate::workspace::FileKind;
@@ -63,7 +63,16 @@ fn kind_name(kind: crate::check::stubs::StubKind) -> &'static str {
 
 /// `1 line`, `2 lines`.
 fn lines(n: usize) -> String {
-    format!("{n} line{}", if n == 1 { "" } else { "s" })
+    plural(n, "line")
+}
+
+/// `n` and the noun, in the plural unless `n` is 1 ("1 file", "3 files", "2 entries").
+fn plural(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("{n} {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
+    }
 }
 
 /// The hook's line(s), when a hook ran.
@@ -492,6 +501,63 @@ impl Rendered for FindOutcome {
         }
         if !left_out.is_empty() {
             text.push_str(&format!("\n({})", left_out.join("; ")));
+        }
+        text
+    }
+}
+
+impl Rendered for SearchOutcome {
+    /// ripgrep's layout: `path:line: text` for a match, `path-line- text` for a context line,
+    /// `--` between groups that are not adjacent, a blank line between files.
+    fn text(&self) -> String {
+        let found = &self.found;
+        let mut text = match found.matches {
+            0 => format!("No line under {} matches {:?}", self.path, self.pattern),
+            n => format!(
+                "{} in {} under {} match {:?}",
+                plural(n, "line"),
+                plural(found.files_matched, "file"),
+                self.path,
+                self.pattern
+            ),
+        };
+        text.push_str(&format!(" ({} searched).", plural(found.searched, "file")));
+        for file in &found.files {
+            text.push('\n');
+            let mut previous: Option<u64> = None;
+            for line in &file.lines {
+                if previous.is_some_and(|p| line.line > p + 1) {
+                    text.push_str("\n--");
+                }
+                let mark = if line.context { '-' } else { ':' };
+                text.push_str(&format!("\n{}{mark}{}{mark} {}", file.path, line.line, line.text));
+                previous = Some(line.line);
+            }
+        }
+        let mut left_out = Vec::new();
+        if self.more > 0 {
+            left_out.push(format!(
+                "{} not shown (raise max_results, narrow the pattern, or pass path or glob)",
+                plural(self.more, "more matching line")
+            ));
+        }
+        if found.stopped {
+            left_out.push("the search stopped after 100,000 entries: search a subdirectory".to_string());
+        }
+        if found.binary > 0 {
+            left_out.push(format!("{} skipped as binary", plural(found.binary, "file")));
+        }
+        if found.too_large > 0 {
+            left_out.push(format!("{} skipped as larger than --max-file-bytes", plural(found.too_large, "file")));
+        }
+        if found.unreadable > 0 {
+            left_out.push(format!("{} could not be read", plural(found.unreadable, "file")));
+        }
+        if found.ignored > 0 {
+            left_out.push(format!("{} ignored by .gitignore", plural(found.ignored, "entry")));
+        }
+        if !left_out.is_empty() {
+            text.push_str(&format!("\n\n({})", left_out.join("; ")));
         }
         text
     }

@@ -13,7 +13,8 @@ use super::render;
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, EditSpec,
-    FindOutcome, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, UndoOutcome, WriteOutcome,
+    FindOutcome, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, SearchOptions, SearchOutcome,
+    UndoOutcome, WriteOutcome,
 };
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
@@ -231,6 +232,39 @@ pub struct FindArgs {
     pub max_results: Option<usize>,
 }
 
+/// Arguments of `search_files`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    /// The text to find on one line; a regular expression when `regex` is true.
+    #[schemars(required, with = "String")]
+    pub pattern: Option<String>,
+    /// The directory to search, relative to the root (default: the root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub path: Option<String>,
+    /// Only files matching this glob: "*.ts" matches names at any depth, "src/**/*.ts" paths
+    /// below `path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub glob: Option<String>,
+    /// `pattern` is a regular expression (Rust regex syntax) instead of literal text (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub regex: Option<bool>,
+    /// Upper and lower case differ (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub case_sensitive: Option<bool>,
+    /// Lines shown before and after each match (default 0, at most 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 20), with = "usize")]
+    pub context: Option<usize>,
+    /// Matching lines shown at most (default 200, at most 1000); the rest are counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1000), with = "usize")]
+    pub max_results: Option<usize>,
+}
+
 /// Arguments of `move_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct MoveArgs {
@@ -378,6 +412,29 @@ impl FilewrightServer {
     async fn find_files(&self, Parameters(args): Parameters<FindArgs>) -> CallToolResult {
         self.run(move |session| {
             session.find_files(args.pattern.as_deref(), args.path.as_deref(), args.max_results)
+        })
+        .await
+    }
+
+    /// Search file contents for a literal string (or, with `regex: true`, a regular expression),
+    /// like ripgrep: matching lines as `path:line: text`, grouped by file, with `context` lines
+    /// around them. Honours .gitignore and skips binary files; at most `max_results` matching
+    /// lines (default 200), with a count of the rest.
+    #[tool(
+        output_schema = schema_for_output::<SearchOutcome>(),
+        annotations(title = "Search files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn search_files(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
+        self.run(move |session| {
+            let options = SearchOptions {
+                path: args.path.as_deref(),
+                glob: args.glob.as_deref(),
+                regex: args.regex.unwrap_or(false),
+                ignore_case: !args.case_sensitive.unwrap_or(true),
+                context: args.context,
+                max_results: args.max_results,
+            };
+            session.search_files(args.pattern.as_deref(), options)
         })
         .await
     }

@@ -4,14 +4,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{Session, required};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::files;
 use crate::lines::count_lines;
-
-/// Matches listed when the caller gives no `max_results`.
-pub const DEFAULT_MAX_RESULTS: usize = 200;
-/// The most matches one call lists.
-pub const MAX_RESULTS: usize = 1000;
 
 /// One file `find_files` found, with its lines.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -51,17 +46,8 @@ impl Session {
         max_results: Option<usize>,
     ) -> Result<FindOutcome> {
         let pattern = required(pattern, "find_files", "pattern")?;
-        let max = max_results.unwrap_or(DEFAULT_MAX_RESULTS);
-        if !(1..=MAX_RESULTS).contains(&max) {
-            return Err(Error::InvalidArgument {
-                name: "max_results",
-                reason: format!("use 1 to {MAX_RESULTS}"),
-            });
-        }
-        let dir = match path.map(str::trim) {
-            None | Some("") | Some(".") | Some("./") => None,
-            Some(p) => Some(self.target(p)?),
-        };
+        let max = super::max_results(max_results)?;
+        let dir = self.directory(path)?;
         let found = files::find(&self.ws, dir.as_ref(), pattern)?;
         let more = found.files.len().saturating_sub(max);
         let files = found

@@ -27,10 +27,7 @@ impl Session {
         include_hidden: bool,
         gitignore: bool,
     ) -> Result<ListOutcome> {
-        let dir = match path.map(str::trim) {
-            None | Some("") | Some(".") | Some("./") => None,
-            Some(p) => Some(self.ws.resolve(p)?),
-        };
+        let dir = self.directory(path)?;
         let depth = depth.unwrap_or(1);
         if !(1..=20).contains(&depth) {
             return Err(Error::InvalidArgument {

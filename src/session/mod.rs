@@ -24,6 +24,7 @@ mod list;
 mod moves;
 mod outline;
 mod read;
+mod search;
 mod undo;
 mod warnings;
 mod write;
@@ -45,6 +46,7 @@ pub use list::ListOutcome;
 pub use moves::MoveOutcome;
 pub use outline::OutlineOutcome;
 pub use read::{LineEndings, ReadOutcome};
+pub use search::{SearchOptions, SearchOutcome};
 pub use undo::UndoOutcome;
 pub use write::WriteOutcome;
 
@@ -180,6 +182,15 @@ impl Session {
         self.ws.follow(&self.ws.resolve(raw)?)
     }
 
+    /// A directory argument of a tool that walks files (list, find, search): None for the root
+    /// (`path` absent, empty or `.`), else the directory resolved in the sandbox.
+    fn directory(&self, path: Option<&str>) -> Result<Option<RootPath>> {
+        match path.map(str::trim) {
+            None | Some("") | Some(".") | Some("./") => Ok(None),
+            Some(p) => self.target(p).map(Some),
+        }
+    }
+
     /// `e` with what the journal knows of the file's last write, when `e` says the file was
     /// not what the caller expected: the agent sees who changed it and when.
     fn with_last_write(&self, e: Error) -> Error {
@@ -198,6 +209,20 @@ impl Session {
         // A poisoned lock only means another call panicked mid-way; the set itself is still valid.
         self.seen.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Results listed when the caller gives no `max_results` (find, search).
+pub const DEFAULT_MAX_RESULTS: usize = 200;
+/// The most results one call lists.
+pub const MAX_RESULTS: usize = 1000;
+
+/// The `max_results` argument, defaulted and bounded.
+fn max_results(given: Option<usize>) -> Result<usize> {
+    let max = given.unwrap_or(DEFAULT_MAX_RESULTS);
+    if !(1..=MAX_RESULTS).contains(&max) {
+        return Err(Error::InvalidArgument { name: "max_results", reason: format!("use 1 to {MAX_RESULTS}") });
+    }
+    Ok(max)
 }
 
 /// An argument the schema requires, in a tool that carries no content: its absence is a

@@ -21,6 +21,7 @@ mod read;
 mod roots;
 mod sandbox;
 mod schemas;
+mod search;
 mod syntax;
 mod truth;
 mod undo;

@@ -16,17 +16,12 @@ async fn tool_names(server: &Server) -> Vec<String> {
 async fn profiles_choose_the_tools_listed_and_callable() {
     let root = Root::new().file("a.txt", "a\n");
     let server = Server::spawn_with(&root, &["--profile", "readonly"]).await;
-    let names = tool_names(&server).await;
-    assert!(
-        names.contains(&"read_file".to_string()) && names.contains(&"check_files".to_string()),
-        "{names:?}"
-    );
-    assert!(
-        names
-            .iter()
-            .all(|n| ["read_file", "outline", "find_files", "check_files", "list_directory"]
-                .contains(&n.as_str())),
-        "{names:?}"
+    let mut names = tool_names(&server).await;
+    names.sort();
+    assert_eq!(
+        names,
+        ["check_files", "find_files", "list_directory", "outline", "read_file", "search_files"],
+        "readonly lists exactly the tools that change nothing"
     );
     let refused = server
         .client
@@ -43,7 +38,7 @@ async fn profiles_choose_the_tools_listed_and_callable() {
 
     let server = Server::spawn_with(&root, &["--profile", "coding"]).await;
     let names = tool_names(&server).await;
-    for expected in ["append_file", "check_files", "edit_file", "outline", "read_file", "write_file"] {
+    for expected in ["append_file", "check_files", "edit_file", "outline", "read_file", "search_files", "write_file"] {
         assert!(names.contains(&expected.to_string()), "{names:?}");
     }
     assert!(!names.iter().any(|n| n.contains("claim") || n == "list_artifacts"), "{names:?}");
@@ -66,6 +61,7 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         "outline",
         "read_file",
         "release_files",
+        "search_files",
         "undo",
         "write_file",
     ];
@@ -94,6 +90,7 @@ async fn annotations_are_truthful() {
             "read_file",
             "outline",
             "find_files",
+            "search_files",
             "check_files",
             "list_claims",
             "list_artifacts",
