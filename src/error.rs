@@ -219,6 +219,12 @@ pub enum Error {
     },
     /// No sandbox root has been chosen yet: the server waits for the client's roots.
     NoRoot,
+    /// No sandbox root will be served: without `--root`, the current directory is `/` or home,
+    /// or the chosen root could not be opened.
+    RootRefused {
+        /// Why, and what to pass.
+        reason: String,
+    },
     /// The path lies in filewright's own state directory.
     Reserved {
         /// The path as the caller sent it.
@@ -437,6 +443,7 @@ impl fmt::Display for Error {
                 "no sandbox root yet: the server is waiting for the client's roots. Retry in a moment; if \
                  this persists, start filewright with --root /path/to/project."
             ),
+            Error::RootRefused { reason } => f.write_str(reason),
             Error::Reserved { path } => write!(
                 f,
                 "{path:?} is inside filewright's state directory, which no tool may read or write. Choose \

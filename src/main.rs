@@ -115,18 +115,12 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let outcome = runtime.block_on(async {
-        let refusal = slot.refusal();
         let service = FilewrightServer::new(slot, cli.profile)
             .serve(rmcp::transport::stdio())
             .await
             .context("MCP initialization failed")?;
-        tokio::select! {
-            stopped = service.waiting() => {
-                stopped.context("MCP service stopped with an error")?;
-                anyhow::Ok(())
-            }
-            message = refusal => anyhow::bail!(message),
-        }
+        service.waiting().await.context("MCP service stopped with an error")?;
+        anyhow::Ok(())
     });
     // The stdin reader runs on a blocking thread that a client holding stdin open would keep
     // alive; do not wait for it when stopping.

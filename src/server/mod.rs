@@ -12,8 +12,12 @@ use std::sync::Arc;
 
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig, Tool};
-use rmcp::{ServerHandler, prompt_handler, tool_handler};
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, prompt_handler, tool_handler};
 
 use crate::session::Session;
 
@@ -65,6 +69,16 @@ impl Profile {
     }
 }
 
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Profile::Full => "full",
+            Profile::Coding => "coding",
+            Profile::Readonly => "readonly",
+        })
+    }
+}
+
 impl std::str::FromStr for Profile {
     type Err = String;
 
@@ -82,13 +96,15 @@ impl std::str::FromStr for Profile {
 #[derive(Clone)]
 pub struct FilewrightServer {
     slot: Arc<SessionSlot>,
+    profile: Profile,
     tool_router: ToolRouter<Self>,
     prompt_router: PromptRouter<Self>,
 }
 
 impl FilewrightServer {
     /// A server for the sessions of `slot` listing the tools of `profile`. A tool outside the profile is
-    /// removed from the router, so it is neither listed nor callable.
+    /// removed from the router, so it is neither listed nor callable (a call gets a tool error
+    /// that names the profile).
     pub fn new(slot: SessionSlot, profile: Profile) -> Self {
         let mut tool_router = Self::tool_router();
         if let Some(keep) = profile.tools() {
@@ -104,7 +120,7 @@ impl FilewrightServer {
                 prompt_router.remove_route(&prompt.name);
             }
         }
-        FilewrightServer { slot: Arc::new(slot), tool_router, prompt_router }
+        FilewrightServer { slot: Arc::new(slot), profile, tool_router, prompt_router }
     }
 
     /// Runs one tool call on the current session on a blocking thread (file I/O, parsing,
@@ -134,6 +150,26 @@ impl ServerHandler for FilewrightServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_prompts().build())
             .with_server_info(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    /// Routes a tool call, after letting the first request of an MCP 2026-07-28 session choose
+    /// the root. A tool that exists but is outside `--profile` gets a tool error that says so;
+    /// a name filewright does not have stays a protocol error, as MCP asks.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.slot.on_request(&context).await;
+        if !self.tool_router.has_route(&request.name) && Self::tool_router().has_route(&request.name) {
+            let text = format!(
+                "{} is not available: this server runs with --profile {}, which leaves it out. Use the \
+                 tools it lists, or ask the user to start filewright with --profile full.",
+                request.name, self.profile
+            );
+            return Ok(render::error_result(&text).into());
+        }
+        self.tool_router.call(ToolCallContext::new(self, request, context)).await
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<rmcp::RoleServer>) {

@@ -2,7 +2,8 @@
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{PromptMessage, Role};
-use rmcp::{prompt, prompt_router};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, prompt, prompt_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -49,7 +50,8 @@ impl FilewrightServer {
     /// Lists what check_files flags and asks to finish those files without rewriting what is
     /// already complete.
     #[prompt(name = "finish_incomplete_files")]
-    async fn finish_incomplete_files(&self) -> Vec<PromptMessage> {
+    async fn finish_incomplete_files(&self, context: RequestContext<RoleServer>) -> Vec<PromptMessage> {
+        self.slot.on_request(&context).await;
         let report = match self.slot.wait().await {
             Ok(session) => match tokio::task::spawn_blocking(move || session.check_files(None)).await {
                 Ok(Ok(outcome)) => outcome.text(),

@@ -3,8 +3,13 @@
 //! Precedence: `--root` when given (the client's roots are then ignored); else the client's
 //! first `file://` root, when the client supports roots (followed on `roots/list_changed`);
 //! else the current directory. A current directory of `/` or the home directory is never
-//! served by default (Claude Desktop starts servers in `/`): the slot signals a refusal, and
-//! `main` stops the server with an error that asks for `--root`.
+//! served by default (Claude Desktop starts servers in `/`): the slot then holds a refusal,
+//! and every call answers with it, so the client sees why and what to pass.
+//!
+//! Sessions on MCP 2026-07-28 or later have no `initialize` and no server-to-client requests
+//! (roots are deprecated there, and the revision asks servers to take directories from their
+//! configuration): their root is `--root`, else the current directory, decided on the first
+//! request.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,23 +17,35 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use rmcp::RoleServer;
-use rmcp::service::Peer;
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{Peer, RequestContext};
 
 use crate::error::Error;
 use crate::session::{Session, Settings};
 
-/// Holds the current session, if a root has been chosen.
+/// Holds the current session, if a root has been chosen, or why none will be.
 #[derive(Debug)]
 pub struct SessionSlot {
     settings: Settings,
     /// Where the root comes from.
     source: RootSource,
-    current: RwLock<Option<Arc<Session>>>,
-    /// True until the first root decision after initialization is made: calls that arrive
-    /// earlier wait for it instead of failing.
+    current: RwLock<Served>,
+    /// True until the first root decision is made: calls that arrive earlier wait for it
+    /// instead of failing.
     deciding: AtomicBool,
-    /// Set when no root may be served at all; `main` waits on it to stop with that message.
-    refusal: tokio::sync::watch::Sender<Option<String>>,
+    /// Held while the first decision is made, so that it is made once.
+    decision: tokio::sync::Mutex<()>,
+}
+
+/// What the slot serves.
+#[derive(Debug, Clone)]
+enum Served {
+    /// No root yet: the first decision is still to come.
+    Nothing,
+    /// A session on a root.
+    Root(Arc<Session>),
+    /// No root may be served; the message says why and what to pass.
+    Refused(String),
 }
 
 /// How long an early call waits for the first root decision.
@@ -48,33 +65,21 @@ impl SessionSlot {
         SessionSlot {
             settings,
             source: RootSource::Explicit,
-            current: RwLock::new(Some(Arc::new(session))),
+            current: RwLock::new(Served::Root(Arc::new(session))),
             deciding: AtomicBool::new(false),
-            refusal: tokio::sync::watch::Sender::new(None),
+            decision: tokio::sync::Mutex::new(()),
         }
     }
 
-    /// A slot whose root is chosen once the client has initialized.
+    /// A slot whose root is chosen once the client has initialized (or, on MCP 2026-07-28,
+    /// sent its first request).
     pub fn from_client(settings: Settings, fallback: PathBuf) -> Self {
         SessionSlot {
             settings,
             source: RootSource::Client { fallback },
-            current: RwLock::new(None),
+            current: RwLock::new(Served::Nothing),
             deciding: AtomicBool::new(true),
-            refusal: tokio::sync::watch::Sender::new(None),
-        }
-    }
-
-    /// Resolves with a message when the server must stop because it may serve no root.
-    pub fn refusal(&self) -> impl std::future::Future<Output = String> + Send + 'static {
-        let mut receiver = self.refusal.subscribe();
-        async move {
-            let message = receiver.wait_for(Option::is_some).await.map(|m| m.clone().unwrap_or_default());
-            match message {
-                Ok(message) => message,
-                // The slot is gone, so the server is too: never resolve.
-                Err(_) => std::future::pending().await,
-            }
+            decision: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -87,85 +92,118 @@ impl SessionSlot {
         self.get()
     }
 
-    /// The current session, or [`Error::NoRoot`] while no root is chosen.
+    /// The current session, or why there is none.
     pub fn get(&self) -> Result<Arc<Session>, Error> {
-        self.current.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or(Error::NoRoot)
+        match &*self.current.read().unwrap_or_else(|p| p.into_inner()) {
+            Served::Root(session) => Ok(session.clone()),
+            Served::Nothing => Err(Error::NoRoot),
+            Served::Refused(reason) => Err(Error::RootRefused { reason: reason.clone() }),
+        }
     }
 
-    /// Called once the client has initialized: adopt its roots, or fall back to the current
-    /// directory. Exits the process when that fallback is `/` or the home directory.
+    /// Called once the client has initialized (MCP 2025-11-25 and earlier): adopt its roots,
+    /// or fall back to the current directory.
     pub async fn on_initialized(&self, peer: &Peer<RoleServer>) {
-        self.decide(peer).await;
+        let client_has_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+        self.decide_once(client_has_roots.then_some(peer)).await;
+    }
+
+    /// Called before every request is handled. A request on MCP 2026-07-28 or later comes
+    /// without `initialize`, and the server may not ask the client for its roots: the first
+    /// such request decides the root from the command line and the current directory.
+    pub async fn on_request(&self, context: &RequestContext<RoleServer>) {
+        let stateless =
+            context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        if stateless && self.deciding.load(Ordering::Acquire) {
+            self.decide_once(None).await;
+        }
+    }
+
+    /// Makes the first root decision, once: from the client's roots when `peer` may be asked
+    /// for them, else the current directory.
+    async fn decide_once(&self, peer: Option<&Peer<RoleServer>>) {
+        let _deciding = self.decision.lock().await;
+        if !self.deciding.load(Ordering::Acquire) {
+            return;
+        }
+        let served = self.decide(peer).await;
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = served;
         self.deciding.store(false, Ordering::Release);
     }
 
-    async fn decide(&self, peer: &Peer<RoleServer>) {
-        let RootSource::Client { fallback } = &self.source else { return };
-        let client_has_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
-        if client_has_roots && self.adopt_client_roots(peer).await {
-            return;
+    async fn decide(&self, peer: Option<&Peer<RoleServer>>) -> Served {
+        let RootSource::Client { fallback } = &self.source else { return self.served() };
+        if let Some(peer) = peer
+            && let Some(Served::Root(session)) = self.client_root(peer).await
+        {
+            return Served::Root(session);
         }
         if is_too_broad(fallback) {
-            // Tell `main`, which stops the server and exits non-zero with this message.
-            let message = format!(
-                "no --root given, the client offered no roots, and the current directory is {}, which is \
-                 never served by default; pass --root /path/to/project in the server's configuration",
+            let reason = format!(
+                "no sandbox root: filewright was started without --root, {}, and its current directory is \
+                 {}, which is never served by default. Ask the user to add --root /path/to/project to \
+                 this server's arguments in the client's MCP configuration and restart it.",
+                if peer.is_some() { "the client offered no usable root" } else { "the client offers no roots" },
                 fallback.display()
             );
-            let _ = self.refusal.send(Some(message));
-            return;
+            tracing::error!("{reason}");
+            return Served::Refused(reason);
         }
-        self.open(fallback.clone()).await;
+        self.open(fallback.clone()).await
+    }
+
+    /// What is served now.
+    fn served(&self) -> Served {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Called on `roots/list_changed`: switch to the client's new first root.
     pub async fn on_roots_changed(&self, peer: &Peer<RoleServer>) {
-        if matches!(self.source, RootSource::Client { .. }) {
-            self.adopt_client_roots(peer).await;
+        if matches!(self.source, RootSource::Client { .. })
+            && let Some(served @ Served::Root(_)) = self.client_root(peer).await
+        {
+            *self.current.write().unwrap_or_else(|p| p.into_inner()) = served;
         }
     }
 
-    /// Lists the client's roots and serves the first `file://` one. False when there is none
-    /// or it cannot be opened (the reason is logged).
+    /// A session on the client's first `file://` root; None when there is none or it
+    /// cannot be opened (the reason is logged).
     #[allow(deprecated)] // Roots are deprecated by SEP-2577 but current in 2025-11-25 sessions.
-    async fn adopt_client_roots(&self, peer: &Peer<RoleServer>) -> bool {
+    async fn client_root(&self, peer: &Peer<RoleServer>) -> Option<Served> {
         let roots = match peer.list_roots().await {
             Ok(result) => result.roots,
             Err(e) => {
                 tracing::warn!("the client's roots could not be listed: {e}");
-                return false;
+                return None;
             }
         };
         let Some(path) = roots.iter().find_map(|r| file_uri_to_path(&r.uri)) else {
             tracing::warn!("the client offered no file:// root ({} roots)", roots.len());
-            return false;
+            return None;
         };
-        self.open(path).await
+        match self.open(path).await {
+            served @ Served::Root(_) => Some(served),
+            _ => None,
+        }
     }
 
-    /// Serves `root` from now on.
+    /// A session on `root`, or the refusal that says why it cannot be served.
     ///
     /// # Ambient authority
-    /// `root` is a host path the client named: the one door through which a client (not the
-    /// person who started the server) chooses what is served. It is opened as a new sandbox
-    /// with [`Session::open`]; nothing outside it becomes reachable by the tools.
-    async fn open(&self, root: PathBuf) -> bool {
+    /// `root` is a host path the client named or the process's current directory: the doors
+    /// through which something other than `--root` chooses what is served. It is opened as a
+    /// new sandbox with [`Session::open`]; nothing outside it becomes reachable by the tools.
+    async fn open(&self, root: PathBuf) -> Served {
         let settings = self.settings.clone();
         let shown = root.display().to_string();
-        match tokio::task::spawn_blocking(move || Session::open(&root, &settings)).await {
-            Ok(Ok(session)) => {
-                *self.current.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(session));
-                true
-            }
-            Ok(Err(e)) => {
-                tracing::error!("cannot serve {shown}: {e:#}");
-                false
-            }
-            Err(e) => {
-                tracing::error!("opening {shown} stopped: {e}");
-                false
-            }
-        }
+        let opened = tokio::task::spawn_blocking(move || Session::open(&root, &settings)).await;
+        let reason = match opened {
+            Ok(Ok(session)) => return Served::Root(Arc::new(session)),
+            Ok(Err(e)) => format!("cannot serve {shown}: {e:#}"),
+            Err(e) => format!("opening {shown} stopped: {e}"),
+        };
+        tracing::error!("{reason}");
+        Served::Refused(format!("no sandbox root: {reason}. Start filewright with --root /path/to/project."))
     }
 }
 

@@ -17,6 +17,7 @@ mod list;
 mod moves;
 mod outline;
 mod profiles;
+mod protocol;
 mod read;
 mod roots;
 mod sandbox;
