@@ -225,6 +225,13 @@ pub enum Error {
         /// Why, and what to pass.
         reason: String,
     },
+    /// The client cancelled a long call part way; nothing was changed.
+    Cancelled {
+        /// Items done before it stopped.
+        done: usize,
+        /// Items in all.
+        total: usize,
+    },
     /// The path lies in filewright's own state directory.
     Reserved {
         /// The path as the caller sent it.
@@ -444,6 +451,11 @@ impl fmt::Display for Error {
                  this persists, start filewright with --root /path/to/project."
             ),
             Error::RootRefused { reason } => f.write_str(reason),
+            Error::Cancelled { done, total } => write!(
+                f,
+                "cancelled by the client after {done} of {total} files; nothing was changed. Call it again \
+                 to finish."
+            ),
             Error::Reserved { path } => write!(
                 f,
                 "{path:?} is inside filewright's state directory, which no tool may read or write. Choose \

@@ -3,8 +3,11 @@
 
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
-use rmcp::{tool, tool_router};
+use std::ops::ControlFlow;
+
+use rmcp::model::{CallToolResult, ProgressNotificationParam};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -508,8 +511,29 @@ impl FilewrightServer {
         output_schema = schema_for_output::<CheckOutcome>(),
         annotations(title = "Check files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn check_files(&self, Parameters(args): Parameters<CheckArgs>) -> CallToolResult {
-        self.run(move |session| session.check_files(args.paths.as_deref())).await
+    async fn check_files(
+        &self,
+        Parameters(args): Parameters<CheckArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        // Progress goes out from the blocking thread in order, one notification per file,
+        // when the client asked for it; a cancelled request stops after the current file.
+        let token = context.meta.get_progress_token();
+        let (peer, cancelled, runtime) = (context.peer, context.ct, tokio::runtime::Handle::current());
+        self.run(move |session| {
+            session.check_files(args.paths.as_deref(), &mut |checked| {
+                if let Some(token) = &token {
+                    let param = ProgressNotificationParam::new(token.clone(), checked.done as f64)
+                        .with_total(checked.total as f64)
+                        .with_message(format!("checked {}", checked.path));
+                    if let Err(e) = runtime.block_on(peer.notify_progress(param)) {
+                        tracing::debug!("progress not sent: {e}");
+                    }
+                }
+                if cancelled.is_cancelled() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+            })
+        })
+        .await
     }
 
     /// Claim files for an agent before writing them, so no other agent can overwrite them

@@ -2,6 +2,8 @@
 //! as a failure here, stubs are looked for in the whole file, and an HTML page is judged with
 //! the scripts and stylesheets it links (the one check that reads more than one file).
 
+use std::ops::ControlFlow;
+
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -176,25 +178,49 @@ impl CheckOutcome {
     }
 }
 
+/// How far `check_files` has got: called after each file.
+#[derive(Debug, Clone, Copy)]
+pub struct Checked<'a> {
+    /// Files checked so far.
+    pub done: usize,
+    /// Files to check in all.
+    pub total: usize,
+    /// The file just checked.
+    pub path: &'a str,
+}
+
 impl Session {
     /// `check_files`: the strict check an agent runs before it says it is done. Incomplete
     /// counts as a failure here. Without `paths`: every file the journal recorded a write for
     /// on this root since this session started, by any agent.
-    pub fn check_files(&self, paths: Option<&[String]>) -> Result<CheckOutcome> {
+    ///
+    /// `progress` is told after each file; when it breaks (the request was cancelled), the
+    /// check stops there with [`Error::Cancelled`].
+    pub fn check_files(
+        &self,
+        paths: Option<&[String]>,
+        progress: &mut dyn FnMut(Checked) -> ControlFlow<()>,
+    ) -> Result<CheckOutcome> {
         let targets: Vec<Result<RootPath>> = match paths {
             Some(list) if !list.is_empty() => list.iter().map(|p| self.ws.resolve(p)).collect(),
             _ => self.store.journal_paths(self.started)?.iter().map(|p| self.ws.resolve(p)).collect(),
         };
+        let total = targets.len();
         let mut files = Vec::new();
         for (i, target) in targets.into_iter().enumerate() {
-            files.push(match target {
+            let file = match target {
                 Ok(path) => self.check_one(&path),
                 Err(e) => FileCheck::failed(
                     paths.and_then(|p| p.get(i)).cloned().unwrap_or_default(),
                     FileStatus::Unreadable,
                     e.to_string(),
                 ),
-            });
+            };
+            let checked = Checked { done: i + 1, total, path: &file.path };
+            if progress(checked).is_break() && i + 1 < total {
+                return Err(Error::Cancelled { done: i + 1, total });
+            }
+            files.push(file);
         }
         Ok(CheckOutcome::summarise(files))
     }

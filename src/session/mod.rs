@@ -37,7 +37,7 @@ use std::time::Duration;
 pub use after_write::AfterWrite;
 pub use append::AppendOutcome;
 pub use artifacts::{ArtifactView, ArtifactsOutcome, OnDisk};
-pub use check_files::{CheckOutcome, FileCheck, FileStatus};
+pub use check_files::{CheckOutcome, Checked, FileCheck, FileStatus};
 pub use claims::ClaimsOutcome;
 pub use delete::DeleteOutcome;
 pub use edit::{EditOutcome, EditSpec};

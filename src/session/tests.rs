@@ -269,3 +269,32 @@ fn versions_over_the_history_budget_are_dropped_oldest_first_and_undo_says_so() 
     assert!(err.to_string().contains("no copy"), "{err}");
     assert_eq!(std::fs::read(tmp.path().join("root/v.txt")).expect("read"), b"second2\n");
 }
+
+#[test]
+fn check_files_reports_each_file_and_stops_when_told() {
+    use std::ops::ControlFlow;
+    let (t, s) = session();
+    let names: Vec<String> = (0..5).map(|i| format!("f{i}.py")).collect();
+    for name in &names {
+        std::fs::write(t.path().join("root").join(name), "x = 1\n").unwrap();
+    }
+    let mut seen = Vec::new();
+    let out = s
+        .check_files(Some(&names), &mut |c| {
+            seen.push((c.done, c.total, c.path.to_string()));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert_eq!(out.complete, 5);
+    assert_eq!(seen.iter().map(|(d, t, _)| (*d, *t)).collect::<Vec<_>>(), [(1, 5), (2, 5), (3, 5), (4, 5), (5, 5)]);
+    assert_eq!(seen[2].2, "f2.py");
+    let mut calls = 0;
+    let err = s
+        .check_files(Some(&names), &mut |_| {
+            calls += 1;
+            if calls == 2 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        })
+        .unwrap_err();
+    assert!(matches!(err, Error::Cancelled { done: 2, total: 5 }), "{err}");
+    assert_eq!(calls, 2, "no file is checked after the cancel");
+}

@@ -156,3 +156,96 @@ async fn a_page_whose_script_is_a_one_line_todo_is_caught() {
     assert!(messages.iter().any(|m| m.contains("style.css") && m.contains("no code")), "{text}");
     server.stop().await;
 }
+
+/// A client that records the progress notifications it receives.
+#[derive(Clone, Default)]
+struct ProgressClient {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<rmcp::model::ProgressNotificationParam>>>,
+}
+
+impl rmcp::ClientHandler for ProgressClient {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.seen.lock().unwrap().push(params);
+    }
+}
+
+async fn progress_client(root: &Root) -> (rmcp::service::RunningService<rmcp::RoleClient, ProgressClient>, ProgressClient) {
+    use rmcp::ServiceExt;
+    use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_filewright")).configure(|c| {
+        c.arg("--root").arg(root.path()).arg("--state-dir").arg(root.state()).env("FILEWRIGHT_LOG", "warn");
+    });
+    let handler = ProgressClient::default();
+    let client = handler.clone().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+    (client, handler)
+}
+
+fn check_request(paths: &[String]) -> rmcp::model::ClientRequest {
+    let args = json!({ "paths": paths }).as_object().unwrap().clone();
+    rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        rmcp::model::CallToolRequestParams::new("check_files").with_arguments(args),
+    ))
+}
+
+#[tokio::test]
+async fn check_files_sends_progress_for_each_file_when_given_a_token() {
+    let mut root = Root::new();
+    let paths: Vec<String> = (0..6).map(|i| format!("m{i}.py")).collect();
+    for p in &paths {
+        root = root.file(p, "x = 1\n");
+    }
+    let (client, handler) = progress_client(&root).await;
+    // rmcp's client puts a progress token on every request.
+    let handle =
+        client.send_cancellable_request(check_request(&paths), rmcp::service::PeerRequestOptions::no_options()).await.unwrap();
+    let token = handle.progress_token.clone();
+    handle.await_response().await.expect("check_files answers");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while handler.seen.lock().unwrap().len() < 6 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let seen = handler.seen.lock().unwrap().clone();
+    let steps: Vec<(f64, Option<f64>)> = seen.iter().map(|p| (p.progress, p.total)).collect();
+    assert_eq!(steps, (1..=6).map(|i| (i as f64, Some(6.0))).collect::<Vec<_>>());
+    assert!(seen.iter().all(|p| p.progress_token == token));
+    assert_eq!(seen[0].message.as_deref(), Some("checked m0.py"));
+    let _ = client.cancel().await;
+}
+
+#[tokio::test]
+async fn a_cancelled_check_stops_after_the_file_in_hand() {
+    // Enough work that the check is still running when the cancel arrives: 300 files of
+    // about 60 KB of JavaScript each.
+    let body: String = (0..1500).map(|i| format!("function f{i}(a) {{ return a + {i}; }}\n")).collect();
+    let mut root = Root::new();
+    let paths: Vec<String> = (0..300).map(|i| format!("js/f{i}.js")).collect();
+    for p in &paths {
+        root = root.file(p, &body);
+    }
+    let (client, handler) = progress_client(&root).await;
+    let handle =
+        client.send_cancellable_request(check_request(&paths), rmcp::service::PeerRequestOptions::no_options()).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while handler.seen.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    handle.cancel(Some("test".into())).await.unwrap();
+    let at_cancel = handler.seen.lock().unwrap().len();
+    // Give a server that ignored the cancel time to get well past the file in hand.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let after = handler.seen.lock().unwrap().len();
+    assert!(at_cancel >= 1 && at_cancel < 300, "{at_cancel}");
+    assert!(after <= at_cancel + 2, "the check went on after the cancel: {at_cancel} then {after} of 300");
+    // The server is still serving.
+    let args = json!({"paths": ["js/f0.js"]}).as_object().unwrap().clone();
+    let reply = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("check_files").with_arguments(args))
+        .await
+        .unwrap();
+    assert_ne!(reply.is_error, Some(true));
+    let _ = client.cancel().await;
+}

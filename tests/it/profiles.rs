@@ -23,14 +23,16 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         ["check_files", "find_files", "list_directory", "outline", "read_file", "search_files"],
         "readonly lists exactly the tools that change nothing"
     );
-    let refused = server
+    let text = server.call("write_file", json!({"path": "b.txt", "content": "x"})).await.err();
+    assert!(text.contains("--profile readonly") && text.contains("write_file"), "a tool error names the profile: {text}");
+    let unknown = server
         .client
         .call_tool(
-            rmcp::model::CallToolRequestParams::new("write_file")
-                .with_arguments(json!({"path": "b.txt", "content": "x"}).as_object().unwrap().clone()),
+            rmcp::model::CallToolRequestParams::new("format_disk")
+                .with_arguments(json!({}).as_object().unwrap().clone()),
         )
         .await;
-    assert!(refused.is_err() || refused.unwrap().is_error == Some(true));
+    assert!(unknown.is_err(), "a tool filewright does not have stays a protocol error");
     assert!(!root.exists("b.txt"));
     let prompts = server.client.list_all_prompts().await.unwrap();
     assert!(prompts.is_empty(), "the prompts ask for writes, which readonly cannot do: {prompts:?}");
