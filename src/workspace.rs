@@ -226,7 +226,8 @@ impl Workspace {
         Ok(())
     }
 
-    /// The canonical host path of the root (for logs and startup messages only).
+    /// The canonical host path of the root (for logs, startup messages and the `file://` links
+    /// in results; never opened through).
     pub fn host_root(&self) -> &Path {
         &self.canonical_root
     }

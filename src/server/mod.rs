@@ -134,7 +134,9 @@ impl FilewrightServer {
             Ok(session) => session,
             Err(no_root) => return render::error_result(&no_root.to_string()),
         };
-        render::result(tokio::task::spawn_blocking(move || call(&session)).await)
+        let links = session.clone();
+        let outcome = tokio::task::spawn_blocking(move || call(&session)).await;
+        render::result(outcome, &|path| links.file_uri(path))
     }
 
     /// Every tool exactly as listed on the wire (name, schemas, annotations), for `schemas/`.

@@ -1,7 +1,7 @@
 //! Turns a session outcome or an [`Error`] into a `CallToolResult`: a short text for the model
 //! plus `structuredContent` matching the tool's `outputSchema`; every failure is `isError: true`.
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock, Resource};
 use serde::Serialize;
 
 use crate::check::{LanguageName, Report, Status};
@@ -17,12 +17,21 @@ use crate::workspace::FileKind;
 pub trait Rendered: Serialize {
     /// The text the model reads.
     fn text(&self) -> String;
+
+    /// The root-relative path of the file the call wrote, for a `resource_link` in the result.
+    fn written(&self) -> Option<&str> {
+        None
+    }
 }
 
-/// Renders a tool's result, or its error, or a failure of the blocking task itself.
-pub fn result<T: Rendered>(outcome: Result<Result<T, Error>, tokio::task::JoinError>) -> CallToolResult {
+/// Renders a tool's result, or its error, or a failure of the blocking task itself. `uri` turns
+/// the path of a written file into the link the result carries.
+pub fn result<T: Rendered>(
+    outcome: Result<Result<T, Error>, tokio::task::JoinError>,
+    uri: &dyn Fn(&str) -> Option<String>,
+) -> CallToolResult {
     match outcome {
-        Ok(Ok(value)) => success(&value),
+        Ok(Ok(value)) => success(&value, uri),
         Ok(Err(error)) => error_result(&error.to_string()),
         Err(join) => {
             tracing::error!("tool task failed: {join}");
@@ -34,10 +43,17 @@ pub fn result<T: Rendered>(outcome: Result<Result<T, Error>, tokio::task::JoinEr
     }
 }
 
-fn success<T: Rendered>(value: &T) -> CallToolResult {
+fn success<T: Rendered>(value: &T, uri: &dyn Fn(&str) -> Option<String>) -> CallToolResult {
     match serde_json::to_value(value) {
         Ok(structured) => {
-            let mut result = CallToolResult::success(vec![ContentBlock::text(value.text())]);
+            let mut content = vec![ContentBlock::text(value.text())];
+            if let Some(path) = value.written()
+                && let Some(uri) = uri(path)
+            {
+                let name = path.rsplit('/').next().unwrap_or(path);
+                content.push(ContentBlock::resource_link(Resource::new(uri, name).with_title(path)));
+            }
+            let mut result = CallToolResult::success(content);
             result.structured_content = Some(structured);
             result
         }
@@ -111,6 +127,10 @@ fn append_syntax_line(report: &Report) -> String {
 }
 
 impl Rendered for WriteOutcome {
+    fn written(&self) -> Option<&str> {
+        Some(&self.path)
+    }
+
     fn text(&self) -> String {
         let head = format!(
             "{} {}: {} chars, {} ({} bytes, sha256 {}){}",
@@ -132,6 +152,10 @@ impl Rendered for WriteOutcome {
 }
 
 impl Rendered for AppendOutcome {
+    fn written(&self) -> Option<&str> {
+        Some(&self.path)
+    }
+
     fn text(&self) -> String {
         let head = if self.duplicate_skipped {
             format!(
@@ -314,6 +338,11 @@ impl Rendered for ArtifactsOutcome {
 }
 
 impl Rendered for EditOutcome {
+    /// A dry run wrote nothing, so it links nothing.
+    fn written(&self) -> Option<&str> {
+        (!self.dry_run).then_some(self.path.as_str())
+    }
+
     fn text(&self) -> String {
         let verb = match (self.dry_run, self.created) {
             (true, _) => "Dry run, nothing written:",
@@ -440,6 +469,10 @@ impl Rendered for UndoOutcome {
 }
 
 impl Rendered for MoveOutcome {
+    fn written(&self) -> Option<&str> {
+        Some(&self.to)
+    }
+
     fn text(&self) -> String {
         let mut text = format!(
             "Moved {} to {}{}: {} ({} bytes, sha256 {})\n{}",

@@ -164,6 +164,12 @@ impl Session {
         }
     }
 
+    /// The `file://` URI of a root-relative path, for the resource links in results: clients
+    /// open it to show the file. None when the path cannot be expressed as one.
+    pub fn file_uri(&self, path: &str) -> Option<String> {
+        url::Url::from_file_path(self.ws.host_root().join(path)).ok().map(String::from)
+    }
+
     /// The agent for a call: the argument when given, else the process's `--agent`.
     fn agent(&self, given: Option<&str>) -> Result<String> {
         match given.map(str::trim) {

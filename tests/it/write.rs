@@ -143,3 +143,31 @@ async fn real_multiline_content_with_backslash_n_in_strings_is_never_changed() {
     assert_eq!(root.read("k.js"), js.as_bytes());
     server.stop().await;
 }
+
+#[tokio::test]
+async fn write_append_edit_and_move_results_link_the_file() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    let link = |reply: &crate::util::Reply| {
+        let links: Vec<_> = reply.0.content.iter().filter_map(|c| c.as_resource_link().cloned()).collect();
+        assert_eq!(links.len(), 1, "one resource_link: {:?}", reply.0.content);
+        (links[0].uri.clone(), links[0].name.clone())
+    };
+    let canonical = std::fs::canonicalize(root.path()).unwrap();
+    let uri_of = |rel: &str| url::Url::from_file_path(canonical.join(rel)).unwrap().to_string();
+    let reply = server.call("write_file", json!({"path": "web/my app.js", "content": "let a = 1;\n"})).await.ok();
+    assert_eq!(link(&reply), (uri_of("web/my app.js"), "my app.js".to_string()));
+    assert!(link(&reply).0.ends_with("/web/my%20app.js"), "{}", link(&reply).0);
+    let reply = server.call("append_file", json!({"path": "web/my app.js", "content": "let b = 2;\n"})).await.ok();
+    assert_eq!(link(&reply).0, uri_of("web/my app.js"));
+    let reply = server
+        .call("edit_file", json!({"path": "web/my app.js", "old_string": "b = 2", "new_string": "b = 3"}))
+        .await
+        .ok();
+    assert_eq!(link(&reply).0, uri_of("web/my app.js"));
+    let reply = server.call("move_file", json!({"from": "web/my app.js", "to": "src/app.js"})).await.ok();
+    assert_eq!(link(&reply), (uri_of("src/app.js"), "app.js".to_string()));
+    let reply = server.call("read_file", json!({"path": "src/app.js"})).await.ok();
+    assert!(reply.0.content.iter().all(|c| c.as_resource_link().is_none()), "a read links nothing");
+    server.stop().await;
+}
