@@ -7,9 +7,9 @@
 //! A file with a NUL byte is binary and skipped, as git and ripgrep decide.
 
 use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch};
 use schemars::JsonSchema;
 use serde::Serialize;
-use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch};
 
 use super::read::cut_line;
 use super::walk::{PathGlob, walk_files};
@@ -252,8 +252,13 @@ mod tests {
             .iter()
             .flat_map(|f| {
                 f.lines.iter().map(move |l| {
-                    format!("{}{}{}{}", f.path, if l.context { "-" } else { ":" }, l.line, if l.context { "-" } else { ":" })
-                        + &l.text
+                    format!(
+                        "{}{}{}{}",
+                        f.path,
+                        if l.context { "-" } else { ":" },
+                        l.line,
+                        if l.context { "-" } else { ":" }
+                    ) + &l.text
                 })
             })
             .collect()
@@ -307,12 +312,21 @@ mod tests {
     #[test]
     fn context_lines_are_marked_and_the_output_is_bounded_with_a_count() {
         let (t, ws) = temp_workspace();
-        let text: String = (1..=30).map(|i| if i % 10 == 0 { format!("hit {i}\n") } else { format!("line {i}\n") }).collect();
+        let text: String = (1..=30)
+            .map(|i| if i % 10 == 0 { format!("hit {i}\n") } else { format!("line {i}\n") })
+            .collect();
         std::fs::write(t.path().join("f.txt"), &text).unwrap();
         let s = search(&ws, None, &Query { context: 1, max_matches: 2, ..query("hit") }).unwrap();
         assert_eq!(
             shown(&s),
-            ["f.txt-9-line 9", "f.txt:10:hit 10", "f.txt-11-line 11", "f.txt-19-line 19", "f.txt:20:hit 20", "f.txt-21-line 21"]
+            [
+                "f.txt-9-line 9",
+                "f.txt:10:hit 10",
+                "f.txt-11-line 11",
+                "f.txt-19-line 19",
+                "f.txt:20:hit 20",
+                "f.txt-21-line 21"
+            ]
         );
         assert_eq!((s.matches, s.shown), (3, 2), "the third match is counted, not shown");
     }

@@ -68,7 +68,9 @@ impl PathGlob {
             return path.as_path().file_name().is_some_and(|name| self.matcher.is_match(name));
         }
         let relative = match &self.base {
-            Some(base) => full.strip_prefix(base.as_str()).map(|r| r.trim_start_matches('/')).unwrap_or(&full),
+            Some(base) => {
+                full.strip_prefix(base.as_str()).map(|r| r.trim_start_matches('/')).unwrap_or(&full)
+            }
             None => &full,
         };
         self.matcher.is_match(relative)
@@ -76,7 +78,11 @@ impl PathGlob {
 }
 
 /// Calls `visit` with every regular file under `dir` (the root when None), in path order.
-pub fn walk_files(ws: &Workspace, dir: Option<&RootPath>, visit: &mut dyn FnMut(&DirEntry)) -> Result<Walked> {
+pub fn walk_files(
+    ws: &Workspace,
+    dir: Option<&RootPath>,
+    visit: &mut dyn FnMut(&DirEntry),
+) -> Result<Walked> {
     let mut walked = Walked::default();
     let mut matchers = matchers_above(ws, dir);
     let mut visited = 0;

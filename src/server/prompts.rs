@@ -53,7 +53,11 @@ impl FilewrightServer {
     async fn finish_incomplete_files(&self, context: RequestContext<RoleServer>) -> Vec<PromptMessage> {
         self.slot.on_request(&context).await;
         let report = match self.slot.wait().await {
-            Ok(session) => match tokio::task::spawn_blocking(move || session.check_files(None, &mut |_| std::ops::ControlFlow::Continue(()))).await {
+            Ok(session) => match tokio::task::spawn_blocking(move || {
+                session.check_files(None, &mut |_| std::ops::ControlFlow::Continue(()))
+            })
+            .await
+            {
                 Ok(Ok(outcome)) => outcome.text(),
                 Ok(Err(e)) => format!("(check_files failed: {e})"),
                 Err(e) => format!("(check_files stopped: {e})"),

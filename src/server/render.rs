@@ -8,8 +8,8 @@ use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, FileStatus,
-    FindOutcome, LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, SearchOutcome, UndoOutcome,
-    WriteOutcome,
+    FindOutcome, LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, SearchOutcome,
+    UndoOutcome, WriteOutcome,
 };
 use crate::workspace::FileKind;
 
@@ -581,7 +581,8 @@ impl Rendered for SearchOutcome {
             left_out.push(format!("{} skipped as binary", plural(found.binary, "file")));
         }
         if found.too_large > 0 {
-            left_out.push(format!("{} skipped as larger than --max-file-bytes", plural(found.too_large, "file")));
+            left_out
+                .push(format!("{} skipped as larger than --max-file-bytes", plural(found.too_large, "file")));
         }
         if found.unreadable > 0 {
             left_out.push(format!("{} could not be read", plural(found.unreadable, "file")));

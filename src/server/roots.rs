@@ -143,7 +143,11 @@ impl SessionSlot {
                 "no sandbox root: filewright was started without --root, {}, and its current directory is \
                  {}, which is never served by default. Ask the user to add --root /path/to/project to \
                  this server's arguments in the client's MCP configuration and restart it.",
-                if peer.is_some() { "the client offered no usable root" } else { "the client offers no roots" },
+                if peer.is_some() {
+                    "the client offered no usable root"
+                } else {
+                    "the client offers no roots"
+                },
                 fallback.display()
             );
             tracing::error!("{reason}");

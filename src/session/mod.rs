@@ -226,7 +226,10 @@ pub const MAX_RESULTS: usize = 1000;
 fn max_results(given: Option<usize>) -> Result<usize> {
     let max = given.unwrap_or(DEFAULT_MAX_RESULTS);
     if !(1..=MAX_RESULTS).contains(&max) {
-        return Err(Error::InvalidArgument { name: "max_results", reason: format!("use 1 to {MAX_RESULTS}") });
+        return Err(Error::InvalidArgument {
+            name: "max_results",
+            reason: format!("use 1 to {MAX_RESULTS}"),
+        });
     }
     Ok(max)
 }

@@ -286,7 +286,10 @@ fn check_files_reports_each_file_and_stops_when_told() {
         })
         .unwrap();
     assert_eq!(out.complete, 5);
-    assert_eq!(seen.iter().map(|(d, t, _)| (*d, *t)).collect::<Vec<_>>(), [(1, 5), (2, 5), (3, 5), (4, 5), (5, 5)]);
+    assert_eq!(
+        seen.iter().map(|(d, t, _)| (*d, *t)).collect::<Vec<_>>(),
+        [(1, 5), (2, 5), (3, 5), (4, 5), (5, 5)]
+    );
     assert_eq!(seen[2].2, "f2.py");
     let mut calls = 0;
     let err = s

@@ -173,7 +173,9 @@ impl rmcp::ClientHandler for ProgressClient {
     }
 }
 
-async fn progress_client(root: &Root) -> (rmcp::service::RunningService<rmcp::RoleClient, ProgressClient>, ProgressClient) {
+async fn progress_client(
+    root: &Root,
+) -> (rmcp::service::RunningService<rmcp::RoleClient, ProgressClient>, ProgressClient) {
     use rmcp::ServiceExt;
     use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
     let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_filewright")).configure(|c| {
@@ -200,8 +202,10 @@ async fn check_files_sends_progress_for_each_file_when_given_a_token() {
     }
     let (client, handler) = progress_client(&root).await;
     // rmcp's client puts a progress token on every request.
-    let handle =
-        client.send_cancellable_request(check_request(&paths), rmcp::service::PeerRequestOptions::no_options()).await.unwrap();
+    let handle = client
+        .send_cancellable_request(check_request(&paths), rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .unwrap();
     let token = handle.progress_token.clone();
     handle.await_response().await.expect("check_files answers");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
@@ -227,8 +231,10 @@ async fn a_cancelled_check_stops_after_the_file_in_hand() {
         root = root.file(p, &body);
     }
     let (client, handler) = progress_client(&root).await;
-    let handle =
-        client.send_cancellable_request(check_request(&paths), rmcp::service::PeerRequestOptions::no_options()).await.unwrap();
+    let handle = client
+        .send_cancellable_request(check_request(&paths), rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while handler.seen.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
@@ -238,7 +244,7 @@ async fn a_cancelled_check_stops_after_the_file_in_hand() {
     // Give a server that ignored the cancel time to get well past the file in hand.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     let after = handler.seen.lock().unwrap().len();
-    assert!(at_cancel >= 1 && at_cancel < 300, "{at_cancel}");
+    assert!((1..300).contains(&at_cancel), "{at_cancel}");
     assert!(after <= at_cancel + 2, "the check went on after the cancel: {at_cancel} then {after} of 300");
     // The server is still serving.
     let args = json!({"paths": ["js/f0.js"]}).as_object().unwrap().clone();

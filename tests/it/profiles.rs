@@ -24,7 +24,10 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         "readonly lists exactly the tools that change nothing"
     );
     let text = server.call("write_file", json!({"path": "b.txt", "content": "x"})).await.err();
-    assert!(text.contains("--profile readonly") && text.contains("write_file"), "a tool error names the profile: {text}");
+    assert!(
+        text.contains("--profile readonly") && text.contains("write_file"),
+        "a tool error names the profile: {text}"
+    );
     let unknown = server
         .client
         .call_tool(
@@ -40,7 +43,9 @@ async fn profiles_choose_the_tools_listed_and_callable() {
 
     let server = Server::spawn_with(&root, &["--profile", "coding"]).await;
     let names = tool_names(&server).await;
-    for expected in ["append_file", "check_files", "edit_file", "outline", "read_file", "search_files", "write_file"] {
+    for expected in
+        ["append_file", "check_files", "edit_file", "outline", "read_file", "search_files", "write_file"]
+    {
         assert!(names.contains(&expected.to_string()), "{names:?}");
     }
     assert!(!names.iter().any(|n| n.contains("claim") || n == "list_artifacts"), "{names:?}");

@@ -43,7 +43,10 @@ async fn connect(command: tokio::process::Command, version: ProtocolVersion) -> 
         client.serve(transport).await.expect("initialize")
     } else {
         client
-            .serve_with_lifecycle(transport, ClientLifecycleMode::Discover { preferred_versions: vec![version] })
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover { preferred_versions: vec![version] },
+            )
             .await
             .expect("discover")
     }
@@ -72,10 +75,14 @@ async fn write_append_read_check(client: &Client, root: &Path) {
     for name in ["write_file", "append_file", "read_file", "check_files", "search_files", "find_files"] {
         assert!(tools.iter().any(|t| t.name == name), "{name} missing from {:?}", tools.len());
     }
-    let first = ok(call(client, "write_file", json!({"path": "app.js", "content": "function add(a, b) {\n"})).await);
+    let first =
+        ok(call(client, "write_file", json!({"path": "app.js", "content": "function add(a, b) {\n"})).await);
     assert!(text(&first).contains("incomplete"), "{}", text(&first));
     ok(call(client, "append_file", json!({"path": "app.js", "content": "  return a + b;\n}\n"})).await);
-    assert_eq!(std::fs::read_to_string(root.join("app.js")).unwrap(), "function add(a, b) {\n  return a + b;\n}\n");
+    assert_eq!(
+        std::fs::read_to_string(root.join("app.js")).unwrap(),
+        "function add(a, b) {\n  return a + b;\n}\n"
+    );
     let read = ok(call(client, "read_file", json!({"path": "app.js"})).await);
     assert!(text(&read).contains("2\t  return a + b;"), "{}", text(&read));
     let check = ok(call(client, "check_files", json!({"paths": ["app.js"]})).await);
@@ -86,7 +93,8 @@ async fn serves(version: ProtocolVersion) {
     let base = tempfile::tempdir().unwrap();
     let root = base.path().join("project");
     std::fs::create_dir(&root).unwrap();
-    let client = connect(command(base.path(), &base.path().join("state"), Some(&root)), version.clone()).await;
+    let client =
+        connect(command(base.path(), &base.path().join("state"), Some(&root)), version.clone()).await;
     let negotiated = client.peer_info().map(|info| info.protocol_version.clone());
     assert_eq!(negotiated, Some(version));
     write_append_read_check(&client, &root).await;
@@ -114,7 +122,8 @@ async fn on_2026_07_28_without_root_the_current_directory_is_served_at_once() {
     let cwd = base.path().join("project");
     std::fs::create_dir(&cwd).unwrap();
     let started = std::time::Instant::now();
-    let client = connect(command(&cwd, &base.path().join("state"), None), ProtocolVersion::V_2026_07_28).await;
+    let client =
+        connect(command(&cwd, &base.path().join("state"), None), ProtocolVersion::V_2026_07_28).await;
     write_append_read_check(&client, &cwd).await;
     // The old path waited 10 s for roots that this revision never sends, then failed.
     assert!(started.elapsed() < std::time::Duration::from_secs(8), "took {:?}", started.elapsed());

@@ -120,9 +120,11 @@ async fn the_home_directory_by_default_is_refused_with_the_reason_in_every_resul
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.expect("the server stays up");
     for _ in 0..2 {
         let args = json!({"path": "x.txt", "content": "x"}).as_object().unwrap().clone();
-        let reply = client.call_tool(CallToolRequestParams::new("write_file").with_arguments(args)).await.unwrap();
+        let reply =
+            client.call_tool(CallToolRequestParams::new("write_file").with_arguments(args)).await.unwrap();
         assert_eq!(reply.is_error, Some(true));
-        let text = reply.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<String>();
+        let text =
+            reply.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<String>();
         assert!(text.contains("--root /path/to/project"), "{text}");
         assert!(text.contains(&home.path().display().to_string()), "names the directory: {text}");
     }

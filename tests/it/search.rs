@@ -71,7 +71,7 @@ async fn search_files_cannot_read_outside_the_root() {
     let root = Root::new().file("in.txt", "nothing here\n");
     std::fs::write(root.outside().join("secret.txt"), "password=hunter2\n").expect("outside file");
     let outside = root.outside();
-    let root = root.symlink("out", &outside).symlink("secret_link.txt", &outside.join("secret.txt"));
+    let root = root.symlink("out", &outside).symlink("secret_link.txt", outside.join("secret.txt"));
     let server = Server::spawn(&root).await;
     for path in ["..", "../outside", "out", outside.display().to_string().as_str()] {
         let reply = server.call("search_files", json!({"pattern": "password", "path": path})).await;

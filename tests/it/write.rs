@@ -155,10 +155,12 @@ async fn write_append_edit_and_move_results_link_the_file() {
     };
     let canonical = std::fs::canonicalize(root.path()).unwrap();
     let uri_of = |rel: &str| url::Url::from_file_path(canonical.join(rel)).unwrap().to_string();
-    let reply = server.call("write_file", json!({"path": "web/my app.js", "content": "let a = 1;\n"})).await.ok();
+    let reply =
+        server.call("write_file", json!({"path": "web/my app.js", "content": "let a = 1;\n"})).await.ok();
     assert_eq!(link(&reply), (uri_of("web/my app.js"), "my app.js".to_string()));
     assert!(link(&reply).0.ends_with("/web/my%20app.js"), "{}", link(&reply).0);
-    let reply = server.call("append_file", json!({"path": "web/my app.js", "content": "let b = 2;\n"})).await.ok();
+    let reply =
+        server.call("append_file", json!({"path": "web/my app.js", "content": "let b = 2;\n"})).await.ok();
     assert_eq!(link(&reply).0, uri_of("web/my app.js"));
     let reply = server
         .call("edit_file", json!({"path": "web/my app.js", "old_string": "b = 2", "new_string": "b = 3"}))
