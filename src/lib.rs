@@ -12,7 +12,8 @@
 //!   the check after an append parse only the new part.
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root).
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
-//!   exact edits, bounded directory listings.
+//!   exact edits, bounded directory listings, and one walker under `find_files` (globs) and
+//!   `search_files` (ripgrep's matcher and searcher over files read through the sandbox).
 //! - [`cleanup`]: undo what models send by mistake (read_file's line prefixes, a Markdown
 //!   fence around a whole file), only when certain.
 //! - [`store`]: claims and the artifact journal in SQLite, shared by every process on a root.
@@ -32,15 +33,16 @@
 //!    every writing tool) runs the hook and the check.
 //! 3. `files/append.rs` ([`files::append`]): the guards (`expected_size`, `expected_sha256`, a
 //!    retried chunk), then the bytes through the sandbox's append handle.
-//! 4. `server/render.rs`: the outcome becomes text plus `structuredContent`, or an [`error`]
-//!    becomes an `isError` result.
+//! 4. `server/render.rs`: the outcome becomes text plus `structuredContent` and a
+//!    `resource_link` to the file, or an [`error`] becomes an `isError` result.
 //!
 //! # Doors to host paths (ambient authority)
 //! Everything else reaches files through the sandbox. The doors, each with an "Ambient
 //! authority" section: [`workspace::Workspace::open_root`] and [`workspace::Workspace::reserve`],
 //! [`store::Store::open`] (the state
 //! directory), [`session::Session::open`] (both), the client's roots (`server/roots.rs`) and
-//! [`hooks::Hook::run`].
+//! [`hooks::Hook::run`]. [`session::Session::file_uri`] names a host path (the links in
+//! results) but opens nothing.
 //!
 //! # Where this departs from the house notes
 //! The house notes propose a layout; the code keeps it except where a reason won:
