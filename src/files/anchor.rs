@@ -16,7 +16,7 @@ const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
 pub const HASH_CHARS: usize = 3;
 
 /// The anchor hash of one line's text (without its line ending or a BOM): FNV-1a, 64-bit, folded into
-/// [`HASH_CHARS`] characters of [`ALPHABET`]. FNV is written out here so that the hash can
+/// [`HASH_CHARS`] characters of `ALPHABET`. FNV is written out here so that the hash can
 /// never change under a dependency update.
 pub fn line_hash(line: &str) -> String {
     // A BOM is not part of the first line's text: read_file shows it, edit_file matches after it.

@@ -33,7 +33,7 @@ pub struct Query<'a> {
     pub case_sensitive: bool,
     /// Lines shown before and after each match.
     pub context: usize,
-    /// Only files whose path matches this glob (see [`super::walk`]).
+    /// Only files whose path matches this glob (matched as [`super::PathGlob`] matches).
     pub glob: Option<&'a str>,
     /// Matching lines shown at most; the rest are counted.
     pub max_matches: usize,
