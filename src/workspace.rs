@@ -258,6 +258,17 @@ impl Workspace {
                 Component::Normal(name) => parts.push(name),
                 Component::CurDir => {}
                 Component::ParentDir => {
+                    // The system resolves `link/..` from the link's target; a lexical `..` would
+                    // name a different file than the one the path names. Refuse it.
+                    if let Some(link) = self.symlink_in(&parts) {
+                        return Err(invalid(
+                            raw,
+                            &format!(
+                                "`..` comes after the symbolic link {link}, so the system would resolve it from \
+                                 the link's target, not from {link}'s directory; give the path without `..`"
+                            ),
+                        ));
+                    }
                     if parts.pop().is_none() {
                         return Err(Error::OutsideRoot { path: raw.to_string() });
                     }
@@ -277,6 +288,22 @@ impl Workspace {
             return Err(Error::Reserved { path: raw.to_string() });
         }
         Ok(RootPath(path))
+    }
+
+    /// The first of the paths `parts[..1]`, `parts[..2]`, ... that is a symbolic link (or
+    /// cannot be inspected because it leads through one out of the root).
+    fn symlink_in(&self, parts: &[&std::ffi::OsStr]) -> Option<String> {
+        let mut prefix = PathBuf::new();
+        for part in parts {
+            prefix.push(part);
+            match self.dir.symlink_metadata(&prefix) {
+                Ok(m) if m.file_type().is_symlink() => return Some(prefix.display().to_string()),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+                Err(_) => return Some(prefix.display().to_string()),
+            }
+        }
+        None
     }
 
     /// Facts about the file at `path` (following symlinks that stay inside the root), or `None`
@@ -682,6 +709,22 @@ mod tests {
     fn resolve_normalises_dot_and_inner_dotdot() {
         let (_t, ws) = ws();
         assert_eq!(ws.resolve("./a/b/../c.txt").unwrap().display(), "a/c.txt");
+    }
+
+    #[test]
+    fn dotdot_after_a_symlink_is_refused_because_the_system_resolves_it_from_the_target() {
+        let (t, ws) = ws();
+        std::fs::create_dir_all(t.path().join("src/deep")).unwrap();
+        std::fs::create_dir_all(t.path().join("real")).unwrap();
+        std::os::unix::fs::symlink("src/deep", t.path().join("inlink")).unwrap();
+        for raw in ["inlink/../x.txt", "inlink/y/../../x.txt", "real/../inlink/../x.txt"] {
+            let err = ws.resolve(raw).unwrap_err().to_string();
+            assert!(err.contains("symbolic link inlink"), "{raw}: {err}");
+        }
+        // `..` after real directories, or after names that do not exist yet, stays lexical.
+        assert_eq!(ws.resolve("real/../x.txt").unwrap().display(), "x.txt");
+        assert_eq!(ws.resolve("new/dir/../x.txt").unwrap().display(), "new/x.txt");
+        assert_eq!(ws.resolve("inlink/x.txt").unwrap().display(), "inlink/x.txt");
     }
 
     #[test]

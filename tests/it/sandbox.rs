@@ -172,3 +172,25 @@ async fn edit_list_check_and_artifacts_refuse_escapes() {
     assert_eq!(Root::snapshot(&root.outside()), before);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn dotdot_after_a_symlink_out_is_refused_and_writes_neither_file() {
+    // `outlink` points to the root's sibling `outside`; the root also has its own `outside/`.
+    // Lexically `outlink/../outside/secret.txt` is the root's `outside/secret.txt`; the system
+    // resolves it to the sibling's. Neither may be written.
+    let root = Root::new().file("outside/secret.txt", "inside copy\n");
+    std::fs::write(root.outside().join("secret.txt"), "outside original\n").unwrap();
+    let outside = root.outside();
+    let root = root.symlink("outlink", &outside);
+    let server = Server::spawn(&root).await;
+    for tool in ["write_file", "append_file"] {
+        let text = server
+            .call(tool, json!({"path": "outlink/../outside/secret.txt", "content": "overwritten\n"}))
+            .await
+            .err();
+        assert!(text.contains("symbolic link outlink"), "{tool}: {text}");
+    }
+    assert_eq!(std::fs::read_to_string(root.outside().join("secret.txt")).unwrap(), "outside original\n");
+    assert_eq!(root.read("outside/secret.txt"), b"inside copy\n");
+    server.stop().await;
+}
