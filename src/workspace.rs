@@ -16,7 +16,6 @@ use std::path::{Component, Path, PathBuf};
 use cap_fs_ext::{FollowSymlinks, MetadataExt, OpenOptionsFollowExt};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, OpenOptions, OpenOptionsExt};
-use cap_tempfile::TempFile;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -211,6 +210,56 @@ impl Workspace {
         Ok(Workspace { dir, given_root, canonical_root, reserved: None })
     }
 
+    /// A second handle on the same root (for the temp sweep, which runs on its own thread).
+    pub fn try_clone(&self) -> Result<Workspace> {
+        let dir = self.dir.try_clone().map_err(|e| Error::Io { op: "open", path: ".".into(), source: e })?;
+        let reserved = self.reserved.as_ref().map(|r| Reserved { relative: r.relative.clone(), dev: r.dev, ino: r.ino });
+        Ok(Workspace {
+            dir,
+            given_root: self.given_root.clone(),
+            canonical_root: self.canonical_root.clone(),
+            reserved,
+        })
+    }
+
+    /// Removes the temporary files of atomic replaces whose process died before renaming them
+    /// (a kill at the wrong moment), anywhere under the root, looking at `budget` directory
+    /// entries at most. Symlinks are not followed; the state directory and `.git` are skipped.
+    /// Returns how many were removed.
+    pub fn sweep_temps(&self, budget: usize) -> usize {
+        let mut removed = 0;
+        let mut seen = 0;
+        let mut stack: Vec<PathBuf> = vec![PathBuf::new()];
+        while let Some(relative) = stack.pop() {
+            let opened = if relative.as_os_str().is_empty() { self.dir.try_clone() } else { self.dir.open_dir(&relative) };
+            let Ok(dir) = opened else { continue };
+            let Ok(entries) = dir.entries() else { continue };
+            for entry in entries.flatten() {
+                seen += 1;
+                if seen > budget {
+                    return removed;
+                }
+                let name = entry.file_name();
+                let Ok(file_type) = entry.file_type() else { continue };
+                if file_type.is_dir() {
+                    let is_reserved = self.reserved.as_ref().is_some_and(|r| {
+                        entry.metadata().is_ok_and(|m| (m.dev(), m.ino()) == (r.dev, r.ino))
+                    });
+                    if name != ".git" && !is_reserved {
+                        stack.push(relative.join(&name));
+                    }
+                } else if file_type.is_file()
+                    && let Some(pid) = name.to_str().and_then(temp_owner)
+                    && !process_alive(pid)
+                    && dir.remove_file(&name).is_ok()
+                {
+                    removed += 1;
+                }
+            }
+        }
+        removed
+    }
+
     /// Keeps `state_dir` (a host path, which must exist) out of every tool's reach when it
     /// lies inside the root. A state directory outside the root is unreachable anyway.
     ///
@@ -387,14 +436,25 @@ impl Workspace {
             Some(_) => Some(parent_dir.metadata(name).map_err(|e| map_io(e, "inspect", path))?.permissions()),
             None => None,
         };
+        // A hidden name that says whose it is: listings never show it, and a start sweeps
+        // the ones whose process died between creating and renaming them (see `sweep_temps`).
+        let tmp_name = temp_name();
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true).follow(FollowSymlinks::No);
         let mut tmp =
-            TempFile::new(&parent_dir).map_err(|e| map_io(e, "create a temporary file for", path))?;
-        tmp.write_all(bytes).map_err(|e| map_io(e, "write", path))?;
-        if let Some(perms) = permissions {
-            tmp.as_file().set_permissions(perms).map_err(|e| map_io(e, "set permissions of", path))?;
+            parent_dir.open_with(&tmp_name, &options).map_err(|e| map_io(e, "create a temporary file for", path))?;
+        let written = (|| {
+            tmp.write_all(bytes).map_err(|e| map_io(e, "write", path))?;
+            if let Some(perms) = permissions {
+                tmp.set_permissions(perms).map_err(|e| map_io(e, "set permissions of", path))?;
+            }
+            tmp.sync_all().map_err(|e| map_io(e, "sync", path))?;
+            parent_dir.rename(&tmp_name, &parent_dir, name).map_err(|e| map_io(e, "rename into place", path))
+        })();
+        if written.is_err() {
+            let _ = parent_dir.remove_file(&tmp_name);
         }
-        tmp.as_file().sync_all().map_err(|e| map_io(e, "sync", path))?;
-        tmp.replace(name).map_err(|e| map_io(e, "rename into place", path))?;
+        written?;
         Ok(existing.is_none())
     }
 
@@ -503,6 +563,10 @@ impl Workspace {
         let mut items = Vec::new();
         for entry in opened.entries().map_err(io_err)? {
             let entry = entry.map_err(io_err)?;
+            // Another write's temporary file: never shown, never walked into.
+            if entry.file_name().to_str().is_some_and(is_temp_name) {
+                continue;
+            }
             let file_type = entry.file_type().map_err(io_err)?;
             let meta = entry.metadata().ok();
             if file_type.is_dir()
@@ -643,6 +707,40 @@ impl AppendHandle {
     }
 }
 
+/// Temporary files of atomic replaces are named `.filewright-<pid>-<random>.tmp`.
+const TEMP_PREFIX: &str = ".filewright-";
+const TEMP_SUFFIX: &str = ".tmp";
+
+/// A fresh temporary name for this process.
+fn temp_name() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    // RandomState is seeded randomly per instance: 64 random bits without a dependency.
+    let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    format!("{TEMP_PREFIX}{}-{random:016x}{TEMP_SUFFIX}", std::process::id())
+}
+
+/// Whether `name` is one of filewright's temporary files (of any process).
+pub fn is_temp_name(name: &str) -> bool {
+    temp_owner(name).is_some()
+}
+
+/// The process that made the temporary file `name`, when `name` is one.
+fn temp_owner(name: &str) -> Option<u32> {
+    let middle = name.strip_prefix(TEMP_PREFIX)?.strip_suffix(TEMP_SUFFIX)?;
+    let (pid, random) = middle.split_once('-')?;
+    (random.len() == 16 && random.bytes().all(|b| b.is_ascii_hexdigit())).then_some(())?;
+    pid.parse().ok()
+}
+
+/// Whether process `pid` is alive (signal 0 reaches it, or it exists but is not ours).
+fn process_alive(pid: u32) -> bool {
+    let Some(pid) = rustix::process::Pid::from_raw(pid as i32) else { return false };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e != rustix::io::Errno::SRCH,
+    }
+}
+
 fn invalid(raw: &str, reason: &str) -> Error {
     Error::InvalidPath { path: raw.to_string(), reason: reason.to_string() }
 }
@@ -725,6 +823,38 @@ mod tests {
         assert_eq!(ws.resolve("real/../x.txt").unwrap().display(), "x.txt");
         assert_eq!(ws.resolve("new/dir/../x.txt").unwrap().display(), "new/x.txt");
         assert_eq!(ws.resolve("inlink/x.txt").unwrap().display(), "inlink/x.txt");
+    }
+
+    #[test]
+    fn temp_files_are_hidden_from_listings_and_swept_when_their_process_is_dead() {
+        let (t, ws) = ws();
+        let dead = std::process::Command::new("true").spawn().unwrap();
+        let dead_pid = dead.id();
+        let mut dead = dead;
+        dead.wait().unwrap();
+        std::fs::create_dir_all(t.path().join("src/deep")).unwrap();
+        let orphan = format!(".filewright-{dead_pid}-0123456789abcdef.tmp");
+        let live = format!(".filewright-{}-fedcba9876543210.tmp", std::process::id());
+        for p in [format!("src/deep/{orphan}"), orphan.clone(), live.clone(), ".filewright-notes.tmp".into()] {
+            std::fs::write(t.path().join(p), "x").unwrap();
+        }
+        let names: Vec<String> = ws.list(None).unwrap().iter().map(|e| e.name().to_string()).collect();
+        assert!(!names.iter().any(|n| is_temp_name(n)), "{names:?}");
+        assert!(names.contains(&".filewright-notes.tmp".to_string()), "only our exact pattern is hidden");
+        assert_eq!(ws.sweep_temps(1000), 2, "both orphans, at the top and deep down");
+        assert!(!t.path().join(&orphan).exists() && !t.path().join("src/deep").join(&orphan).exists());
+        assert!(t.path().join(&live).exists(), "a live process's temp file is left alone");
+        assert!(t.path().join(".filewright-notes.tmp").exists());
+    }
+
+    #[test]
+    fn a_replace_leaves_no_temporary_file() {
+        let (t, ws) = ws();
+        let path = ws.resolve("a/b.txt").unwrap();
+        ws.replace(&path, b"one").unwrap();
+        ws.replace(&path, b"two").unwrap();
+        let names: Vec<_> = std::fs::read_dir(t.path().join("a")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["b.txt"]);
     }
 
     #[test]

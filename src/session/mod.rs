@@ -148,6 +148,19 @@ impl Session {
             state = %store.path().display(),
             "serving this root"
         );
+        // Temporary files left by a kill of some earlier process: removed in the background,
+        // so that a large tree does not delay the first call.
+        if let Ok(sweeper) = ws.try_clone() {
+            let spawned = std::thread::Builder::new().name("temp-sweep".into()).spawn(move || {
+                let removed = sweeper.sweep_temps(TEMP_SWEEP_ENTRIES);
+                if removed > 0 {
+                    tracing::info!("removed {removed} temporary files left by an interrupted write");
+                }
+            });
+            if let Err(e) = spawned {
+                tracing::warn!("could not start the sweep of leftover temporary files: {e}");
+            }
+        }
         let config = Config::for_root(settings, ws.host_root());
         Ok(Session::new(ws, config, store))
     }
@@ -216,6 +229,9 @@ impl Session {
         self.seen.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
+
+/// Directory entries the start's sweep of leftover temporary files looks at, at most.
+const TEMP_SWEEP_ENTRIES: usize = 1_000_000;
 
 /// Results listed when the caller gives no `max_results` (find, search).
 pub const DEFAULT_MAX_RESULTS: usize = 200;

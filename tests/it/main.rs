@@ -13,6 +13,7 @@ mod edit;
 mod find;
 mod guidance;
 mod hooks;
+mod kills;
 mod list;
 mod moves;
 mod outline;
