@@ -244,6 +244,11 @@ pub enum Error {
         /// SQLite's message.
         detail: String,
     },
+    /// The state directory cannot be written: nothing was changed, and retrying will not help.
+    StateDir {
+        /// What failed, with the directory.
+        reason: String,
+    },
     /// Any other I/O failure.
     Io {
         /// What we were doing, e.g. "write", "append", "read".
@@ -470,6 +475,11 @@ impl fmt::Display for Error {
                 f,
                 "the shared claims database failed ({detail}). Retry; if it keeps failing, the server's \
                  operator should check its --state-dir."
+            ),
+            Error::StateDir { reason } => write!(
+                f,
+                "{reason}; nothing was changed. Retrying will not help: the state directory must be \
+                 writable (ask the user to fix its permissions or pass another --state-dir)."
             ),
             Error::PartialAppend { path, appended, total, source } => write!(
                 f,

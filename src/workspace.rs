@@ -213,7 +213,8 @@ impl Workspace {
     /// A second handle on the same root (for the temp sweep, which runs on its own thread).
     pub fn try_clone(&self) -> Result<Workspace> {
         let dir = self.dir.try_clone().map_err(|e| Error::Io { op: "open", path: ".".into(), source: e })?;
-        let reserved = self.reserved.as_ref().map(|r| Reserved { relative: r.relative.clone(), dev: r.dev, ino: r.ino });
+        let reserved =
+            self.reserved.as_ref().map(|r| Reserved { relative: r.relative.clone(), dev: r.dev, ino: r.ino });
         Ok(Workspace {
             dir,
             given_root: self.given_root.clone(),
@@ -231,7 +232,11 @@ impl Workspace {
         let mut seen = 0;
         let mut stack: Vec<PathBuf> = vec![PathBuf::new()];
         while let Some(relative) = stack.pop() {
-            let opened = if relative.as_os_str().is_empty() { self.dir.try_clone() } else { self.dir.open_dir(&relative) };
+            let opened = if relative.as_os_str().is_empty() {
+                self.dir.try_clone()
+            } else {
+                self.dir.open_dir(&relative)
+            };
             let Ok(dir) = opened else { continue };
             let Ok(entries) = dir.entries() else { continue };
             for entry in entries.flatten() {
@@ -441,8 +446,9 @@ impl Workspace {
         let tmp_name = temp_name();
         let mut options = OpenOptions::new();
         options.write(true).create_new(true).follow(FollowSymlinks::No);
-        let mut tmp =
-            parent_dir.open_with(&tmp_name, &options).map_err(|e| map_io(e, "create a temporary file for", path))?;
+        let mut tmp = parent_dir
+            .open_with(&tmp_name, &options)
+            .map_err(|e| map_io(e, "create a temporary file for", path))?;
         let written = (|| {
             tmp.write_all(bytes).map_err(|e| map_io(e, "write", path))?;
             if let Some(perms) = permissions {
@@ -655,7 +661,8 @@ impl AppendHandle {
         self.read_from(0)
     }
 
-    fn read_from(&mut self, start: u64) -> Result<Vec<u8>> {
+    /// The bytes from offset `start` to the end.
+    pub fn read_from(&mut self, start: u64) -> Result<Vec<u8>> {
         let path = &self.path;
         self.file.seek(SeekFrom::Start(start)).map_err(|e| map_io(e, "read", path))?;
         let mut bytes = Vec::new();
@@ -700,6 +707,12 @@ impl AppendHandle {
         Ok(())
     }
 
+    /// Cuts the file back to `size` bytes and syncs it.
+    pub fn truncate(&mut self, size: u64) -> Result<()> {
+        self.file.set_len(size).map_err(|e| map_io(e, "cut back", &self.path))?;
+        self.file.sync_data().map_err(|e| map_io(e, "sync", &self.path))
+    }
+
     /// Facts about the open file.
     pub fn info(&self) -> Result<FileInfo> {
         let meta = self.file.metadata().map_err(|e| map_io(e, "inspect", &self.path))?;
@@ -733,7 +746,7 @@ fn temp_owner(name: &str) -> Option<u32> {
 }
 
 /// Whether process `pid` is alive (signal 0 reaches it, or it exists but is not ours).
-fn process_alive(pid: u32) -> bool {
+pub fn process_alive(pid: u32) -> bool {
     let Some(pid) = rustix::process::Pid::from_raw(pid as i32) else { return false };
     match rustix::process::test_kill_process(pid) {
         Ok(()) => true,
@@ -835,7 +848,8 @@ mod tests {
         std::fs::create_dir_all(t.path().join("src/deep")).unwrap();
         let orphan = format!(".filewright-{dead_pid}-0123456789abcdef.tmp");
         let live = format!(".filewright-{}-fedcba9876543210.tmp", std::process::id());
-        for p in [format!("src/deep/{orphan}"), orphan.clone(), live.clone(), ".filewright-notes.tmp".into()] {
+        for p in [format!("src/deep/{orphan}"), orphan.clone(), live.clone(), ".filewright-notes.tmp".into()]
+        {
             std::fs::write(t.path().join(p), "x").unwrap();
         }
         let names: Vec<String> = ws.list(None).unwrap().iter().map(|e| e.name().to_string()).collect();
@@ -853,7 +867,8 @@ mod tests {
         let path = ws.resolve("a/b.txt").unwrap();
         ws.replace(&path, b"one").unwrap();
         ws.replace(&path, b"two").unwrap();
-        let names: Vec<_> = std::fs::read_dir(t.path().join("a")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> =
+            std::fs::read_dir(t.path().join("a")).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, ["b.txt"]);
     }
 

@@ -57,17 +57,30 @@ fn content_changed(path: &RootPath, expected: &str, actual: Option<String>) -> E
     Error::ContentChanged { path: path.display(), expected: expected.to_string(), actual, last_write: None }
 }
 
+/// The append [`append`] is about to make, told to the caller before the first byte is
+/// written so that it can record it (and repair a kill part way with [`roll_back`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Pending<'a> {
+    /// The file before the append (size and identity).
+    pub before: &'a FileInfo,
+    /// The bytes about to be appended.
+    pub chunk: &'a [u8],
+}
+
 /// Appends `chunk` to the file, creating it and its parents when missing.
 ///
 /// Nothing is written when `guard` says the file is not what the caller expects, when the
 /// result would exceed `max_bytes`, or when the file already ends with `chunk` (see
-/// [`DEDUPE_MIN_BYTES`]). Precondition: `path` has been followed through in-root symlinks.
+/// [`DEDUPE_MIN_BYTES`]). Otherwise `intent` is told what is about to be appended, and an
+/// error from it means nothing is. Precondition: `path` has been followed through in-root
+/// symlinks.
 pub fn append(
     ws: &Workspace,
     path: &RootPath,
     chunk: &[u8],
     guard: &Expected,
     max_bytes: u64,
+    intent: &mut dyn FnMut(Pending) -> Result<()>,
 ) -> Result<Appended> {
     let Expected { size: expected_size, sha256: expected_sha256 } = guard;
     let expected_size = *expected_size;
@@ -109,6 +122,7 @@ pub fn append(
         && size_before >= chunk.len() as u64
         && handle.tail(chunk.len() as u64)? == chunk;
     if !duplicate && !chunk.is_empty() {
+        intent(Pending { before: &before, chunk })?;
         handle.append(chunk, size_before)?;
     }
     // The chunk has landed: from here on nothing may turn this into an error (the caller
@@ -131,6 +145,48 @@ pub fn append(
     })
 }
 
+/// What [`roll_back`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RolledBack {
+    /// The file was cut back to its size before the append; this many bytes of it were removed.
+    Cut(u64),
+    /// Nothing of the append had landed.
+    Nothing,
+    /// The file is not the one appended to, or was changed since: left alone.
+    Changed,
+}
+
+/// Takes back an append that was interrupted: when `path` is still the file appended to
+/// (same device and inode), no larger than `size_before` plus the chunk, and what follows
+/// `size_before` is the start of `chunk`, the file is cut back to `size_before`.
+pub fn roll_back(
+    ws: &Workspace,
+    path: &RootPath,
+    size_before: u64,
+    dev: u64,
+    ino: u64,
+    chunk: &[u8],
+) -> Result<RolledBack> {
+    if ws.stat(path)?.is_none() {
+        return Ok(RolledBack::Changed);
+    }
+    let mut handle = ws.open_append(path)?;
+    let info = handle.info()?;
+    let end = size_before + chunk.len() as u64;
+    if (info.dev, info.ino) != (dev, ino) || info.size < size_before || info.size > end {
+        return Ok(RolledBack::Changed);
+    }
+    if info.size == size_before {
+        return Ok(RolledBack::Nothing);
+    }
+    let landed = handle.read_from(size_before)?;
+    if !chunk.starts_with(&landed) {
+        return Ok(RolledBack::Changed);
+    }
+    handle.truncate(size_before)?;
+    Ok(RolledBack::Cut(landed.len() as u64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,15 +194,50 @@ mod tests {
     use crate::workspace::temp_workspace as ws;
 
     #[test]
+    fn an_intent_that_cannot_be_recorded_appends_nothing() {
+        let (t, ws) = ws();
+        let p = ws.resolve("f").unwrap();
+        std::fs::write(t.path().join("f"), "kept").unwrap();
+        let mut seen = None;
+        let refuse = &mut |pending: Pending| {
+            seen = Some((pending.before.size, pending.chunk.to_vec()));
+            Err(Error::StateDir { reason: "read-only".into() })
+        };
+        assert!(append(&ws, &p, b" more", &Expected::default(), 1 << 20, refuse).is_err());
+        assert_eq!(seen, Some((4, b" more".to_vec())), "told before writing");
+        assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"kept");
+    }
+
+    #[test]
+    fn roll_back_cuts_only_a_prefix_of_the_chunk_in_the_same_file() {
+        let (t, ws) = ws();
+        let path = ws.resolve("a.txt").unwrap();
+        std::fs::write(t.path().join("a.txt"), "base\nhalf of the ch").unwrap();
+        let info = ws.stat(&path).unwrap().unwrap();
+        let chunk = b"half of the chunk\n";
+        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino, chunk).unwrap(), RolledBack::Cut(14));
+        assert_eq!(std::fs::read(t.path().join("a.txt")).unwrap(), b"base\n");
+        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino, chunk).unwrap(), RolledBack::Nothing);
+        // Bytes that are not the chunk's, a different file, or more than the chunk: left alone.
+        std::fs::write(t.path().join("a.txt"), "base\nsomething else").unwrap();
+        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino, chunk).unwrap(), RolledBack::Changed);
+        std::fs::write(t.path().join("a.txt"), "base\nhalf of the chunk\nand more").unwrap();
+        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino, chunk).unwrap(), RolledBack::Changed);
+        std::fs::write(t.path().join("a.txt"), "base\nhalf").unwrap();
+        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino + 1, chunk).unwrap(), RolledBack::Changed);
+        assert_eq!(std::fs::read(t.path().join("a.txt")).unwrap(), b"base\nhalf");
+    }
+
+    #[test]
     fn append_with_a_stale_sha256_writes_nothing() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"12345", &Expected::default(), 1 << 20).unwrap();
+        append(&ws, &p, b"12345", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
         let stale = Expected { size: None, sha256: Some(sha256_hex(b"1234")) };
-        let err = append(&ws, &p, b"6", &stale, 1 << 20).unwrap_err();
+        let err = append(&ws, &p, b"6", &stale, 1 << 20, &mut |_| Ok(())).unwrap_err();
         assert!(matches!(err, Error::ContentChanged { actual: Some(_), .. }), "{err}");
         let fresh = Expected { size: None, sha256: Some(sha256_hex(b"12345")) };
-        append(&ws, &p, b"6", &fresh, 1 << 20).unwrap();
+        append(&ws, &p, b"6", &fresh, 1 << 20, &mut |_| Ok(())).unwrap();
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"123456");
     }
 
@@ -154,7 +245,7 @@ mod tests {
     fn append_creates_missing_file_and_parents() {
         let (t, ws) = ws();
         let p = ws.resolve("a/b/c.txt").unwrap();
-        let out = append(&ws, &p, b"hello", &Expected::default(), 1 << 20).unwrap();
+        let out = append(&ws, &p, b"hello", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
         assert!(out.created);
         assert_eq!(std::fs::read(t.path().join("a/b/c.txt")).unwrap(), b"hello");
     }
@@ -163,8 +254,10 @@ mod tests {
     fn append_with_stale_expected_size_writes_nothing() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"12345", &Expected::default(), 1 << 20).unwrap();
-        let err = append(&ws, &p, b"more", &Expected { size: Some(3), sha256: None }, 1 << 20).unwrap_err();
+        append(&ws, &p, b"12345", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
+        let err =
+            append(&ws, &p, b"more", &Expected { size: Some(3), sha256: None }, 1 << 20, &mut |_| Ok(()))
+                .unwrap_err();
         assert!(matches!(err, Error::SizeMismatch { expected: 3, actual: 5, .. }));
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"12345");
     }
@@ -174,8 +267,9 @@ mod tests {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
         let chunk = "x".repeat(DEDUPE_MIN_BYTES) + "\n";
-        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20).unwrap();
-        let again = append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20).unwrap();
+        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
+        let again =
+            append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
         assert!(again.duplicate_skipped);
         assert_eq!(again.added, 0);
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), chunk.as_bytes());
@@ -186,13 +280,14 @@ mod tests {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
         let chunk = "y".repeat(DEDUPE_MIN_BYTES);
-        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20).unwrap();
+        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
         let again = append(
             &ws,
             &p,
             chunk.as_bytes(),
             &Expected { size: Some(chunk.len() as u64), sha256: None },
             1 << 20,
+            &mut |_| Ok(()),
         )
         .unwrap();
         assert!(!again.duplicate_skipped);
@@ -203,8 +298,8 @@ mod tests {
     fn short_repeated_chunk_is_appended() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20).unwrap();
-        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20).unwrap();
+        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
+        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"}\n}\n");
     }
 
@@ -226,7 +321,7 @@ mod tests {
                 let guarded = i % 2 == 1;
                 let retry = !guarded && chunk.len() >= DEDUPE_MIN_BYTES && expected.ends_with(chunk);
                 let size = guarded.then_some(expected.len() as u64);
-                let out = append(&ws, &p, chunk, &Expected { size, sha256: None }, 1 << 20).unwrap();
+                let out = append(&ws, &p, chunk, &Expected { size, sha256: None }, 1 << 20, &mut |_| Ok(())).unwrap();
                 proptest::prop_assert_eq!(out.duplicate_skipped, retry);
                 if !retry {
                     expected.extend_from_slice(chunk);
@@ -241,9 +336,9 @@ mod tests {
     fn append_over_the_size_limit_writes_nothing() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"1234", &Expected::default(), 6).unwrap();
+        append(&ws, &p, b"1234", &Expected::default(), 6, &mut |_| Ok(())).unwrap();
         assert!(matches!(
-            append(&ws, &p, b"567", &Expected::default(), 6),
+            append(&ws, &p, b"567", &Expected::default(), 6, &mut |_| Ok(())),
             Err(Error::TooLarge { size: 7, .. })
         ));
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"1234");

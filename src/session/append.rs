@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::files;
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
-use crate::store::{Action, Before, WriteFacts};
+use crate::store::{Action, AppendIntent, Before, WriteFacts};
 use crate::unescape;
 
 /// Result of `append_file`.
@@ -72,8 +72,37 @@ impl Session {
         let ((out, sha256), unrecorded) = self
             .store
             .write_claimed(&path.display(), &agent, Action::Append, || {
-                let out =
-                    files::append(&self.ws, &path, text.as_bytes(), &expected, self.config.max_file_bytes)?;
+                self.settle_locked(&path);
+                let key = path.display();
+                let mut recorded = false;
+                let mut record = |pending: files::Pending| {
+                    self.store.record_append_intent(&AppendIntent {
+                        path: key.clone(),
+                        size_before: pending.before.size,
+                        dev: pending.before.dev,
+                        ino: pending.before.ino,
+                        pid: std::process::id(),
+                        len: pending.chunk.len() as u64,
+                        chunk: pending.chunk.to_vec(),
+                    })?;
+                    recorded = true;
+                    Ok(())
+                };
+                let appended = files::append(
+                    &self.ws,
+                    &path,
+                    text.as_bytes(),
+                    &expected,
+                    self.config.max_file_bytes,
+                    &mut record,
+                );
+                // This process saw how the append ended and reports it: only a kill leaves the
+                // intent behind. Cleared before the commit, so a kill after it leaves a whole
+                // append (at worst without its journal row), never a part of one.
+                if recorded {
+                    self.store.clear_append_intent(&key);
+                }
+                let out = appended?;
                 let sha256 = sha256_hex(&out.contents);
                 let facts = (out.added > 0 || out.created).then(|| WriteFacts {
                     size: out.size,

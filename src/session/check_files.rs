@@ -231,6 +231,7 @@ impl Session {
             Ok(p) => p,
             Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
         };
+        self.settle(path);
         let bytes = match self.ws.read(path, self.config.max_file_bytes) {
             Ok(bytes) => bytes,
             Err(Error::NotFound { .. }) => {

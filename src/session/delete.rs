@@ -40,6 +40,7 @@ impl Session {
         let mut seen = self.lock_seen();
         let ((removed, size, undoable), unrecorded) =
             self.store.write_claimed(&key, &agent, Action::Delete, || {
+                self.settle_locked(&path);
                 let info = self.ws.stat(&path)?.ok_or_else(|| Error::NotFound { path: key.clone() })?;
                 let empty = sha256_hex(b"");
                 match info.kind {

@@ -187,6 +187,7 @@ impl Session {
             let ((applied, sha256), unrecorded) = self
                 .store
                 .write_claimed(&key, &agent, Action::Edit, || {
+                    self.settle_locked(&path);
                     let applied = read_and_apply()?;
                     let text = applied.edited.text.as_bytes();
                     let written = files::write(&self.ws, &path, text, self.config.max_file_bytes)?;

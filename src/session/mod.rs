@@ -20,6 +20,7 @@ mod claims;
 mod delete;
 mod edit;
 mod find;
+mod interrupted;
 mod list;
 mod moves;
 mod outline;
@@ -162,7 +163,9 @@ impl Session {
             }
         }
         let config = Config::for_root(settings, ws.host_root());
-        Ok(Session::new(ws, config, store))
+        let session = Session::new(ws, config, store);
+        session.settle_all();
+        Ok(session)
     }
 
     /// A session over an opened root.

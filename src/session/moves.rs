@@ -48,6 +48,8 @@ impl Session {
         let mut seen = self.lock_seen();
         let ((bytes, sha256, replaced), unrecorded) =
             self.store.write_claimed_paths(&[&from_key, &to_key], &agent, || {
+                self.settle_locked(&from);
+                self.settle_locked(&to);
                 let bytes = self.ws.read(&from, self.config.max_file_bytes)?;
                 let old_target = match (overwrite, self.ws.stat(&to)?) {
                     (true, Some(_)) => Some(self.ws.read(&to, self.config.max_file_bytes).ok()),

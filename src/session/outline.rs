@@ -23,6 +23,7 @@ impl Session {
     /// `outline`: the definitions of a text file, from its syntax tree.
     pub fn outline(&self, path: Option<&str>) -> Result<OutlineOutcome> {
         let path = self.target(required(path, "outline", "path")?)?;
+        self.settle(&path);
         let bytes = self.ws.read(&path, self.config.max_file_bytes)?;
         let text = String::from_utf8(bytes).map_err(|e| Error::Binary {
             path: path.display(),

@@ -61,6 +61,7 @@ impl Session {
         anchors: bool,
     ) -> Result<ReadOutcome> {
         let path = self.target(required(path, "read_file", "path")?)?;
+        self.settle(&path);
         let window = files::Window {
             offset: offset.unwrap_or(1),
             limit: limit.unwrap_or(files::DEFAULT_READ_LIMIT),

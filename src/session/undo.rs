@@ -62,6 +62,7 @@ impl Session {
         let seen = self.lock_seen();
         let ((restored, undone, sha256), unrecorded) =
             self.store.undo_claimed(&key, &agent, steps, |plan| {
+                self.settle_locked(&path);
                 let current = match self.ws.stat(&path)? {
                     Some(_) => Some(self.ws.read(&path, self.config.max_file_bytes)?),
                     None => None,

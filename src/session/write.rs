@@ -58,6 +58,7 @@ impl Session {
         let ((existing, written), unrecorded) = self
             .store
             .write_claimed(&path.display(), &agent, Action::Write, || {
+                self.settle_locked(&path);
                 let existing = self.ws.stat(&path)?;
                 // The old content, for undo and the guard. A file too large to hold is replaced
                 // all the same (unless guarded); that write then cannot be undone.

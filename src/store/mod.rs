@@ -9,6 +9,7 @@
 //! serialised (no interleaved appends).
 
 mod claims;
+mod intents;
 mod journal;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use std::time::Duration;
 use rusqlite::{Connection, TransactionBehavior};
 
 pub use claims::{Claim, ClaimOutcome, NotReleased, ReleaseOutcome};
+pub use intents::AppendIntent;
 pub use journal::{Action, Artifact, JournalEntry};
 
 use crate::error::{Error, Result};
@@ -110,6 +112,8 @@ pub struct Store {
     /// A `std` mutex: calls run on blocking threads and never await while holding it.
     conn: Mutex<Connection>,
     path: PathBuf,
+    /// Appends in flight, recorded before their bytes are written.
+    intents: intents::Intents,
     claim_ttl: Option<Duration>,
     /// Bytes of old versions kept; the oldest are dropped first.
     history_bytes: u64,
@@ -140,7 +144,13 @@ impl Store {
         conn.execute_batch(SCHEMA).with_context(hint)?;
         let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).with_context(hint)?;
         anyhow::ensure!(check == "ok", "{}: quick_check says {check}", hint());
-        Ok(Store { conn: Mutex::new(conn), path, claim_ttl, history_bytes: DEFAULT_HISTORY_BYTES })
+        Ok(Store {
+            conn: Mutex::new(conn),
+            path,
+            intents: intents::Intents::new(state_dir),
+            claim_ttl,
+            history_bytes: DEFAULT_HISTORY_BYTES,
+        })
     }
 
     /// Keeps at most `bytes` of old versions for `undo` (default [`DEFAULT_HISTORY_BYTES`]).
@@ -273,6 +283,38 @@ impl Store {
     /// Every path the journal recorded a write for at or after `since`, in order.
     pub fn journal_paths(&self, since: Timestamp) -> Result<Vec<String>> {
         journal::paths(&self.lock(), since)
+    }
+
+    /// Records an append about to be made; see [`AppendIntent`]. A failure is an error that
+    /// says nothing was appended: an append without its intent could not be repaired.
+    pub fn record_append_intent(&self, intent: &AppendIntent) -> Result<()> {
+        self.intents.record(intent).map_err(|e| Error::StateDir {
+            reason: format!(
+                "could not record the append to {} in the state directory next to {} ({e})",
+                intent.path,
+                self.path.display()
+            ),
+        })
+    }
+
+    /// Forgets the intent of `path`: its append has landed whole, or has been taken back.
+    pub fn clear_append_intent(&self, path: &str) {
+        self.intents.clear(path);
+    }
+
+    /// The intent a killed append left for `path`, if any.
+    pub fn append_intent(&self, path: &str) -> Option<AppendIntent> {
+        self.intents.get(path)
+    }
+
+    /// Runs `f` holding the store's write lock (no claim is taken and nothing is journaled), so
+    /// that no append of any process runs meanwhile: for repairing what a killed one left.
+    pub fn exclusive<T>(&self, f: impl FnOnce(&[AppendIntent]) -> T) -> Result<T> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
+        let value = f(&self.intents.all());
+        tx.commit().map_err(db_error)?;
+        Ok(value)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {

@@ -25,6 +25,7 @@ impl RawServer {
             .arg(root.path())
             .arg("--state-dir")
             .arg(root.state())
+            .args(["--max-file-bytes", "134217728"])
             .env("FILEWRIGHT_LOG", "error")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -77,7 +78,8 @@ impl RawServer {
 /// A pseudo-random delay in `0..max_us` microseconds (no seed to keep: every run draws anew,
 /// and every outcome is checked).
 fn jitter(max_us: u64) -> Duration {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
     Duration::from_micros(nanos.wrapping_mul(6364136223846793005).rotate_left(17) % max_us)
 }
 
@@ -130,4 +132,69 @@ fn kills_during_large_writes_leave_whole_files_and_no_visible_temp_file() {
     }
     assert_eq!(temp_files(&root.path()), Vec::<String>::new(), "after {kills_with_temp} kills that left one");
     server.kill();
+}
+
+#[test]
+fn kills_during_large_appends_never_leave_part_of_a_chunk_and_a_retry_lands_once() {
+    const CHUNK: usize = 3 << 20;
+    let root = Root::new().file("log.txt", "BEGIN\n");
+    let file = root.path().join("log.txt");
+    let mut expected = b"BEGIN\n".to_vec();
+    // A second process that stays up: it repairs on the next call that touches the file.
+    let mut observer = RawServer::start(&root);
+    // Random kills are spread over a little more than one such append takes here.
+    let started = std::time::Instant::now();
+    observer.call("append_file", json!({"path": "calibrate.txt", "content": "x".repeat(CHUNK)}));
+    let span = started.elapsed().as_micros() as u64 * 5 / 4 + 1;
+    let (mut cut, mut whole) = (0, 0);
+    for round in 0..20 {
+        let chunk = format!("{round:02}").repeat(CHUNK / 2 - 1) + "\n";
+        let mut server = RawServer::start(&root);
+        server.start_call("append_file", json!({"path": "log.txt", "content": chunk}));
+        if round % 2 == 0 {
+            // Kill as the file starts to grow: the moment that tore appends before.
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while std::fs::metadata(&file).unwrap().len() <= expected.len() as u64
+                && std::time::Instant::now() < deadline
+            {}
+        } else {
+            std::thread::sleep(jitter(span));
+        }
+        server.kill();
+        // Repaired by the next start (even rounds) or by the live observer's next call (odd).
+        let mut repairer = if round % 2 == 0 { Some(RawServer::start(&root)) } else { None };
+        let by = repairer.as_mut().unwrap_or(&mut observer);
+        let read = by.call("read_file", json!({"path": "log.txt", "offset": -1, "limit": 1}));
+        assert_ne!(read["isError"], true, "{read}");
+        let bytes = std::fs::read(&file).unwrap();
+        let mut after = expected.clone();
+        after.extend_from_slice(chunk.as_bytes());
+        if bytes == expected {
+            cut += 1;
+            // The client never got an answer and retries: the chunk lands once.
+            let retried = by.call("append_file", json!({"path": "log.txt", "content": chunk}));
+            assert_ne!(retried["isError"], true, "{retried}");
+            assert_eq!(
+                std::fs::read(&file).unwrap(),
+                after,
+                "round {round}: the retry did not land exactly once"
+            );
+        } else {
+            assert!(
+                bytes == after,
+                "round {round}: {} bytes, neither before ({}) nor after ({})",
+                bytes.len(),
+                expected.len(),
+                after.len()
+            );
+            whole += 1;
+        }
+        expected = after;
+        if let Some(server) = repairer {
+            server.kill();
+        }
+    }
+    eprintln!("{cut} appends cut back and retried, {whole} landed whole");
+    assert!(cut > 0, "no kill landed during an append");
+    observer.kill();
 }
