@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 each="${SECONDS_EACH:-600}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(resolve_path edit_apply unescape_cleanup syntax_report stubs)
+  targets=(resolve_path edit_apply unescape_cleanup syntax_report stubs framing)
 fi
 status=0
 for target in "${targets[@]}"; do

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use filewright::server::{FilewrightServer, Profile, SessionSlot};
+use filewright::server::{FilewrightServer, Profile, SessionSlot, framing};
 use filewright::session::{Session, Settings};
 use rmcp::ServiceExt;
 
@@ -95,6 +95,7 @@ fn main() -> std::process::ExitCode {
 }
 
 fn serve(cli: Cli) -> anyhow::Result<()> {
+    let limit_bytes = cli.max_file_bytes;
     let settings = Settings {
         agent: cli.agent,
         max_file_bytes: cli.max_file_bytes,
@@ -115,8 +116,13 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let outcome = runtime.block_on(async {
+        let (input, output) =
+            framing::guard(tokio::io::stdin(), tokio::io::stdout(), framing::line_limit(limit_bytes));
+        // The framing enforces the line limit and answers what rmcp would drop.
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(input, output)
+            .with_max_line_length(usize::MAX);
         let service = FilewrightServer::new(slot, cli.profile)
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .context("MCP initialization failed")?;
         service.waiting().await.context("MCP service stopped with an error")?;

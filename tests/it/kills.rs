@@ -2,78 +2,11 @@
 //! content or the new, never a part), no temporary file stays visible, and a retried append
 //! lands exactly once.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::util::Root;
-
-/// A server spoken to with raw JSON-RPC lines, so that it can be killed at any moment.
-struct RawServer {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl RawServer {
-    fn start(root: &Root) -> RawServer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_filewright"))
-            .arg("--root")
-            .arg(root.path())
-            .arg("--state-dir")
-            .arg(root.state())
-            .args(["--max-file-bytes", "134217728"])
-            .env("FILEWRIGHT_LOG", "error")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn filewright");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut server = RawServer { child, stdin, stdout, next_id: 1 };
-        server.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "kills", "version": "0"}}}));
-        server.receive();
-        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        server
-    }
-
-    fn send(&mut self, message: &Value) {
-        let mut line = serde_json::to_vec(message).unwrap();
-        line.push(b'\n');
-        self.stdin.write_all(&line).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn receive(&mut self) -> Value {
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("a reply");
-        serde_json::from_str(&line).expect("JSON")
-    }
-
-    /// Sends a tool call without waiting for its answer.
-    fn start_call(&mut self, tool: &str, args: Value) {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": tool, "arguments": args}}));
-    }
-
-    /// Calls a tool and returns its result.
-    fn call(&mut self, tool: &str, args: Value) -> Value {
-        self.start_call(tool, args);
-        self.receive()["result"].clone()
-    }
-
-    fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use crate::util::{RawServer, Root};
 
 /// A pseudo-random delay in `0..max_us` microseconds (no seed to keep: every run draws anew,
 /// and every outcome is checked).

@@ -11,6 +11,7 @@ mod cleanup;
 mod cli;
 mod edit;
 mod find;
+mod framing;
 mod guidance;
 mod hooks;
 mod kills;

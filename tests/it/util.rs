@@ -1,13 +1,15 @@
 //! Fixtures: a temporary root with files in it, and the real `filewright` binary spawned as a
 //! child process and driven over stdio by rmcp's client.
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// A temporary directory used as the sandbox root, with a sibling "outside" directory for
 /// escape tests. Both are removed on drop.
@@ -185,5 +187,80 @@ impl Reply {
     pub fn err(self) -> String {
         assert!(self.is_error(), "expected an error, got: {}", self.text());
         self.text()
+    }
+}
+
+/// A server spoken to with raw JSON-RPC lines, so that it can be killed at any moment.
+pub struct RawServer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl RawServer {
+    pub fn start(root: &Root) -> RawServer {
+        Self::start_with(root, &["--max-file-bytes", "134217728"])
+    }
+
+    /// Starts a server on `root` with `extra` arguments.
+    pub fn start_with(root: &Root, extra: &[&str]) -> RawServer {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_filewright"))
+            .arg("--root")
+            .arg(root.path())
+            .arg("--state-dir")
+            .arg(root.state())
+            .args(extra)
+            .env("FILEWRIGHT_LOG", "error")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn filewright");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut server = RawServer { child, stdin, stdout, next_id: 1 };
+        server.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "kills", "version": "0"}}}));
+        server.receive();
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        let mut line = serde_json::to_vec(message).unwrap();
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    /// Sends bytes as they are (a line that is not valid JSON, or one too long to build as a value).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    pub fn receive(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).expect("a reply");
+        serde_json::from_str(&line).expect("JSON")
+    }
+
+    /// Sends a tool call without waiting for its answer.
+    pub fn start_call(&mut self, tool: &str, args: Value) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": args}}));
+    }
+
+    /// Calls a tool and returns its result.
+    pub fn call(&mut self, tool: &str, args: Value) -> Value {
+        self.start_call(tool, args);
+        self.receive()["result"].clone()
+    }
+
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
