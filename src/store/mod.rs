@@ -137,11 +137,24 @@ impl Store {
                 path.display()
             )
         };
+        // A state directory that cannot be written would let the server start and then fail
+        // every write: refuse it now, with what to do.
+        let probe = state_dir.join(format!(".write-probe-{}", std::process::id()));
+        std::fs::write(&probe, b"").and_then(|()| std::fs::remove_file(&probe)).with_context(|| {
+            format!(
+                "the state directory {} is not writable: claims, the journal and undo live there. Make it \
+                 writable or pass --state-dir with a writable directory",
+                state_dir.display()
+            )
+        })?;
         let conn = Connection::open(&path).with_context(hint)?;
         conn.busy_timeout(BUSY_TIMEOUT).with_context(hint)?;
         conn.pragma_update(None, "journal_mode", "WAL").with_context(hint)?;
         conn.pragma_update(None, "synchronous", "NORMAL").with_context(hint)?;
         conn.execute_batch(SCHEMA).with_context(hint)?;
+        // A database file that is read-only (while its directory is not) fails here, not at the
+        // first write.
+        conn.execute_batch("BEGIN IMMEDIATE; COMMIT;").with_context(hint)?;
         let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).with_context(hint)?;
         anyhow::ensure!(check == "ok", "{}: quick_check says {check}", hint());
         Ok(Store {

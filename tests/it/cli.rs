@@ -55,3 +55,36 @@ fn schemas_command_writes_one_file_per_tool() {
         assert!(json["inputSchema"].is_object() && json["outputSchema"].is_object());
     }
 }
+
+#[test]
+fn a_read_only_state_directory_is_a_clear_startup_error() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::tempdir().unwrap();
+    let (root, state) = (base.path().join("root"), base.path().join("state"));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&state).unwrap();
+    for dir in [base.path(), root.as_path()] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root ignores permissions: run the server as nobody then.
+    let is_root = std::process::Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let mut command = if is_root {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_filewright")]);
+        c
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_filewright"))
+    };
+    let out = command
+        .arg("--root")
+        .arg(&root)
+        .arg("--state-dir")
+        .arg(&state)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("is not writable") && stderr.contains("--state-dir"), "{stderr}");
+}
