@@ -11,7 +11,9 @@ fn body(ext: &str) -> String {
     let line = |k: usize| match ext {
         "js" => format!("function f{k}(a) {{ const x = [a, {k}, 'str{k}']; return x.map(v => v + 1); }}\n"),
         "py" => format!("def f{k}(a):\n    x = [a, {k}, 'str{k}']\n    return [v for v in x]\n\n"),
-        "ts" => format!("export function f{k}(a: number): number[] {{ const x: number[] = [a, {k}]; return x; }}\n"),
+        "ts" => format!(
+            "export function f{k}(a: number): number[] {{ const x: number[] = [a, {k}]; return x; }}\n"
+        ),
         _ => format!("pub fn f{k}(a: u32) -> Vec<u32> {{ let x = vec![a, {k}]; x }}\n"),
     };
     let mut text = String::new();
@@ -74,7 +76,8 @@ fn run(in_flight: usize) -> Vec<(usize, u64)> {
             for f in start..start + in_flight {
                 let (ext, text) = (exts[f % 4], &bodies[f % 4]);
                 let split = text[..60_000].rfind('\n').map_or(0, |i| i + 1);
-                let (tool, content) = if part == 0 { ("write_file", &text[..split]) } else { ("append_file", &text[split..]) };
+                let (tool, content) =
+                    if part == 0 { ("write_file", &text[..split]) } else { ("append_file", &text[split..]) };
                 id += 1;
                 send(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
                     "name": tool, "arguments": {"path": format!("src/f{f}.{ext}"), "content": content}}}));

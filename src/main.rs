@@ -57,6 +57,11 @@ struct Cli {
     /// Bytes of old file versions kept per root for `undo`; the oldest are dropped first.
     #[arg(long, value_name = "BYTES", default_value_t = filewright::store::DEFAULT_HISTORY_BYTES)]
     history_bytes: u64,
+    /// Sync every change to disk, with its directory, before reporting it, so that it survives
+    /// a power loss. Without it a change survives any kill (it is atomic) but the last seconds
+    /// of changes may be lost in a power loss.
+    #[arg(long)]
+    durable: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -121,6 +126,7 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         after_write: cli.after_write,
         hook_timeout: Duration::from_secs(cli.hook_timeout),
         history_bytes: cli.history_bytes,
+        durable: cli.durable,
     };
     let slot = match cli.root {
         // Named explicitly: served as given, even `/` or the home directory.

@@ -31,6 +31,8 @@ pub struct Workspace {
     canonical_root: PathBuf,
     /// filewright's state directory when it lies inside the root: no tool may touch it.
     reserved: Option<Reserved>,
+    /// `--durable`: every change is synced to disk, with its directory, before it is reported.
+    durable: bool,
 }
 
 /// The state directory inside the root, by relative path (for a clear early refusal) and by
@@ -207,7 +209,7 @@ impl Workspace {
             .with_context(|| format!("cannot resolve the root {}", root.display()))?;
         let dir = Dir::open_ambient_dir(&canonical_root, ambient_authority())
             .with_context(|| format!("cannot open the root {}", root.display()))?;
-        Ok(Workspace { dir, given_root, canonical_root, reserved: None })
+        Ok(Workspace { dir, given_root, canonical_root, reserved: None, durable: false })
     }
 
     /// A second handle on the same root (for the temp sweep, which runs on its own thread).
@@ -220,6 +222,7 @@ impl Workspace {
             given_root: self.given_root.clone(),
             canonical_root: self.canonical_root.clone(),
             reserved,
+            durable: self.durable,
         })
     }
 
@@ -263,6 +266,22 @@ impl Workspace {
             }
         }
         removed
+    }
+
+    /// Makes every change survive a power loss once it is reported (`--durable`): files are
+    /// synced, and so is the directory whose entries a change created, replaced or removed.
+    /// Without it, a change survives a kill of the process (it is atomic), but the last ones
+    /// before a power loss may be lost: the kernel writes them out within seconds.
+    pub fn set_durable(&mut self, durable: bool) {
+        self.durable = durable;
+    }
+
+    /// Syncs `dir` when durable: its entries (a rename, a new or removed file) reach the disk.
+    fn sync_dir(&self, dir: &Dir, path: &RootPath) -> Result<()> {
+        if !self.durable {
+            return Ok(());
+        }
+        rustix::fs::fsync(dir).map_err(|e| map_io(io::Error::from(e), "sync the directory of", path))
     }
 
     /// Keeps `state_dir` (a host path, which must exist) out of every tool's reach when it
@@ -454,13 +473,19 @@ impl Workspace {
             if let Some(perms) = permissions {
                 tmp.set_permissions(perms).map_err(|e| map_io(e, "set permissions of", path))?;
             }
-            tmp.sync_all().map_err(|e| map_io(e, "sync", path))?;
+            if self.durable {
+                tmp.sync_all().map_err(|e| map_io(e, "sync", path))?;
+            }
             parent_dir.rename(&tmp_name, &parent_dir, name).map_err(|e| map_io(e, "rename into place", path))
         })();
         if written.is_err() {
             let _ = parent_dir.remove_file(&tmp_name);
         }
         written?;
+        // The file is in place: a failed directory sync must not report "nothing written".
+        if let Err(e) = self.sync_dir(&parent_dir, path) {
+            tracing::warn!("{e}");
+        }
         Ok(existing.is_none())
     }
 
@@ -473,7 +498,11 @@ impl Workspace {
         }
         let parent_dir = self.open_parent(path, false)?;
         let (_, name) = path.split();
-        parent_dir.remove_file(name).map_err(|e| map_io(e, "remove", path))
+        parent_dir.remove_file(name).map_err(|e| map_io(e, "remove", path))?;
+        if let Err(e) = self.sync_dir(&parent_dir, path) {
+            tracing::warn!("{e}");
+        }
+        Ok(())
     }
 
     /// Removes the empty directory at `path`; one with entries is [`Error::DirectoryNotEmpty`].
@@ -512,12 +541,18 @@ impl Workspace {
             renameat_with(&from_dir, from_name, &to_dir, to_name, flags).map_err(|e| match e {
                 rustix::io::Errno::EXIST => Error::AlreadyExists { path: to.display() },
                 e => map_io(io::Error::from(e), "move", from),
-            })
+            })?;
         }
         #[cfg(not(target_os = "linux"))]
         {
-            from_dir.rename(from_name, &to_dir, to_name).map_err(|e| map_io(e, "move", from))
+            from_dir.rename(from_name, &to_dir, to_name).map_err(|e| map_io(e, "move", from))?;
         }
+        for (dir, path) in [(&to_dir, to), (&from_dir, from)] {
+            if let Err(e) = self.sync_dir(dir, path) {
+                tracing::warn!("{e}");
+            }
+        }
+        Ok(())
     }
 
     /// Opens the file for appending, creating it (and its parents) when missing. Refuses
@@ -530,6 +565,7 @@ impl Workspace {
         }
         let parent_dir = self.open_parent(path, true)?;
         let (_, name) = path.split();
+        let existed = parent_dir.symlink_metadata(name).is_ok();
         let mut options = OpenOptions::new();
         options.read(true).append(true).create(true).follow(FollowSymlinks::No);
         let file = parent_dir.open_with(name, &options).map_err(|e| map_io(e, "open", path))?;
@@ -539,7 +575,10 @@ impl Workspace {
         if info.links > 1 {
             return Err(Error::HardLinked { path: path.display(), links: info.links });
         }
-        Ok(AppendHandle { file, path: path.clone() })
+        if !existed && let Err(e) = self.sync_dir(&parent_dir, path) {
+            tracing::warn!("{e}");
+        }
+        Ok(AppendHandle { file, path: path.clone(), durable: self.durable })
     }
 
     /// The entries of directory `dir` (the root when None), without following symlinks:
@@ -641,6 +680,8 @@ impl Workspace {
 pub struct AppendHandle {
     file: File,
     path: RootPath,
+    /// Sync each append before it is reported (`--durable`).
+    durable: bool,
 }
 
 impl AppendHandle {
@@ -671,7 +712,7 @@ impl AppendHandle {
     }
 
     /// Appends `bytes` at the end (O_APPEND, so concurrent appenders never overwrite each other)
-    /// and syncs the data.
+    /// and, when durable, syncs them.
     ///
     /// All or nothing: when a write fails part way (a full disk, a file-size limit), the
     /// file is cut back to `size_before` (its size before the call, which the caller has
@@ -701,7 +742,9 @@ impl AppendHandle {
         }
         // The bytes are in the file now; a failed sync must not be reported as "nothing
         // appended", or the caller would append them again.
-        if let Err(e) = self.file.sync_data() {
+        if self.durable
+            && let Err(e) = self.file.sync_data()
+        {
             tracing::warn!("appended to {} but could not sync it: {e}", self.path);
         }
         Ok(())

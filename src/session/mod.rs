@@ -76,6 +76,8 @@ pub struct Settings {
     pub hook_timeout: Duration,
     /// `--history-bytes`.
     pub history_bytes: u64,
+    /// `--durable`.
+    pub durable: bool,
 }
 
 /// The settings a session on one root works with, resolved from [`Settings`].
@@ -136,12 +138,15 @@ impl Session {
     pub fn open(root: &Path, settings: &Settings) -> anyhow::Result<Session> {
         use anyhow::Context;
         let mut ws = Workspace::open_root(root)?;
+        ws.set_durable(settings.durable);
         let state_dir = match &settings.state_dir {
             Some(dir) => dir.clone(),
             None => crate::store::default_state_dir(ws.host_root())
                 .context("no state directory is known for this platform: pass --state-dir")?,
         };
-        let store = Store::open(&state_dir, settings.claim_ttl)?.with_history_budget(settings.history_bytes);
+        let store = Store::open(&state_dir, settings.claim_ttl)?
+            .with_history_budget(settings.history_bytes)
+            .durable(settings.durable)?;
         ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
         tracing::info!(
             root = %ws.host_root().display(),

@@ -166,6 +166,16 @@ impl Store {
         })
     }
 
+    /// With `durable`, a commit reaches the disk before it returns (SQLite `synchronous=FULL`),
+    /// so a journal row survives a power loss with its change; otherwise (`NORMAL`, in WAL mode)
+    /// the last commits may roll back, leaving the database consistent.
+    pub fn durable(self, durable: bool) -> anyhow::Result<Self> {
+        if durable {
+            self.lock().pragma_update(None, "synchronous", "FULL")?;
+        }
+        Ok(self)
+    }
+
     /// Keeps at most `bytes` of old versions for `undo` (default [`DEFAULT_HISTORY_BYTES`]).
     pub fn with_history_budget(mut self, bytes: u64) -> Self {
         self.history_bytes = bytes;

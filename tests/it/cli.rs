@@ -68,7 +68,8 @@ fn a_read_only_state_directory_is_a_clear_startup_error() {
     }
     std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o555)).unwrap();
     // Root ignores permissions: run the server as nobody then.
-    let is_root = std::process::Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let is_root =
+        std::process::Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"));
     let mut command = if is_root {
         let mut c = std::process::Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_filewright")]);

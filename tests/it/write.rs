@@ -173,3 +173,18 @@ async fn write_append_edit_and_move_results_link_the_file() {
     assert!(reply.0.content.iter().all(|c| c.as_resource_link().is_none()), "a read links nothing");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn durable_mode_syncs_every_kind_of_change_without_error() {
+    let root = Root::new();
+    let server = Server::spawn_with(&root, &["--durable"]).await;
+    server.call("write_file", json!({"path": "d/a.txt", "content": "one\n"})).await.ok();
+    server.call("append_file", json!({"path": "d/new.txt", "content": "created by an append\n"})).await.ok();
+    server.call("append_file", json!({"path": "d/a.txt", "content": "two\n"})).await.ok();
+    server.call("edit_file", json!({"path": "d/a.txt", "old_string": "two", "new_string": "2"})).await.ok();
+    server.call("move_file", json!({"from": "d/a.txt", "to": "e/a.txt"})).await.ok();
+    server.call("delete_file", json!({"path": "d/new.txt"})).await.ok();
+    assert_eq!(root.read("e/a.txt"), b"one\n2\n");
+    assert!(!root.exists("d/new.txt"));
+    server.stop().await;
+}
