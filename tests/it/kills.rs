@@ -16,6 +16,12 @@ fn jitter(max_us: u64) -> Duration {
     Duration::from_micros(nanos.wrapping_mul(6364136223846793005).rotate_left(17) % max_us)
 }
 
+/// Kill rounds per test: 20 by default, more with `FILEWRIGHT_KILL_ROUNDS` (the probe
+/// used 50).
+fn rounds() -> usize {
+    std::env::var("FILEWRIGHT_KILL_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(20)
+}
+
 fn temp_files(dir: &std::path::Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
@@ -35,7 +41,8 @@ fn kills_during_large_writes_leave_whole_files_and_no_visible_temp_file() {
     let span = started.elapsed().as_micros() as u64 + 1;
     server.kill();
     let mut kills_with_temp = 0;
-    for round in 0..20 {
+    let rounds = rounds();
+    for round in 0..rounds {
         let mut server = RawServer::start(&root);
         let fill = if round % 2 == 0 { "a" } else { "b" };
         server.start_call("write_file", json!({"path": "big.txt", "content": fill.repeat(SIZE)}));
@@ -53,7 +60,7 @@ fn kills_during_large_writes_leave_whole_files_and_no_visible_temp_file() {
         }
         kills_with_temp += usize::from(!temp_files(&root.path()).is_empty());
     }
-    eprintln!("{kills_with_temp} of 20 kills over {span} us left a temporary file");
+    eprintln!("{kills_with_temp} of {rounds} kills over {span} us left a temporary file");
     assert!(kills_with_temp > 0, "no kill landed between creating and renaming a temporary file");
     // A fresh start hides whatever was left and sweeps it away.
     let mut server = RawServer::start(&root);
@@ -80,7 +87,7 @@ fn kills_during_large_appends_never_leave_part_of_a_chunk_and_a_retry_lands_once
     observer.call("append_file", json!({"path": "calibrate.txt", "content": "x".repeat(CHUNK)}));
     let span = started.elapsed().as_micros() as u64 * 5 / 4 + 1;
     let (mut cut, mut whole) = (0, 0);
-    for round in 0..20 {
+    for round in 0..rounds() {
         let chunk = format!("{round:02}").repeat(CHUNK / 2 - 1) + "\n";
         let mut server = RawServer::start(&root);
         server.start_call("append_file", json!({"path": "log.txt", "content": chunk}));
@@ -130,4 +137,29 @@ fn kills_during_large_appends_never_leave_part_of_a_chunk_and_a_retry_lands_once
     eprintln!("{cut} appends cut back and retried, {whole} landed whole");
     assert!(cut > 0, "no kill landed during an append");
     observer.kill();
+}
+
+#[test]
+fn kills_during_edits_of_a_large_file_leave_the_old_or_the_new_text() {
+    let root = Root::new().file("big.txt", "x".repeat(4 << 20) + "\nstate: 0\n");
+    let file = root.path().join("big.txt");
+    let mut state = 0;
+    let (mut old, mut new) = (0, 0);
+    for round in 0..rounds() {
+        let mut server = RawServer::start(&root);
+        let (from, to) = (format!("state: {state}"), format!("state: {}", state + 1));
+        server.start_call("edit_file", json!({"path": "big.txt", "old_string": from, "new_string": to}));
+        std::thread::sleep(jitter(if round % 2 == 0 { 150_000 } else { 600_000 }));
+        server.kill();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let prefix = "x".repeat(4 << 20) + "\n";
+        if text == format!("{prefix}{from}\n") {
+            old += 1;
+        } else {
+            assert_eq!(text, format!("{prefix}{to}\n"), "round {round}: neither the old nor the new text");
+            new += 1;
+            state += 1;
+        }
+    }
+    eprintln!("{old} edits killed before they landed, {new} after");
 }
