@@ -139,16 +139,19 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let outcome = runtime.block_on(async {
-        let (input, output) =
+        let framed =
             framing::guard(tokio::io::stdin(), tokio::io::stdout(), framing::line_limit(limit_bytes));
         // The framing enforces the line limit and answers what rmcp would drop.
-        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(input, output)
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(framed.input, framed.output)
             .with_max_line_length(usize::MAX);
         let service = FilewrightServer::new(slot, cli.profile)
             .serve(transport)
             .await
             .context("MCP initialization failed")?;
-        service.waiting().await.context("MCP service stopped with an error")?;
+        let stopped = service.waiting().await;
+        // rmcp has closed its output: let the last replies reach stdout before exiting.
+        let _ = tokio::time::timeout(Duration::from_secs(5), framed.flushed).await;
+        stopped.context("MCP service stopped with an error")?;
         anyhow::Ok(())
     });
     // The stdin reader runs on a blocking thread that a client holding stdin open would keep

@@ -30,9 +30,21 @@ pub fn line_limit(max_file_bytes: u64) -> usize {
     usize::try_from(escaped).unwrap_or(usize::MAX).max(rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH)
 }
 
-/// Wraps `input` and `output` (stdin and stdout) for rmcp: returns the reader and writer to
-/// give rmcp's transport. Two tasks do the work; they end when the input ends.
-pub fn guard<R, W>(input: R, output: W, limit: usize) -> (DuplexStream, DuplexStream)
+/// The ends of the framing that rmcp's transport reads and writes, and the task that writes
+/// to the real output.
+pub struct Guarded {
+    /// What rmcp reads: the request lines that passed.
+    pub input: DuplexStream,
+    /// What rmcp writes: its messages, forwarded to the real output.
+    pub output: DuplexStream,
+    /// Ends once rmcp's output is closed and every reply has been written; await it before
+    /// the process exits, or the last replies may be lost.
+    pub flushed: tokio::task::JoinHandle<()>,
+}
+
+/// Wraps `input` and `output` (stdin and stdout) for rmcp. Two tasks do the work: the reader
+/// ends with the input, the writer once rmcp closes its output.
+pub fn guard<R, W>(input: R, output: W, limit: usize) -> Guarded
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -46,12 +58,12 @@ where
             tracing::error!("reading requests stopped: {e}");
         }
     });
-    tokio::spawn(async move {
+    let flushed = tokio::spawn(async move {
         if let Err(e) = write_replies(from_rmcp, own_replies, output).await {
             tracing::error!("writing replies stopped: {e}");
         }
     });
-    (rmcp_reads, rmcp_writes)
+    Guarded { input: rmcp_reads, output: rmcp_writes, flushed }
 }
 
 /// Reads request lines; passes the good ones to rmcp and answers the others.
@@ -185,28 +197,33 @@ async fn write_replies<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     let mut from_rmcp = BufReader::new(from_rmcp);
     let mut line = Vec::new();
-    let mut rmcp_open = true;
+    // False once the reader has ended: rmcp's last lines still come.
+    let mut own_open = true;
     loop {
         tokio::select! {
-            read = from_rmcp.read_until(b'\n', &mut line), if rmcp_open => {
+            // Cancel-safe: a line read in part stays in `line`, and the next call goes on.
+            read = from_rmcp.read_until(b'\n', &mut line) => {
                 if read? == 0 {
-                    rmcp_open = false;
-                    continue;
+                    // rmcp is done: write the replies of ours already made, and stop.
+                    while let Ok(bytes) = own.try_recv() {
+                        output.write_all(&bytes).await?;
+                    }
+                    output.flush().await?;
+                    return Ok(());
                 }
                 with_null_id(&mut line);
                 output.write_all(&line).await?;
                 output.flush().await?;
                 line.clear();
             }
-            reply = own.recv() => match reply {
-                Some(bytes) => {
+            reply = own.recv(), if own_open => {
+                if let Some(bytes) = reply {
                     output.write_all(&bytes).await?;
                     output.flush().await?;
+                } else {
+                    own_open = false;
                 }
-                None if !rmcp_open => return Ok(()),
-                None => {}
-            },
-            else => return Ok(()),
+            }
         }
     }
 }

@@ -77,9 +77,8 @@ fn kills_during_large_writes_leave_whole_files_and_no_visible_temp_file() {
 #[test]
 fn kills_during_large_appends_never_leave_part_of_a_chunk_and_a_retry_lands_once() {
     const CHUNK: usize = 3 << 20;
-    let root = Root::new().file("log.txt", "BEGIN\n");
-    let file = root.path().join("log.txt");
-    let mut expected = b"BEGIN\n".to_vec();
+    const BEGIN: &str = "BEGIN\n";
+    let root = Root::new();
     // A second process that stays up: it repairs on the next call that touches the file.
     let mut observer = RawServer::start(&root);
     // Random kills are spread over a little more than one such append takes here.
@@ -88,13 +87,17 @@ fn kills_during_large_appends_never_leave_part_of_a_chunk_and_a_retry_lands_once
     let span = started.elapsed().as_micros() as u64 * 5 / 4 + 1;
     let (mut cut, mut whole) = (0, 0);
     for round in 0..rounds() {
-        let chunk = format!("{round:02}").repeat(CHUNK / 2 - 1) + "\n";
+        // Each round appends to a file of its own, so that files stay small however many rounds.
+        let name = format!("log{round}.txt");
+        let file = root.path().join(&name);
+        std::fs::write(&file, BEGIN).unwrap();
+        let chunk = format!("{:02}", round % 100).repeat(CHUNK / 2 - 1) + "\n";
         let mut server = RawServer::start(&root);
-        server.start_call("append_file", json!({"path": "log.txt", "content": chunk}));
+        server.start_call("append_file", json!({"path": name, "content": chunk}));
         if round % 2 == 0 {
             // Kill as the file starts to grow: the moment that tore appends before.
             let deadline = std::time::Instant::now() + Duration::from_secs(30);
-            while std::fs::metadata(&file).unwrap().len() <= expected.len() as u64
+            while std::fs::metadata(&file).unwrap().len() <= BEGIN.len() as u64
                 && std::time::Instant::now() < deadline
             {}
         } else {
@@ -104,15 +107,14 @@ fn kills_during_large_appends_never_leave_part_of_a_chunk_and_a_retry_lands_once
         // Repaired by the next start (even rounds) or by the live observer's next call (odd).
         let mut repairer = if round % 2 == 0 { Some(RawServer::start(&root)) } else { None };
         let by = repairer.as_mut().unwrap_or(&mut observer);
-        let read = by.call("read_file", json!({"path": "log.txt", "offset": -1, "limit": 1}));
+        let read = by.call("read_file", json!({"path": name, "offset": -1, "limit": 1}));
         assert_ne!(read["isError"], true, "{read}");
         let bytes = std::fs::read(&file).unwrap();
-        let mut after = expected.clone();
-        after.extend_from_slice(chunk.as_bytes());
-        if bytes == expected {
+        let after = format!("{BEGIN}{chunk}").into_bytes();
+        if bytes == BEGIN.as_bytes() {
             cut += 1;
             // The client never got an answer and retries: the chunk lands once.
-            let retried = by.call("append_file", json!({"path": "log.txt", "content": chunk}));
+            let retried = by.call("append_file", json!({"path": name, "content": chunk}));
             assert_ne!(retried["isError"], true, "{retried}");
             assert_eq!(
                 std::fs::read(&file).unwrap(),
@@ -124,12 +126,11 @@ fn kills_during_large_appends_never_leave_part_of_a_chunk_and_a_retry_lands_once
                 bytes == after,
                 "round {round}: {} bytes, neither before ({}) nor after ({})",
                 bytes.len(),
-                expected.len(),
+                BEGIN.len(),
                 after.len()
             );
             whole += 1;
         }
-        expected = after;
         if let Some(server) = repairer {
             server.kill();
         }
