@@ -113,3 +113,35 @@ fn an_error_reply_rmcp_makes_without_an_id_carries_id_null() {
     assert!(reply.as_object().unwrap().contains_key("id") && reply["id"].is_null(), "{reply}");
     server.kill();
 }
+
+#[test]
+fn the_last_reply_is_written_when_the_client_closes_stdin_right_after_its_request() {
+    use std::io::Write;
+    let root = Root::new();
+    let requests = concat!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a.txt","content":"hi\n"}}}"#,
+        "\n"
+    );
+    for run in 0..8 {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_filewright"))
+            .arg("--root")
+            .arg(root.path())
+            .arg("--state-dir")
+            .arg(root.state())
+            .env("FILEWRIGHT_LOG", "error")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(requests.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let replies: Vec<Value> =
+            String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(replies.len(), 2, "run {run}: {replies:?}");
+        assert_eq!(replies[1]["id"], 1);
+    }
+}
