@@ -10,18 +10,21 @@
 //! - [`check`]: the syntax check of a text by file extension, truthful about "incomplete"
 //!   versus "broken", with each language's own parser; the stub scan; and the cache that lets
 //!   the check after an append parse only the new part.
-//! - [`workspace`]: the sandbox (cap-std `Dir` of the root).
+//! - [`workspace`]: the sandbox (cap-std `Dir` of the root), atomic replaces through hidden
+//!   temporary files, and the sweep of those a kill left.
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
 //!   exact edits, bounded directory listings, and one walker under `find_files` (globs) and
 //!   `search_files` (ripgrep's matcher and searcher over files read through the sandbox).
 //! - [`cleanup`]: undo what models send by mistake (read_file's line prefixes, a Markdown
 //!   fence around a whole file), only when certain.
-//! - [`store`]: claims and the artifact journal in SQLite, shared by every process on a root.
+//! - [`store`]: claims and the artifact journal in SQLite, shared by every process on a root,
+//!   and the intents of appends in flight, by which a kill part way is repaired.
 //! - [`hooks`]: the `--after-write` command (formatter or linter), with a time limit.
 //! - [`session`]: per-process state and one file per tool, composing the above; plain Rust in
 //!   and out.
 //! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors, the
-//!   choice of root.
+//!   choice of root, and the framing in front of rmcp's stdio transport that answers every
+//!   request line (over the limit, lone surrogates, non-object arguments).
 //!
 //! # One `append_file` call, from the wire to disk and back: four files
 //! 1. `server/tools.rs` (`append_file`): rmcp has decoded the arguments (`content` is an
