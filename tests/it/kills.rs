@@ -144,13 +144,19 @@ fn kills_during_large_appends_never_leave_part_of_a_chunk_and_a_retry_lands_once
 fn kills_during_edits_of_a_large_file_leave_the_old_or_the_new_text() {
     let root = Root::new().file("big.txt", "x".repeat(4 << 20) + "\nstate: 0\n");
     let file = root.path().join("big.txt");
-    let mut state = 0;
+    // Random kills are spread over a little more than one such edit takes here.
+    let mut server = RawServer::start(&root);
+    let started = std::time::Instant::now();
+    server.call("edit_file", json!({"path": "big.txt", "old_string": "state: 0", "new_string": "state: 1"}));
+    let span = started.elapsed().as_micros() as u64 * 5 / 4 + 1;
+    server.kill();
+    let mut state = 1;
     let (mut old, mut new) = (0, 0);
     for round in 0..rounds() {
         let mut server = RawServer::start(&root);
         let (from, to) = (format!("state: {state}"), format!("state: {}", state + 1));
         server.start_call("edit_file", json!({"path": "big.txt", "old_string": from, "new_string": to}));
-        std::thread::sleep(jitter(if round % 2 == 0 { 150_000 } else { 600_000 }));
+        std::thread::sleep(jitter(span));
         server.kill();
         let text = std::fs::read_to_string(&file).unwrap();
         let prefix = "x".repeat(4 << 20) + "\n";
