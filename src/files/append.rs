@@ -63,6 +63,8 @@ fn content_changed(path: &RootPath, expected: &str, actual: Option<String>) -> E
 pub struct Pending<'a> {
     /// The file before the append (size and identity).
     pub before: &'a FileInfo,
+    /// The append creates the file.
+    pub creates: bool,
     /// The bytes about to be appended.
     pub chunk: &'a [u8],
 }
@@ -122,7 +124,7 @@ pub fn append(
         && size_before >= chunk.len() as u64
         && handle.tail(chunk.len() as u64)? == chunk;
     if !duplicate && !chunk.is_empty() {
-        intent(Pending { before: &before, chunk })?;
+        intent(Pending { before: &before, creates: !existed, chunk })?;
         handle.append(chunk, size_before)?;
     }
     // The chunk has landed: from here on nothing may turn this into an error (the caller
@@ -156,17 +158,27 @@ pub enum RolledBack {
     Changed,
 }
 
+/// An append that a kill may have interrupted, as recorded before it began.
+#[derive(Debug, Clone, Copy)]
+pub struct Interrupted<'a> {
+    /// The file's size before the append.
+    pub size_before: u64,
+    /// The file's device and inode.
+    pub dev: u64,
+    /// See `dev`.
+    pub ino: u64,
+    /// The append created the file.
+    pub created: bool,
+    /// The chunk being appended.
+    pub chunk: &'a [u8],
+}
+
 /// Takes back an append that was interrupted: when `path` is still the file appended to
-/// (same device and inode), no larger than `size_before` plus the chunk, and what follows
-/// `size_before` is the start of `chunk`, the file is cut back to `size_before`.
-pub fn roll_back(
-    ws: &Workspace,
-    path: &RootPath,
-    size_before: u64,
-    dev: u64,
-    ino: u64,
-    chunk: &[u8],
-) -> Result<RolledBack> {
+/// (same device and inode), no larger than its size before plus the chunk, and what follows
+/// that size is the start of the chunk, the file is cut back to its size before, or removed
+/// when the append had created it.
+pub fn roll_back(ws: &Workspace, path: &RootPath, append: Interrupted) -> Result<RolledBack> {
+    let Interrupted { size_before, dev, ino, created, chunk } = append;
     if ws.stat(path)?.is_none() {
         return Ok(RolledBack::Changed);
     }
@@ -177,6 +189,10 @@ pub fn roll_back(
         return Ok(RolledBack::Changed);
     }
     if info.size == size_before {
+        if created && size_before == 0 {
+            drop(handle);
+            ws.remove_file(path)?;
+        }
         return Ok(RolledBack::Nothing);
     }
     let landed = handle.read_from(size_before)?;
@@ -184,6 +200,10 @@ pub fn roll_back(
         return Ok(RolledBack::Changed);
     }
     handle.truncate(size_before)?;
+    if created && size_before == 0 {
+        drop(handle);
+        ws.remove_file(path)?;
+    }
     Ok(RolledBack::Cut(landed.len() as u64))
 }
 
@@ -215,17 +235,30 @@ mod tests {
         std::fs::write(t.path().join("a.txt"), "base\nhalf of the ch").unwrap();
         let info = ws.stat(&path).unwrap().unwrap();
         let chunk = b"half of the chunk\n";
-        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino, chunk).unwrap(), RolledBack::Cut(14));
+        let at = |size_before, dev, ino| Interrupted { size_before, dev, ino, created: false, chunk };
+        assert_eq!(roll_back(&ws, &path, at(5, info.dev, info.ino)).unwrap(), RolledBack::Cut(14));
         assert_eq!(std::fs::read(t.path().join("a.txt")).unwrap(), b"base\n");
-        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino, chunk).unwrap(), RolledBack::Nothing);
+        assert_eq!(roll_back(&ws, &path, at(5, info.dev, info.ino)).unwrap(), RolledBack::Nothing);
         // Bytes that are not the chunk's, a different file, or more than the chunk: left alone.
         std::fs::write(t.path().join("a.txt"), "base\nsomething else").unwrap();
-        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino, chunk).unwrap(), RolledBack::Changed);
+        assert_eq!(roll_back(&ws, &path, at(5, info.dev, info.ino)).unwrap(), RolledBack::Changed);
         std::fs::write(t.path().join("a.txt"), "base\nhalf of the chunk\nand more").unwrap();
-        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino, chunk).unwrap(), RolledBack::Changed);
+        assert_eq!(roll_back(&ws, &path, at(5, info.dev, info.ino)).unwrap(), RolledBack::Changed);
         std::fs::write(t.path().join("a.txt"), "base\nhalf").unwrap();
-        assert_eq!(roll_back(&ws, &path, 5, info.dev, info.ino + 1, chunk).unwrap(), RolledBack::Changed);
+        assert_eq!(roll_back(&ws, &path, at(5, info.dev, info.ino + 1)).unwrap(), RolledBack::Changed);
         assert_eq!(std::fs::read(t.path().join("a.txt")).unwrap(), b"base\nhalf");
+        // An append that created the file: taken back, the file is gone, as before the call.
+        let new = ws.resolve("new.txt").unwrap();
+        std::fs::write(t.path().join("new.txt"), "half").unwrap();
+        let info = ws.stat(&new).unwrap().unwrap();
+        let created = Interrupted { size_before: 0, dev: info.dev, ino: info.ino, created: true, chunk };
+        assert_eq!(roll_back(&ws, &new, created).unwrap(), RolledBack::Cut(4));
+        assert!(!t.path().join("new.txt").exists());
+        std::fs::write(t.path().join("new.txt"), "").unwrap();
+        let info = ws.stat(&new).unwrap().unwrap();
+        let created = Interrupted { size_before: 0, dev: info.dev, ino: info.ino, created: true, chunk };
+        assert_eq!(roll_back(&ws, &new, created).unwrap(), RolledBack::Nothing);
+        assert!(!t.path().join("new.txt").exists(), "created empty before the kill: removed too");
     }
 
     #[test]

@@ -11,7 +11,7 @@ mod search;
 mod walk;
 mod write;
 
-pub use append::{Appended, DEDUPE_MIN_BYTES, Expected, Pending, RolledBack, append, roll_back};
+pub use append::{Appended, DEDUPE_MIN_BYTES, Expected, Interrupted, Pending, RolledBack, append, roll_back};
 pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
 pub use find::{Found, FoundFile, find};
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};

@@ -82,6 +82,7 @@ impl Session {
                         dev: pending.before.dev,
                         ino: pending.before.ino,
                         pid: std::process::id(),
+                        created: pending.creates,
                         len: pending.chunk.len() as u64,
                         chunk: pending.chunk.to_vec(),
                     })?;

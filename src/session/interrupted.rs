@@ -51,7 +51,14 @@ impl Session {
 
     fn roll_back(&self, path: &RootPath, intent: &AppendIntent) {
         let key = path.display();
-        match files::roll_back(&self.ws, path, intent.size_before, intent.dev, intent.ino, &intent.chunk) {
+        let append = files::Interrupted {
+            size_before: intent.size_before,
+            dev: intent.dev,
+            ino: intent.ino,
+            created: intent.created,
+            chunk: &intent.chunk,
+        };
+        match files::roll_back(&self.ws, path, append) {
             Ok(RolledBack::Cut(bytes)) => {
                 tracing::warn!("{key}: cut back {bytes} bytes of an append that a kill interrupted")
             }

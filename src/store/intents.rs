@@ -29,6 +29,9 @@ pub struct AppendIntent {
     pub ino: u64,
     /// The process appending.
     pub pid: u32,
+    /// The append creates the file: taking it back removes the file.
+    #[serde(default)]
+    pub created: bool,
     /// The chunk being appended.
     #[serde(skip)]
     pub chunk: Vec<u8>,
@@ -112,6 +115,7 @@ mod tests {
             dev: 1,
             ino: 2,
             pid: std::process::id(),
+            created: false,
             len: chunk.len() as u64,
             chunk: chunk.to_vec(),
         }
