@@ -139,8 +139,10 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let outcome = runtime.block_on(async {
-        let framed =
-            framing::guard(tokio::io::stdin(), tokio::io::stdout(), framing::line_limit(limit_bytes));
+        // stdin and stdout as non-blocking pipes on the IO reactor when they are FIFOs (as MCP
+        // clients start servers), else the blocking handles.
+        let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+        let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes));
         // The framing enforces the line limit and answers what rmcp would drop.
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(framed.input, framed.output)
             .with_max_line_length(usize::MAX);
