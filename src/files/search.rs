@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::read::cut_line;
 use super::walk::{PathGlob, walk_files};
 use crate::error::{Error, Result};
-use crate::workspace::{RootPath, Workspace};
+use crate::workspace::{FileKind, RootPath, Workspace};
 
 /// Characters of a matching line shown, at most: a minified file's one line must not flood the
 /// model's context.
@@ -88,7 +88,7 @@ pub struct Searched {
     pub ignored: usize,
 }
 
-/// Searches the files under `dir` (the root when None).
+/// Searches the files under `dir` (the root when None), or `dir` itself when it is a file.
 pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<Searched> {
     let matcher = matcher(query)?;
     let glob = query.glob.map(|g| PathGlob::new("glob", g, dir)).transpose()?;
@@ -96,15 +96,15 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
     let mut searcher =
         SearcherBuilder::new().line_number(true).before_context(context).after_context(context).build();
     let mut out = Searched::default();
-    let walked = walk_files(ws, dir, &mut |entry| {
-        if glob.as_ref().is_some_and(|g| !g.matches(&entry.path)) {
+    let mut search_one = |path: &RootPath, size: Option<u64>, out: &mut Searched| {
+        if glob.as_ref().is_some_and(|g| !g.matches(path)) {
             return;
         }
-        if entry.size.is_some_and(|size| size > query.max_file_bytes) {
+        if size.is_some_and(|size| size > query.max_file_bytes) {
             out.too_large += 1;
             return;
         }
-        let bytes = match ws.read(&entry.path, query.max_file_bytes) {
+        let bytes = match ws.read(path, query.max_file_bytes) {
             Ok(bytes) => bytes,
             Err(Error::TooLargeToRead { .. }) => {
                 out.too_large += 1;
@@ -120,7 +120,7 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
             return;
         }
         out.searched += 1;
-        let mut hits = FileHits { path: entry.path.clone(), matches: 0, lines: Vec::new() };
+        let mut hits = FileHits { path: path.clone(), matches: 0, lines: Vec::new() };
         let budget = query.max_matches - out.shown;
         let mut sink = Collect { hits: &mut hits, budget, context: context as u64, last_shown: None };
         if searcher.search_slice(&matcher, &bytes, &mut sink).is_err() {
@@ -136,7 +136,15 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
         if !hits.lines.is_empty() {
             out.files.push(hits);
         }
-    })?;
+    };
+    // A path that names one file searches that file, as ripgrep does.
+    if let Some(file) = dir
+        && ws.stat(file)?.is_some_and(|info| info.kind == FileKind::File)
+    {
+        search_one(file, None, &mut out);
+        return Ok(out);
+    }
+    let walked = walk_files(ws, dir, &mut |entry| search_one(&entry.path, entry.size, &mut out))?;
     out.stopped = walked.stopped;
     out.ignored = walked.ignored;
     Ok(out)
@@ -329,6 +337,15 @@ mod tests {
             ]
         );
         assert_eq!((s.matches, s.shown), (3, 2), "the third match is counted, not shown");
+    }
+
+    #[test]
+    fn a_path_that_names_a_file_searches_that_file() {
+        let (_t, ws) = setup();
+        let file = ws.resolve("src/a.rs").unwrap();
+        let s = search(&ws, Some(&file), &query("foo")).unwrap();
+        assert_eq!(shown(&s), ["src/a.rs:2:    let x = foo(1);"]);
+        assert_eq!(s.searched, 1);
     }
 
     #[test]

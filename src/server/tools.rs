@@ -241,7 +241,7 @@ pub struct SearchArgs {
     /// The text to find on one line; a regular expression when `regex` is true.
     #[schemars(required, with = "String")]
     pub pattern: Option<String>,
-    /// The directory to search, relative to the root (default: the root).
+    /// The directory to search, or one file, relative to the root (default: the root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub path: Option<String>,

@@ -11,7 +11,7 @@ use crate::files::{self, Query, Searched};
 /// The arguments of `search_files` past its pattern, with the tool's defaults.
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions<'a> {
-    /// The directory to search (default: the root).
+    /// The directory to search, or one file (default: the root).
     pub path: Option<&'a str>,
     /// Only files whose path matches this glob.
     pub glob: Option<&'a str>,
@@ -30,7 +30,7 @@ pub struct SearchOptions<'a> {
 pub struct SearchOutcome {
     /// The text or regular expression searched for.
     pub pattern: String,
-    /// The directory searched, relative to the root (`.` for the root).
+    /// The directory (or file) searched, relative to the root (`.` for the root).
     pub path: String,
     /// What was found and what was left out.
     #[serde(flatten)]

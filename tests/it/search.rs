@@ -47,6 +47,12 @@ async fn regex_case_glob_and_max_results_select_and_bound_the_output() {
     let reply = server.call("search_files", json!({"pattern": "load", "glob": "*.ts"})).await.ok();
     assert_eq!(reply.json()["files"][0]["path"], "b.ts", "{}", reply.text());
     assert_eq!(reply.json()["matches"], 1);
+    let reply = server.call("search_files", json!({"pattern": "load", "path": "b.ts"})).await.ok();
+    assert_eq!(
+        (reply.json()["searched"].as_u64(), reply.json()["matches"].as_u64()),
+        (Some(1), Some(1)),
+        "one file"
+    );
     let reply = server.call("search_files", json!({"pattern": "def", "max_results": 1})).await.ok();
     assert_eq!((reply.json()["shown"].as_u64(), reply.json()["more"].as_u64()), (Some(1), Some(1)));
     assert!(reply.text().contains("1 more matching line not shown"), "{}", reply.text());
@@ -73,7 +79,16 @@ async fn search_files_cannot_read_outside_the_root() {
     let outside = root.outside();
     let root = root.symlink("out", &outside).symlink("secret_link.txt", outside.join("secret.txt"));
     let server = Server::spawn(&root).await;
-    for path in ["..", "../outside", "out", outside.display().to_string().as_str()] {
+    let outside_file = outside.join("secret.txt").display().to_string();
+    for path in [
+        "..",
+        "../outside",
+        "out",
+        "out/secret.txt",
+        "secret_link.txt",
+        &outside_file,
+        outside.display().to_string().as_str(),
+    ] {
         let reply = server.call("search_files", json!({"pattern": "password", "path": path})).await;
         assert!(reply.is_error(), "{path}: {}", reply.text());
         assert!(!reply.text().contains("hunter2"), "{path}: {}", reply.text());
