@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::walk::{PathGlob, walk_files};
+use super::walk::{PathGlob, Walked, walk_files};
 use crate::error::Result;
 use crate::timestamp::Timestamp;
 use crate::workspace::{RootPath, Workspace};
@@ -25,10 +25,8 @@ pub struct FoundFile {
 pub struct Found {
     /// Every match, newest first.
     pub files: Vec<FoundFile>,
-    /// The walk stopped at [`super::MAX_VISITED`] entries: there may be more matches.
-    pub stopped: bool,
-    /// Entries left out by `.gitignore` (and `.git` itself).
-    pub ignored: usize,
+    /// What the walk left out.
+    pub walked: Walked,
 }
 
 /// The files under `dir` (the root when None) matching `pattern`.
@@ -44,7 +42,7 @@ pub fn find(ws: &Workspace, dir: Option<&RootPath>, pattern: &str) -> Result<Fou
         }
     })?;
     files.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path)));
-    Ok(Found { files, stopped: walked.stopped, ignored: walked.ignored })
+    Ok(Found { files, walked })
 }
 
 #[cfg(test)]
@@ -71,6 +69,6 @@ mod tests {
         assert_eq!(names(&find(&ws, None, "src/**/*.ts").unwrap()), ["src/b.ts", "src/deep/c.ts"]);
         let src = ws.resolve("src").unwrap();
         assert_eq!(names(&find(&ws, Some(&src), "deep/*.ts").unwrap()), ["src/deep/c.ts"]);
-        assert!(find(&ws, None, "*.ts").unwrap().ignored >= 1, "target/ is ignored");
+        assert!(find(&ws, None, "*.ts").unwrap().walked.ignored >= 1, "target/ is ignored");
     }
 }

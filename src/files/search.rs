@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::read::cut_line;
-use super::walk::{PathGlob, walk_files};
+use super::walk::{PathGlob, Walked, walk_files};
 use crate::error::{Error, Result};
 use crate::workspace::{FileKind, RootPath, Workspace};
 
@@ -82,10 +82,9 @@ pub struct Searched {
     pub too_large: usize,
     /// Files that vanished or could not be read while searching.
     pub unreadable: usize,
-    /// The search stopped after 100,000 entries: there may be more matches.
-    pub stopped: bool,
-    /// Entries left out by `.gitignore` (and `.git`).
-    pub ignored: usize,
+    /// What the walk left out.
+    #[serde(flatten)]
+    pub walked: Walked,
 }
 
 /// Searches the files under `dir` (the root when None), or `dir` itself when it is a file.
@@ -144,9 +143,7 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
         search_one(file, None, &mut out);
         return Ok(out);
     }
-    let walked = walk_files(ws, dir, &mut |entry| search_one(&entry.path, entry.size, &mut out))?;
-    out.stopped = walked.stopped;
-    out.ignored = walked.ignored;
+    out.walked = walk_files(ws, dir, &mut |entry| search_one(&entry.path, entry.size, &mut out))?;
     Ok(out)
 }
 
@@ -294,7 +291,7 @@ mod tests {
         let (_t, ws) = setup();
         let s = search(&ws, None, &query("foo(")).unwrap();
         assert_eq!(shown(&s), ["src/a.rs:2:    let x = foo(1);", "src/b.py:1:def foo(x):"]);
-        assert_eq!((s.matches, s.files_matched, s.ignored), (2, 2, 1));
+        assert_eq!((s.matches, s.files_matched, s.walked.ignored), (2, 2, 1));
         let s = search(&ws, None, &query("foo")).unwrap();
         assert_eq!(s.binary, 1, "img.png has a NUL byte");
         let files: Vec<String> = s.files.iter().map(|f| f.path.display()).collect();

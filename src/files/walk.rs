@@ -9,6 +9,8 @@
 
 use globset::GlobMatcher;
 use ignore::gitignore::Gitignore;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::list::{gitignore_of, ignored, matchers_above};
 use crate::error::{Error, Result};
@@ -17,12 +19,12 @@ use crate::workspace::{DirEntry, FileKind, RootPath, Workspace};
 /// Directory entries looked at, at most, before a walk stops (and says so).
 pub const MAX_VISITED: usize = 100_000;
 
-/// What a walk left out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What a walk left out. The field docs are the wire's (in `find_files` and `search_files`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 pub struct Walked {
-    /// The walk stopped at [`MAX_VISITED`] entries: files beyond were not visited.
+    /// The search stopped after 100,000 entries: there may be more matches.
     pub stopped: bool,
-    /// Entries left out by `.gitignore` (and `.git` itself).
+    /// Entries left out by .gitignore (and `.git`).
     pub ignored: usize,
 }
 

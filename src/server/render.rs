@@ -82,6 +82,18 @@ fn lines(n: usize) -> String {
     plural(n, "line")
 }
 
+/// What a walk under find or search left out, for the "(...)" line after the results.
+fn walk_notes(walked: &crate::files::Walked) -> Vec<String> {
+    let mut notes = Vec::new();
+    if walked.stopped {
+        notes.push("the search stopped after 100,000 entries: search a subdirectory".to_string());
+    }
+    if walked.ignored > 0 {
+        notes.push(format!("{} ignored by .gitignore", plural(walked.ignored, "entry")));
+    }
+    notes
+}
+
 /// `n` and the noun, in the plural unless `n` is 1 ("1 file", "3 files", "2 entries").
 fn plural(n: usize, noun: &str) -> String {
     match (n, noun.strip_suffix('y')) {
@@ -526,12 +538,7 @@ impl Rendered for FindOutcome {
                 self.more
             ));
         }
-        if self.stopped {
-            left_out.push("the search stopped after 100,000 entries: search a subdirectory".to_string());
-        }
-        if self.ignored > 0 {
-            left_out.push(format!("{} entries ignored by .gitignore", self.ignored));
-        }
+        left_out.extend(walk_notes(&self.walked));
         if !left_out.is_empty() {
             text.push_str(&format!("\n({})", left_out.join("; ")));
         }
@@ -574,9 +581,6 @@ impl Rendered for SearchOutcome {
                 plural(self.more, "more matching line")
             ));
         }
-        if found.stopped {
-            left_out.push("the search stopped after 100,000 entries: search a subdirectory".to_string());
-        }
         if found.binary > 0 {
             left_out.push(format!("{} skipped as binary", plural(found.binary, "file")));
         }
@@ -587,9 +591,7 @@ impl Rendered for SearchOutcome {
         if found.unreadable > 0 {
             left_out.push(format!("{} could not be read", plural(found.unreadable, "file")));
         }
-        if found.ignored > 0 {
-            left_out.push(format!("{} ignored by .gitignore", plural(found.ignored, "entry")));
-        }
+        left_out.extend(walk_notes(&found.walked));
         if !left_out.is_empty() {
             text.push_str(&format!("\n\n({})", left_out.join("; ")));
         }

@@ -31,10 +31,9 @@ pub struct FindOutcome {
     pub files: Vec<FoundFile>,
     /// Matches not listed because of `max_results`.
     pub more: usize,
-    /// The search stopped after 100,000 entries: there may be more matches.
-    pub stopped: bool,
-    /// Entries left out by .gitignore (and `.git`).
-    pub ignored: usize,
+    /// What the walk left out.
+    #[serde(flatten)]
+    pub walked: files::Walked,
 }
 
 impl Session {
@@ -69,8 +68,7 @@ impl Session {
             path: dir.map(|d| d.display()).unwrap_or_else(|| ".".into()),
             files,
             more,
-            stopped: found.stopped,
-            ignored: found.ignored,
+            walked: found.walked,
         })
     }
 }
