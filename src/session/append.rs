@@ -84,7 +84,7 @@ impl Session {
                         pid: std::process::id(),
                         created: pending.creates,
                         len: pending.chunk.len() as u64,
-                        chunk: pending.chunk.to_vec(),
+                        chunk: std::borrow::Cow::Borrowed(pending.chunk),
                     })?;
                     recorded = true;
                     Ok(())

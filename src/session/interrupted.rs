@@ -24,7 +24,7 @@ impl Session {
         if intent.pid == std::process::id() || process_alive(intent.pid) {
             return;
         }
-        let settled = self.store.exclusive(|_| {
+        let settled = self.store.exclusive(|| {
             if let Some(intent) = self.store.append_intent(&key) {
                 self.roll_back(path, &intent);
             }
@@ -36,10 +36,10 @@ impl Session {
 
     /// At start: cuts back every interrupted append of the root.
     pub(super) fn settle_all(&self) {
-        let settled = self.store.exclusive(|intents| {
-            for intent in intents {
+        let settled = self.store.exclusive(|| {
+            for intent in self.store.append_intents() {
                 match self.ws.resolve(&intent.path) {
-                    Ok(path) => self.roll_back(&path, intent),
+                    Ok(path) => self.roll_back(&path, &intent),
                     Err(_) => self.store.clear_append_intent(&intent.path),
                 }
             }
@@ -49,7 +49,7 @@ impl Session {
         }
     }
 
-    fn roll_back(&self, path: &RootPath, intent: &AppendIntent) {
+    fn roll_back(&self, path: &RootPath, intent: &AppendIntent<'_>) {
         let key = path.display();
         let append = files::Interrupted {
             size_before: intent.size_before,

@@ -12,13 +12,15 @@
 //!
 //! One file per path, `intents/<hash of the path>.intent`: a JSON header line, then the chunk.
 
+use std::borrow::Cow;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 /// An append that had not finished when it was recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AppendIntent {
+pub struct AppendIntent<'a> {
     /// The root-relative path appended to.
     pub path: String,
     /// The file's size before the append.
@@ -32,9 +34,9 @@ pub struct AppendIntent {
     /// The append creates the file: taking it back removes the file.
     #[serde(default)]
     pub created: bool,
-    /// The chunk being appended.
+    /// The chunk being appended: borrowed from the call when recorded, owned when read back.
     #[serde(skip)]
-    pub chunk: Vec<u8>,
+    pub chunk: Cow<'a, [u8]>,
     /// The chunk's length, to tell a torn intent file (whose append never began) from a whole one.
     pub len: u64,
 }
@@ -58,10 +60,12 @@ impl Intents {
     /// Records `intent` before its bytes are written.
     pub(super) fn record(&self, intent: &AppendIntent) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
-        let mut bytes = serde_json::to_vec(intent).map_err(std::io::Error::other)?;
-        bytes.push(b'\n');
-        bytes.extend_from_slice(&intent.chunk);
-        std::fs::write(self.file(&intent.path), bytes)
+        let mut header = serde_json::to_vec(intent).map_err(std::io::Error::other)?;
+        header.push(b'\n');
+        // The chunk is written as it is, never copied: it may be megabytes.
+        let mut file = std::fs::File::create(self.file(&intent.path))?;
+        file.write_all(&header)?;
+        file.write_all(&intent.chunk)
     }
 
     /// Removes the intent of `path` (its append has landed, or has been undone).
@@ -75,7 +79,7 @@ impl Intents {
 
     /// The intent left for `path`, if any. A torn intent file (killed while it was written, so
     /// before the append began) is removed and reads as none.
-    pub(super) fn get(&self, path: &str) -> Option<AppendIntent> {
+    pub(super) fn get(&self, path: &str) -> Option<AppendIntent<'static>> {
         let file = self.file(path);
         let bytes = std::fs::read(&file).ok()?;
         match parse(&bytes) {
@@ -88,18 +92,18 @@ impl Intents {
     }
 
     /// Every intent left in the directory.
-    pub(super) fn all(&self) -> Vec<AppendIntent> {
+    pub(super) fn all(&self) -> Vec<AppendIntent<'static>> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
         entries.flatten().filter_map(|e| std::fs::read(e.path()).ok().and_then(|b| parse(&b))).collect()
     }
 }
 
-fn parse(bytes: &[u8]) -> Option<AppendIntent> {
+fn parse(bytes: &[u8]) -> Option<AppendIntent<'static>> {
     let newline = bytes.iter().position(|&b| b == b'\n')?;
     let mut intent: AppendIntent = serde_json::from_slice(&bytes[..newline]).ok()?;
     let chunk = &bytes[newline + 1..];
     (chunk.len() as u64 == intent.len).then(|| {
-        intent.chunk = chunk.to_vec();
+        intent.chunk = Cow::Owned(chunk.to_vec());
         intent
     })
 }
@@ -108,7 +112,7 @@ fn parse(bytes: &[u8]) -> Option<AppendIntent> {
 mod tests {
     use super::*;
 
-    fn intent(path: &str, chunk: &[u8]) -> AppendIntent {
+    fn intent<'a>(path: &str, chunk: &'a [u8]) -> AppendIntent<'a> {
         AppendIntent {
             path: path.into(),
             size_before: 10,
@@ -117,7 +121,7 @@ mod tests {
             pid: std::process::id(),
             created: false,
             len: chunk.len() as u64,
-            chunk: chunk.to_vec(),
+            chunk: Cow::Borrowed(chunk),
         }
     }
 

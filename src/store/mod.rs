@@ -326,16 +326,21 @@ impl Store {
     }
 
     /// The intent a killed append left for `path`, if any.
-    pub fn append_intent(&self, path: &str) -> Option<AppendIntent> {
+    pub fn append_intent(&self, path: &str) -> Option<AppendIntent<'static>> {
         self.intents.get(path)
+    }
+
+    /// Every intent killed appends left (and any in flight, unless the store's lock is held).
+    pub fn append_intents(&self) -> Vec<AppendIntent<'static>> {
+        self.intents.all()
     }
 
     /// Runs `f` holding the store's write lock (no claim is taken and nothing is journaled), so
     /// that no append of any process runs meanwhile: for repairing what a killed one left.
-    pub fn exclusive<T>(&self, f: impl FnOnce(&[AppendIntent]) -> T) -> Result<T> {
+    pub fn exclusive<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
-        let value = f(&self.intents.all());
+        let value = f();
         tx.commit().map_err(db_error)?;
         Ok(value)
     }
