@@ -4,8 +4,10 @@
 //!
 //! `cargo bench --bench memory` (release build; the server binary is this package's).
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+#[path = "common/stdio.rs"]
+mod stdio;
+
+use stdio::Server;
 
 fn body(ext: &str) -> String {
     let line = |k: usize| match ext {
@@ -28,48 +30,10 @@ fn body(ext: &str) -> String {
     text
 }
 
-fn rss_mb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kb: u64 = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    kb / 1024
-}
-
 fn run(in_flight: usize) -> Vec<(usize, u64)> {
-    let root = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_filewright"))
-        .arg("--root")
-        .arg(root.path())
-        .arg("--state-dir")
-        .arg(state.path())
-        .env("FILEWRIGHT_LOG", "error")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn filewright");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: serde_json::Value| {
-        let mut line = serde_json::to_vec(&v).unwrap();
-        line.push(b'\n');
-        stdin.write_all(&line).unwrap();
-    };
-    let mut receive = || {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-    };
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "memory", "version": "0"}}}));
-    receive();
-    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut server = Server::start(&[], None);
     let exts = ["js", "py", "ts", "rs"];
     let bodies: Vec<String> = exts.iter().map(|e| body(e)).collect();
-    let mut id = 0;
     let mut samples = Vec::new();
     for start in (0..500).step_by(in_flight) {
         for part in 0..2 {
@@ -78,21 +42,20 @@ fn run(in_flight: usize) -> Vec<(usize, u64)> {
                 let split = text[..60_000].rfind('\n').map_or(0, |i| i + 1);
                 let (tool, content) =
                     if part == 0 { ("write_file", &text[..split]) } else { ("append_file", &text[split..]) };
-                id += 1;
-                send(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-                    "name": tool, "arguments": {"path": format!("src/f{f}.{ext}"), "content": content}}}));
+                server.start_call(
+                    tool,
+                    serde_json::json!({"path": format!("src/f{f}.{ext}"), "content": content}),
+                );
             }
             for _ in 0..in_flight {
-                receive();
+                server.receive();
             }
         }
         let done = start + in_flight;
         if done == 200 || done == 500 {
-            samples.push((done, rss_mb(child.id())));
+            samples.push((done, server.rss_mb()));
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
     samples
 }
 
