@@ -103,8 +103,9 @@ fn main() -> std::process::ExitCode {
 /// Bounds glibc's malloc to two arenas. By default every thread that allocates under
 /// contention gets its own arena (up to eight per core), and memory freed in one is not reused
 /// by another: with calls on many blocking threads, trees dropped by the check cache stayed
-/// resident, and RSS reached 110 MB after 500 files of 100 KB written 20 at a time, against
-/// 38 MB with two arenas (BENCHMARKS.md). `MALLOC_ARENA_MAX`, when set, still decides.
+/// resident, and RSS reached 102 MB after 500 files of 100 KB written 20 at a time, against
+/// 33 MB with two arenas (`cargo bench --bench memory`, BENCHMARKS.md). `MALLOC_ARENA_MAX`,
+/// when set, still decides.
 fn bound_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
