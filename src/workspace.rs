@@ -281,7 +281,13 @@ impl Workspace {
         if !self.durable {
             return Ok(());
         }
-        rustix::fs::fsync(dir).map_err(|e| map_io(io::Error::from(e), "sync the directory of", path))
+        // cap-std holds directories as O_PATH handles, which fsync refuses (EBADF): open the
+        // directory itself for reading, through the handle, and sync that.
+        use rustix::fs::{Mode, OFlags, fsync, openat};
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        openat(dir, ".", flags, Mode::empty())
+            .and_then(|opened| fsync(&opened))
+            .map_err(|e| map_io(io::Error::from(e), "sync the directory of", path))
     }
 
     /// Keeps `state_dir` (a host path, which must exist) out of every tool's reach when it
@@ -902,6 +908,17 @@ mod tests {
         assert!(!t.path().join(&orphan).exists() && !t.path().join("src/deep").join(&orphan).exists());
         assert!(t.path().join(&live).exists(), "a live process's temp file is left alone");
         assert!(t.path().join(".filewright-notes.tmp").exists());
+    }
+
+    #[test]
+    fn a_durable_directory_sync_succeeds() {
+        let (_t, mut ws) = ws();
+        ws.set_durable(true);
+        let path = ws.resolve("a/b.txt").unwrap();
+        ws.replace(&path, b"one").unwrap();
+        let parent = ws.open_parent(&path, false).unwrap();
+        ws.sync_dir(&parent, &path).expect("the directory is synced");
+        ws.sync_dir(&ws.dir, &path).expect("the root is synced");
     }
 
     #[test]
