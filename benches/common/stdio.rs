@@ -1,50 +1,61 @@
-//! A bare JSON-RPC client over stdio for the benchmarks that time the server from outside
-//! (`memory`, `durability`): one line out, one line in, nothing between.
+//! A bare JSON-RPC client over stdio for the benchmarks that time a server from outside
+//! (`memory`, `durability`, `peers`): one line out, one line in, nothing between. It speaks
+//! to any MCP server the same way, so that `peers` times filewright and other servers with
+//! one client.
 
 // Each benchmark that includes this file uses part of it.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
 
-/// A release server on a fresh root and state directory.
+/// A server process spoken to over its stdin and stdout.
 pub struct Server {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     next_id: u64,
-    _root: tempfile::TempDir,
-    _state: tempfile::TempDir,
+    /// Directories that must outlive the process (its root, its state).
+    _dirs: Vec<tempfile::TempDir>,
 }
 
 impl Server {
-    /// Starts the server with `extra` arguments in temporary directories under `under` (the
-    /// system's temporary directory when None) and initializes it.
+    /// Starts this package's release server with `extra` arguments on a fresh root and state
+    /// directory under `under` (the system's temporary directory when None) and initializes it.
     pub fn start(extra: &[&str], under: Option<&std::path::Path>) -> Server {
         let dir = || match under {
             Some(base) => tempfile::tempdir_in(base).unwrap(),
             None => tempfile::tempdir().unwrap(),
         };
         let (root, state) = (dir(), dir());
-        let mut child = Command::new(env!("CARGO_BIN_EXE_filewright"))
-            .arg("--root")
-            .arg(root.path())
-            .arg("--state-dir")
-            .arg(state.path())
-            .args(extra)
-            .env("FILEWRIGHT_LOG", "error")
+        let mut command = Command::new(env!("CARGO_BIN_EXE_filewright"));
+        command.arg("--root").arg(root.path()).arg("--state-dir").arg(state.path()).args(extra);
+        command.env("FILEWRIGHT_LOG", "error");
+        Server::spawn(command, vec![root, state]).0
+    }
+
+    /// Spawns `command`, sends `initialize` and waits for its reply, then sends
+    /// `notifications/initialized`. Returns the server and the time from spawn to the reply.
+    /// `dirs` are dropped with the server.
+    pub fn spawn(mut command: Command, dirs: Vec<tempfile::TempDir>) -> (Server, Duration) {
+        let started = Instant::now();
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn()
-            .expect("spawn filewright");
+            .unwrap_or_else(|e| panic!("spawn {command:?}: {e}"));
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut server = Server { child, stdin, stdout, next_id: 1, _root: root, _state: state };
+        let mut server = Server { child, stdin, stdout, next_id: 1, _dirs: dirs };
         server.send(&serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}));
-        server.receive();
+        let reply = server.receive();
+        let elapsed = started.elapsed();
+        assert!(reply.contains("\"result\""), "initialize of {command:?} failed: {reply}");
         server.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        server
+        (server, elapsed)
     }
 
     fn send(&mut self, message: &serde_json::Value) {
@@ -53,10 +64,11 @@ impl Server {
         self.stdin.write_all(&line).unwrap();
     }
 
-    /// Reads one reply line.
-    pub fn receive(&mut self) {
+    /// Reads one reply line (empty when the server closed its output).
+    pub fn receive(&mut self) -> String {
         let mut line = String::new();
         self.stdout.read_line(&mut line).unwrap();
+        line
     }
 
     /// Sends a tool call without waiting for its reply.
@@ -67,22 +79,44 @@ impl Server {
             "params": {"name": tool, "arguments": args}}));
     }
 
-    /// Calls a tool and waits for its reply.
-    pub fn call(&mut self, tool: &str, args: serde_json::Value) {
+    /// Calls a tool and waits for its reply line.
+    pub fn call(&mut self, tool: &str, args: serde_json::Value) -> String {
         self.start_call(tool, args);
-        self.receive();
+        self.receive()
     }
 
-    /// Resident memory in MB, from `/proc`.
+    /// Calls a tool and panics unless it succeeded: a benchmark must not time failures.
+    pub fn call_ok(&mut self, tool: &str, args: serde_json::Value) -> String {
+        let reply = self.call(tool, args.clone());
+        let failed = reply.is_empty()
+            || reply.contains("\"isError\":true")
+            || serde_json::from_str::<serde_json::Value>(&reply).map_or(true, |v| v.get("error").is_some());
+        if failed {
+            let mut shown = args.to_string();
+            shown.truncate(200);
+            panic!("{tool} {shown} failed: {}", &reply[..reply.len().min(600)]);
+        }
+        reply
+    }
+
+    /// Resident memory now, in MB, from `/proc`.
     pub fn rss_mb(&self) -> u64 {
+        self.status_kb("VmRSS:") / 1024
+    }
+
+    /// The most resident memory the process has had, in MB, from `/proc`.
+    pub fn peak_rss_mb(&self) -> u64 {
+        self.status_kb("VmHWM:") / 1024
+    }
+
+    fn status_kb(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
-        let kb: u64 = status
+        status
             .lines()
-            .find(|l| l.starts_with("VmRSS:"))
+            .find(|l| l.starts_with(field))
             .and_then(|l| l.split_whitespace().nth(1))
             .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        kb / 1024
+            .unwrap_or(0)
     }
 }
 

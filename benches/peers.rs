@@ -1,0 +1,520 @@
+//! filewright side by side with other MCP file servers, in one run on one machine, driven by
+//! one bare JSON-RPC client (`common/stdio.rs`) that treats every server alike.
+//!
+//! The peers are installed by the benchmark into a temporary directory (or into
+//! `FILEWRIGHT_PEERS_DIR`, kept for the next run):
+//! - `rust-mcp-filesystem` with `cargo install --root`;
+//! - the reference server `@modelcontextprotocol/server-filesystem` with npm, when node is
+//!   present.
+//!
+//! A peer that cannot be installed is reported as skipped; the run goes on without it.
+//!
+//! Workloads (p50 and p95 in ms):
+//! - start-up: spawn to the `initialize` reply (a fresh process each time);
+//! - write 4 KB of JavaScript, over 20 files;
+//! - read a 100-line file;
+//! - edit a 20 KB JavaScript file (one unique replacement);
+//! - filewright only, since the peers have no append: append 4 KB onto a complete 1 MB
+//!   `.js` and onto an unfinished one (its last function still open), and 10,000 appends in a
+//!   row (throughput, and the first thousand against the last).
+//!
+//! Then resident memory after 200 files of about 100 KB, and the peak over the whole run.
+//! For every shared workload the ratio of each peer's p50 to filewright's. filewright runs as
+//! it ships: the syntax check, the claim and the journal on every write.
+//!
+//! `cargo bench --bench peers` (release build). `-- --only filewright` skips the peers.
+//! Without `--bench` (as `cargo test --benches` runs it) only a few calls are made, to
+//! filewright alone.
+
+#[path = "common/stdio.rs"]
+mod stdio;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use stdio::Server;
+
+/// The peers' versions, pinned so that runs compare.
+const RUST_MCP_FILESYSTEM: &str = "0.4.5";
+const REFERENCE_SERVER: &str = "2026.8.31";
+
+/// One server under test: how to start it on a root, and how its tools are called.
+struct Subject {
+    name: String,
+    kind: Kind,
+    /// The program and its arguments before the root directory.
+    program: Vec<String>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Filewright,
+    RustMcpFilesystem,
+    Reference,
+}
+
+impl Subject {
+    /// A running server on a fresh root, and that root's path. filewright also gets a fresh
+    /// state directory; `state` reuses one (start-up is timed as a client's next session).
+    fn start(&self, root: &Path, state: Option<&Path>) -> (Server, std::time::Duration) {
+        let mut command = Command::new(&self.program[0]);
+        command.args(&self.program[1..]);
+        match self.kind {
+            Kind::Filewright => {
+                command.arg("--root").arg(root);
+                if let Some(state) = state {
+                    command.arg("--state-dir").arg(state);
+                }
+                command.env("FILEWRIGHT_LOG", "error");
+            }
+            Kind::RustMcpFilesystem => {
+                command.arg("--allow-write").arg(root);
+            }
+            Kind::Reference => {
+                command.arg(root);
+            }
+        }
+        Server::spawn(command, Vec::new())
+    }
+
+    /// The path of `name` as this server takes it: root-relative for filewright, absolute for
+    /// the peers (which serve a list of allowed directories).
+    fn path(&self, root: &Path, name: &str) -> String {
+        match self.kind {
+            Kind::Filewright => name.to_owned(),
+            _ => root.join(name).display().to_string(),
+        }
+    }
+
+    fn write(&self, server: &mut Server, root: &Path, name: &str, content: &str) -> String {
+        server.call_ok("write_file", json!({"path": self.path(root, name), "content": content}))
+    }
+
+    fn read(&self, server: &mut Server, root: &Path, name: &str) -> String {
+        let tool = if self.kind == Kind::Filewright { "read_file" } else { "read_text_file" };
+        server.call_ok(tool, json!({"path": self.path(root, name)}))
+    }
+
+    fn edit(&self, server: &mut Server, root: &Path, name: &str, old: &str, new: &str) -> String {
+        let edit = match self.kind {
+            Kind::Filewright => json!({"old_string": old, "new_string": new}),
+            _ => json!({"oldText": old, "newText": new}),
+        };
+        server.call_ok("edit_file", json!({"path": self.path(root, name), "edits": [edit]}))
+    }
+}
+
+/// Milliseconds of each call of one workload.
+struct Timings(Vec<f64>);
+
+impl Timings {
+    fn time(runs: usize, mut call: impl FnMut(usize)) -> Timings {
+        Timings(
+            (0..runs)
+                .map(|k| {
+                    let started = Instant::now();
+                    call(k);
+                    started.elapsed().as_secs_f64() * 1000.0
+                })
+                .collect(),
+        )
+    }
+
+    fn percentile(&self, p: usize) -> f64 {
+        let mut ms = self.0.clone();
+        ms.sort_by(f64::total_cmp);
+        ms[(ms.len() * p / 100).min(ms.len() - 1)]
+    }
+
+    fn p50(&self) -> f64 {
+        self.percentile(50)
+    }
+
+    fn p95(&self) -> f64 {
+        self.percentile(95)
+    }
+}
+
+/// JavaScript made of complete functions, at least `bytes` long, cut after a function.
+fn functions(bytes: usize, tag: &str) -> String {
+    let mut text = String::new();
+    let mut k = 0;
+    while text.len() < bytes {
+        text.push_str(&format!(
+            "function {tag}{k}(items, limit) {{\n  const kept = items.filter((x) => x.size < limit);\n  \
+             return kept.map((x) => ({{ name: x.name, size: x.size * {k} }}));\n}}\n\n"
+        ));
+        k += 1;
+    }
+    text
+}
+
+/// Statements for the inside of an open function, at least `bytes` long.
+fn statements(bytes: usize, from: usize) -> String {
+    let mut text = String::new();
+    let mut k = from;
+    while text.len() < bytes {
+        text.push_str(&format!("  total += step(values[{k}], {k}) * factor;\n"));
+        k += 1;
+    }
+    text
+}
+
+/// The syntax verdict in a filewright reply.
+fn status_of(reply: &str) -> String {
+    let value: Value = serde_json::from_str(reply).unwrap();
+    value["result"]["structuredContent"]["syntax"]["status"].as_str().unwrap_or("?").to_owned()
+}
+
+/// What one subject measured.
+#[derive(Default)]
+struct Measured {
+    startup: Option<Timings>,
+    write: Option<Timings>,
+    read: Option<Timings>,
+    edit: Option<Timings>,
+    append_complete: Option<Timings>,
+    append_unfinished: Option<Timings>,
+    /// The 10,000 appends: each call's time, and the whole run's seconds.
+    many_appends: Option<(Timings, f64)>,
+    rss_after_200_files: u64,
+    peak_rss: u64,
+}
+
+fn measure(subject: &Subject, full: bool) -> Measured {
+    let runs = if full { 200 } else { 3 };
+    let starts = if full { 30 } else { 2 };
+    let mut measured = Measured::default();
+
+    // Start-up: a fresh process each time, on one root (and one state directory), as a client
+    // starts the server for each session on a project.
+    let root = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    drop(subject.start(root.path(), Some(state.path())));
+    measured.startup = Some(Timings(
+        (0..starts)
+            .map(|_| {
+                let (server, took) = subject.start(root.path(), Some(state.path()));
+                drop(server);
+                took.as_secs_f64() * 1000.0
+            })
+            .collect(),
+    ));
+
+    let root = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (mut server, _) = subject.start(root.path(), Some(state.path()));
+    let r = root.path();
+
+    // Write 4 KB over 20 files (a few calls first so that every file exists).
+    let four_kb = functions(4096, "w");
+    for k in 0..20 {
+        subject.write(&mut server, r, &format!("w{k}.js"), &four_kb);
+    }
+    measured.write = Some(Timings::time(runs, |k| {
+        subject.write(&mut server, r, &format!("w{}.js", k % 20), &four_kb);
+    }));
+
+    // Read a 100-line file.
+    let hundred: String = statements(1, 0).repeat(100);
+    subject.write(&mut server, r, "read.js", &hundred);
+    subject.read(&mut server, r, "read.js");
+    measured.read = Some(Timings::time(runs, |_| {
+        subject.read(&mut server, r, "read.js");
+    }));
+
+    // Edit a 20 KB file: one unique string, toggled.
+    let twenty_kb = format!("let counter = 0;\n{}", functions(20 * 1024, "e"));
+    subject.write(&mut server, r, "edit.js", &twenty_kb);
+    subject.read(&mut server, r, "edit.js");
+    let toggle = ["let counter = 0;", "let counter = 1;"];
+    measured.edit = Some(Timings::time(runs, |k| {
+        subject.edit(&mut server, r, "edit.js", toggle[k % 2], toggle[(k + 1) % 2]);
+    }));
+
+    if subject.kind == Kind::Filewright {
+        let appends = if full { 100 } else { 3 };
+        // Append 4 KB of whole functions onto a complete 1 MB file: the check must say ok.
+        subject.write(&mut server, r, "complete.js", &functions(1 << 20, "c"));
+        measured.append_complete = Some(Timings::time(appends, |k| {
+            let reply = server.call_ok(
+                "append_file",
+                json!({"path": "complete.js", "content": functions(4096, &format!("a{k}_"))}),
+            );
+            assert_eq!(status_of(&reply), "ok", "append onto complete.js");
+        }));
+        // Append 4 KB of statements into the open last function of a 1 MB file: unfinished.
+        let open = format!("{}function tail(values, factor) {{\n  let total = 0;\n", functions(1 << 20, "u"));
+        subject.write(&mut server, r, "unfinished.js", &open);
+        measured.append_unfinished = Some(Timings::time(appends, |k| {
+            let reply = server.call_ok(
+                "append_file",
+                json!({"path": "unfinished.js", "content": statements(4096, k * 100)}),
+            );
+            assert_eq!(status_of(&reply), "incomplete", "append onto unfinished.js");
+        }));
+        // 10,000 appends in a row, each a whole function (about 150 bytes; 1.5 MB in all).
+        let many = if full { 10_000 } else { 20 };
+        subject.write(&mut server, r, "many.js", "\"use strict\";\n");
+        let started = Instant::now();
+        let timings = Timings::time(many, |k| {
+            let chunk = format!("function m{k}(x) {{\n  return x.map((v) => v * {k});\n}}\n");
+            server.call_ok("append_file", json!({"path": "many.js", "content": chunk}));
+        });
+        measured.many_appends = Some((timings, started.elapsed().as_secs_f64()));
+    }
+
+    // 200 files of about 100 KB in four languages: filewright writes 60 KB and appends 40 KB,
+    // as an agent does; the peers, which cannot append, write the whole at once.
+    let files = if full { 200 } else { 4 };
+    for f in 0..files {
+        let ext = ["js", "py", "ts", "rs"][f % 4];
+        let text = body(ext);
+        let name = format!("many/f{f}.{ext}");
+        if f == 0 {
+            std::fs::create_dir_all(r.join("many")).unwrap();
+        }
+        if subject.kind == Kind::Filewright {
+            let split = text[..60_000].rfind('\n').map_or(0, |i| i + 1);
+            subject.write(&mut server, r, &name, &text[..split]);
+            server.call_ok("append_file", json!({"path": name, "content": &text[split..]}));
+        } else {
+            subject.write(&mut server, r, &name, &text);
+        }
+    }
+    measured.rss_after_200_files = server.rss_mb();
+    measured.peak_rss = server.peak_rss_mb();
+    measured
+}
+
+/// About 100 KB of `ext` source, cut at a line end.
+fn body(ext: &str) -> String {
+    let line = |k: usize| match ext {
+        "js" => format!("function f{k}(a) {{ const x = [a, {k}, 'str{k}']; return x.map(v => v + 1); }}\n"),
+        "py" => format!("def f{k}(a):\n    x = [a, {k}, 'str{k}']\n    return [v for v in x]\n\n"),
+        "ts" => format!(
+            "export function f{k}(a: number): number[] {{ const x: number[] = [a, {k}]; return x; }}\n"
+        ),
+        _ => format!("pub fn f{k}(a: u32) -> Vec<u32> {{ let x = vec![a, {k}]; x }}\n"),
+    };
+    let mut text = String::new();
+    let mut k = 0;
+    while text.len() < 100_000 {
+        text.push_str(&line(k));
+        k += 1;
+    }
+    let end = text[..100_000].rfind('\n').map_or(text.len(), |i| i + 1);
+    text.truncate(end);
+    text
+}
+
+/// Installs the peers under `dir` (reusing what an earlier run left there) and returns
+/// those that are ready, with a line for each that is not.
+fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>) {
+    let (mut ready, mut skipped) = (Vec::new(), Vec::new());
+
+    let rmfs_root = dir.join("rust-mcp-filesystem");
+    let rmfs = rmfs_root.join("bin").join("rust-mcp-filesystem");
+    if !rmfs.exists() {
+        eprintln!("installing rust-mcp-filesystem {RUST_MCP_FILESYSTEM} (a few minutes)...");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["install", "--quiet", "--locked", "--version", RUST_MCP_FILESYSTEM, "--root"])
+            .arg(&rmfs_root)
+            .arg("rust-mcp-filesystem")
+            .status();
+        if !status.is_ok_and(|s| s.success()) {
+            skipped.push(format!("rust-mcp-filesystem {RUST_MCP_FILESYSTEM}: cargo install failed"));
+        }
+    }
+    if rmfs.exists() {
+        ready.push(Subject {
+            name: format!("rust-mcp-filesystem {RUST_MCP_FILESYSTEM}"),
+            kind: Kind::RustMcpFilesystem,
+            program: vec![rmfs.display().to_string()],
+        });
+    }
+
+    let npm_root = dir.join("npm");
+    let entry = npm_root.join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let has =
+        |program: &str| Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
+    if !has("node") || !has("npm") {
+        skipped.push("reference server: node and npm are not installed".into());
+    } else {
+        if !entry.exists() {
+            eprintln!("installing @modelcontextprotocol/server-filesystem {REFERENCE_SERVER}...");
+            let status = Command::new("npm")
+                .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+                .arg(&npm_root)
+                .arg(format!("@modelcontextprotocol/server-filesystem@{REFERENCE_SERVER}"))
+                .status();
+            if !status.is_ok_and(|s| s.success()) {
+                skipped.push(format!("reference server {REFERENCE_SERVER}: npm install failed"));
+            }
+        }
+        if entry.exists() {
+            ready.push(Subject {
+                name: format!("reference server {REFERENCE_SERVER}"),
+                kind: Kind::Reference,
+                program: vec!["node".into(), entry.display().to_string()],
+            });
+        }
+    }
+    (ready, skipped)
+}
+
+fn cell(t: &Option<Timings>) -> String {
+    t.as_ref().map_or("n/a".into(), |t| format!("{:.2} / {:.2}", t.p50(), t.p95()))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let full = args.iter().any(|a| a == "--bench");
+    let only_filewright = !full || args.windows(2).any(|w| w[0] == "--only" && w[1] == "filewright");
+
+    let mut subjects = vec![Subject {
+        name: "filewright".into(),
+        kind: Kind::Filewright,
+        program: vec![env!("CARGO_BIN_EXE_filewright").into()],
+    }];
+    let mut skipped = Vec::new();
+    let _install_dir;
+    if !only_filewright {
+        let dir: PathBuf = match std::env::var_os("FILEWRIGHT_PEERS_DIR") {
+            Some(dir) => dir.into(),
+            None => {
+                let temp = tempfile::tempdir().unwrap();
+                let path = temp.path().to_owned();
+                _install_dir = temp;
+                path
+            }
+        };
+        let (ready, not) = install_peers(&dir);
+        subjects.extend(ready);
+        skipped = not;
+    }
+
+    let results: Vec<(String, Measured)> = subjects
+        .iter()
+        .map(|s| {
+            eprintln!("measuring {}...", s.name);
+            (s.name.clone(), measure(s, full))
+        })
+        .collect();
+    report(&results, &skipped);
+}
+
+fn report(results: &[(String, Measured)], skipped: &[String]) {
+    let ours = &results[0].1;
+    let workloads: [(&str, fn(&Measured) -> &Option<Timings>); 6] = [
+        ("start-up to initialize reply", |m| &m.startup),
+        ("write 4 KB", |m| &m.write),
+        ("read 100 lines", |m| &m.read),
+        ("edit a 20 KB file", |m| &m.edit),
+        ("append 4 KB onto a complete 1 MB .js", |m| &m.append_complete),
+        ("append 4 KB onto an unfinished 1 MB .js", |m| &m.append_unfinished),
+    ];
+
+    println!("p50 / p95 in ms; ratio = the peer's p50 / filewright's (above 1: filewright is faster).\n");
+    let mut head = String::from("| workload |");
+    let mut rule = String::from("|---|");
+    for (name, _) in results {
+        head.push_str(&format!(" {name} |"));
+        rule.push_str("---|");
+    }
+    for (name, _) in &results[1..] {
+        head.push_str(&format!(" ratio to {name} |"));
+        rule.push_str("---|");
+    }
+    println!("{head}\n{rule}");
+    for (label, get) in workloads {
+        let mut row = format!("| {label} |");
+        for (_, m) in results {
+            row.push_str(&format!(" {} |", cell(get(m))));
+        }
+        for (_, m) in &results[1..] {
+            let ratio = match (get(m), get(ours)) {
+                (Some(peer), Some(us)) => format!("{:.1}x", peer.p50() / us.p50()),
+                _ => "n/a".into(),
+            };
+            row.push_str(&format!(" {ratio} |"));
+        }
+        println!("{row}");
+    }
+    let mut row = String::from("| RSS after 200 files of ~100 KB / peak, MB |");
+    for (_, m) in results {
+        row.push_str(&format!(" {} / {} |", m.rss_after_200_files, m.peak_rss));
+    }
+    println!("{row}{}", " n/a |".repeat(results.len() - 1));
+
+    if let Some((timings, seconds)) = &ours.many_appends {
+        let n = timings.0.len();
+        let k = (n / 10).max(1);
+        let first = Timings(timings.0[..k].to_vec());
+        let last = Timings(timings.0[n - k..].to_vec());
+        println!(
+            "\n{n} appends in a row (filewright): {:.0} appends/s; first {k}: {} ms, last {k}: {} ms (p50 / p95); \
+             last p50 / first p50 = {:.2}",
+            n as f64 / seconds,
+            cell(&Some(Timings(first.0.clone()))),
+            cell(&Some(Timings(last.0.clone()))),
+            last.p50() / first.p50()
+        );
+    }
+    for line in skipped {
+        println!("skipped: {line}");
+    }
+
+    // The targets of the speed issue, each with its verdict.
+    println!("\n| target | measured | met |");
+    println!("|---|---|---|");
+    let target = |what: &str, measured: String, met: bool| {
+        println!("| {what} | {measured} | {} |", if met { "yes" } else { "**no**" });
+    };
+    for (name, m) in &results[1..] {
+        let times = if name.starts_with("reference") { 5.0 } else { 1.0 };
+        for (label, get) in &workloads[..4] {
+            if let (Some(peer), Some(us)) = (get(m), get(ours)) {
+                let ratio = peer.p50() / us.p50();
+                let what = if times > 1.0 {
+                    format!("{label}: at least 5x {name}")
+                } else {
+                    format!("{label}: faster than {name}")
+                };
+                target(&what, format!("{ratio:.1}x"), ratio > times);
+            }
+        }
+    }
+    let p50 = |t: &Option<Timings>| t.as_ref().map_or(f64::NAN, Timings::p50);
+    target("start-up at most 5 ms (p50)", format!("{:.2} ms", p50(&ours.startup)), p50(&ours.startup) <= 5.0);
+    for (label, t) in [("complete", &ours.append_complete), ("unfinished", &ours.append_unfinished)] {
+        target(
+            &format!("append 4 KB onto a {label} 1 MB .js at most 10 ms (p50)"),
+            format!("{:.2} ms", p50(t)),
+            p50(t) <= 10.0,
+        );
+    }
+    target(
+        "edit a 20 KB file at most 0.6 ms (p50)",
+        format!("{:.2} ms", p50(&ours.edit)),
+        p50(&ours.edit) <= 0.6,
+    );
+    if let Some((timings, _)) = &ours.many_appends {
+        let n = timings.0.len();
+        let k = (n / 10).max(1);
+        let ratio = Timings(timings.0[n - k..].to_vec()).p50() / Timings(timings.0[..k].to_vec()).p50();
+        target(
+            "10,000 appends: the last thousand as fast as the first (p50 within 10%)",
+            format!("{ratio:.2}"),
+            ratio <= 1.10,
+        );
+    }
+    target(
+        "RSS at most 64 MB after 200 files",
+        format!("{} MB", ours.rss_after_200_files),
+        ours.rss_after_200_files <= 64,
+    );
+}
