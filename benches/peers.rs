@@ -407,9 +407,12 @@ fn main() {
     report(&results, &skipped);
 }
 
+/// A workload's label and where its timings are kept.
+type Workload = (&'static str, fn(&Measured) -> &Option<Timings>);
+
 fn report(results: &[(String, Measured)], skipped: &[String]) {
     let ours = &results[0].1;
-    let workloads: [(&str, fn(&Measured) -> &Option<Timings>); 6] = [
+    let workloads: [Workload; 6] = [
         ("start-up to initialize reply", |m| &m.startup),
         ("write 4 KB", |m| &m.write),
         ("read 100 lines", |m| &m.read),
