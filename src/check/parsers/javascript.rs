@@ -60,9 +60,11 @@ impl Dialect {
 /// The verdict on `text` as `dialect`, with the start of its last top-level statement
 /// before the first error as the resume point.
 ///
-/// A CommonJS script that opens with `"use strict"` is strict throughout, but a part
-/// of it parsed alone would not be: it gets no resume point, and every check parses
-/// it whole (oxc parses about 1 MB in 7 ms).
+/// A CommonJS script that opens with `"use strict"` is strict throughout, and a part of
+/// it parsed alone would not be. That changes no verdict: oxc's parser reports no
+/// strict-mode early errors (`with`, legacy octals, reserved words; oxc's semantic pass
+/// does), so a strict script resumes like any other. A test pins this, so that an oxc
+/// that starts to report them is noticed.
 pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
     let allocator = Allocator::default();
     let options = ParseOptions {
@@ -86,14 +88,8 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
         }
     });
     let failure = first_failure(text, reported);
-    let strict_script = dialect == Dialect::CommonJs
-        && parsed.program.directives.iter().any(|d| d.directive.as_str() == "use strict");
-    let resume = if strict_script {
-        0
-    } else {
-        let limit = failure.as_ref().map_or(text.len(), |f| f.at);
-        last_start_before(parsed.program.body.iter().map(|stmt| stmt.span().start as usize), limit)
-    };
+    let limit = failure.as_ref().map_or(text.len(), |f| f.at);
+    let resume = last_start_before(parsed.program.body.iter().map(|stmt| stmt.span().start as usize), limit);
     Parsed { failure, resume }
 }
 
@@ -223,6 +219,26 @@ mod tests {
         ] {
             assert_eq!(parse(text, Dialect::of("a.js", text)).failure, None, "{text}");
         }
+    }
+
+    /// Why a strict script may resume mid-file like any other (see [`parse`]): the parser's
+    /// verdict does not depend on strictness. Should oxc start to report strict-mode
+    /// errors, this fails, and a resumed part must then be parsed as strict code.
+    #[test]
+    fn strictness_changes_no_verdict_of_the_parser() {
+        for body in
+            ["with (a) { f(b); }\n", "let c = 010;\n", "var interface = 1;\n", "function g(a, a) {}\n"]
+        {
+            let strict = format!("\"use strict\";\n{body}");
+            assert_eq!(parse(&strict, Dialect::CommonJs).failure, None, "{strict}");
+            assert_eq!(parse(body, Dialect::CommonJs).failure, None, "{body}");
+        }
+    }
+
+    #[test]
+    fn a_strict_script_resumes_at_its_last_statement() {
+        let text = "\"use strict\";\nlet a = 1;\nlet b = 2;\n";
+        assert_eq!(parse(text, Dialect::CommonJs).resume, text.find("let b").unwrap());
     }
 
     #[test]
