@@ -42,7 +42,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{pct, walk};
-use filewright::check::stubs::{Stub, find_all_stubs};
+use filewright::check::stubs::{Stub, StubKind, find_all_stubs, may_hold};
 
 const DEFAULT_SEED: u64 = 1;
 /// Six languages of 60 files: ~360 complete files when every source is there.
@@ -100,6 +100,14 @@ fn main() {
         gathered.as_secs_f64(),
         complete.total_time.as_secs_f64() * 1e3,
         complete.slowest.as_secs_f64() * 1e3
+    );
+    let (texts, skipped, unsound) = PREFILTER.lock().unwrap().clone();
+    let _ = writeln!(
+        out,
+        "Parse skipped by the write-time prefilter (no placeholder possible) on {skipped} of {texts} texts; \
+         texts where it skipped a parse that finds a placeholder or stub body (must be 0): {}{}",
+        unsound.len(),
+        unsound.first().map(|l| format!(" (first: {l})")).unwrap_or_default()
     );
     print!("{out}");
 
@@ -585,6 +593,25 @@ struct Complete {
     slowest: Duration,
 }
 
+/// The kinds the write-time warnings look for, whose parse the prefilter may skip.
+const WRITE_KINDS: &[StubKind] = &[StubKind::PlaceholderComment, StubKind::StubBody];
+
+/// Texts seen, parses the prefilter skipped, and the texts where skipping was wrong.
+static PREFILTER: std::sync::Mutex<(usize, usize, Vec<String>)> = std::sync::Mutex::new((0, 0, Vec::new()));
+
+/// Checks on a real text that the write-time prefilter (`may_hold`, which lets a write skip
+/// the parse) never rules out a text in which the parse finds a placeholder or stub body.
+fn prefilter_agrees(label: &str, text: &str, found: &[Stub]) {
+    let skipped = !may_hold(label, text, WRITE_KINDS);
+    let parsed = found.iter().any(|s| WRITE_KINDS.contains(&s.kind));
+    let mut counts = PREFILTER.lock().unwrap();
+    counts.0 += 1;
+    counts.1 += usize::from(skipped);
+    if skipped && parsed {
+        counts.2.push(label.to_owned());
+    }
+}
+
 fn measure_complete(files: &[CorpusFile]) -> Complete {
     let mut total_time = Duration::ZERO;
     let mut slowest = Duration::ZERO;
@@ -594,6 +621,7 @@ fn measure_complete(files: &[CorpusFile]) -> Complete {
             let t = Instant::now();
             let found = find_all_stubs(&f.label, &f.text);
             let took = t.elapsed();
+            prefilter_agrees(&f.label, &f.text, &found);
             total_time += took;
             slowest = slowest.max(took);
             found
@@ -782,6 +810,7 @@ fn inject(file: &CorpusFile, rotation: usize, rng: &mut Rng, checkers: &Checkers
                 None => false,
             };
             let stubs = find_all_stubs(&file.label, &injected);
+            prefilter_agrees(&file.label, &injected, &stubs);
             return Outcome::Injected(Injected {
                 placeholder: placeholder.text,
                 position: site.position,

@@ -49,7 +49,7 @@ const MAX_STUB_WARNINGS: usize = 3;
 
 /// The stubs of `kinds` in `text`, as the file type of `path`.
 pub(super) fn stubs_of(path: &str, text: &str, kinds: &[StubKind]) -> Vec<Stub> {
-    stubs::find_stubs(path, text).into_iter().filter(|s| kinds.contains(&s.kind)).collect()
+    stubs::find_stubs_of(path, text, kinds)
 }
 
 /// Result warnings for `found`, whose lines are counted from line `first_line` of the file.

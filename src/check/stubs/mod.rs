@@ -27,6 +27,7 @@
 
 mod html;
 mod placeholder;
+mod prefilter;
 mod python;
 mod rust;
 mod script;
@@ -108,6 +109,22 @@ pub fn find_stubs(path: &str, text: &str) -> Vec<Stub> {
     let mut stubs = find_all_stubs(path, text);
     stubs.truncate(MAX_STUBS);
     stubs
+}
+
+/// The signs of `kinds` among those [`find_stubs`] lists. The parse is skipped when the
+/// text certainly holds none of them (see `prefilter.rs`): most texts an agent writes hold
+/// no placeholder, and the parse is most of what a write costs.
+pub fn find_stubs_of(path: &str, text: &str, kinds: &[StubKind]) -> Vec<Stub> {
+    if !may_hold(path, text, kinds) {
+        return Vec::new();
+    }
+    find_stubs(path, text).into_iter().filter(|s| kinds.contains(&s.kind)).collect()
+}
+
+/// Whether `text`, as the file type of `path`, may hold a sign of one of `kinds`; false
+/// only when it certainly holds none, decided without a parse (see `prefilter.rs`).
+pub fn may_hold(path: &str, text: &str, kinds: &[StubKind]) -> bool {
+    language_for(path).is_some_and(|lang| prefilter::may_hold(lang.spec().stubs, text, kinds))
 }
 
 /// Every sign [`find_stubs`] would list, uncapped: its length minus [`MAX_STUBS`] is

@@ -6,7 +6,7 @@
 //! syntax tree by the callers.
 
 /// Words of which at least one must appear: each says "code was here" or "code goes here".
-const TRIGGERS: &[&str] = &[
+pub(super) const TRIGGERS: &[&str] = &[
     "rest",
     "existing",
     "remaining",
@@ -204,7 +204,7 @@ pub(super) fn noop_like(name: &str) -> bool {
 /// Words that, in the only comment of an otherwise empty body, say the code is still to
 /// come: `// TODO: start the timer`, `# timer logic here`. A body made of a comment
 /// that says what it deliberately does not do ("nothing to flush") is not one.
-const STILL_TO_COME: &[&str] = &[
+pub(super) const STILL_TO_COME: &[&str] = &[
     "todo",
     "fixme",
     "tbd",
