@@ -57,7 +57,7 @@ pub(super) fn may_hold(rules: Rules, text: &str, kinds: &[StubKind]) -> bool {
         Rules::None => false,
         Rules::Python | Rules::Html => true,
         Rules::Script | Rules::Rust | Rules::Comments => {
-            CODE_MATCHER.is_match(text) || comment_spans(text).any(|span| placeholder_like(span))
+            CODE_MATCHER.is_match(text) || comment_spans(text).any(placeholder_like)
         }
     }
 }
