@@ -63,7 +63,8 @@ pub(super) fn expired(claim: &Claim, now: Timestamp, ttl: Option<Duration>) -> b
 }
 
 pub(super) fn get(conn: &Connection, path: &str) -> rusqlite::Result<Option<Claim>> {
-    conn.query_row("SELECT path, agent, since, touched FROM claims WHERE path = ?1", [path], row_to_claim)
+    conn.prepare_cached("SELECT path, agent, since, touched FROM claims WHERE path = ?1")?
+        .query_row([path], row_to_claim)
         .optional()
 }
 
@@ -91,15 +92,16 @@ pub(super) fn take(
             Err(Error::Conflict { path: path.to_string(), owner: claim.agent, since: claim.since })
         }
         Some(claim) if claim.agent == agent => {
-            conn.execute("UPDATE claims SET touched = ?2 WHERE path = ?1", params![path, now.as_millis()])
+            conn.prepare_cached("UPDATE claims SET touched = ?2 WHERE path = ?1")
+                .and_then(|mut s| s.execute(params![path, now.as_millis()]))
                 .map_err(db_error)?;
             Ok(())
         }
         _ => {
-            conn.execute(
+            conn.prepare_cached(
                 "INSERT OR REPLACE INTO claims (path, agent, since, touched) VALUES (?1, ?2, ?3, ?3)",
-                params![path, agent, now.as_millis()],
             )
+            .and_then(|mut s| s.execute(params![path, agent, now.as_millis()]))
             .map_err(db_error)?;
             Ok(())
         }

@@ -119,10 +119,12 @@ pub(super) fn record(
     f: &WriteFacts,
     history_bytes: u64,
 ) -> Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO journal (time, agent, action, path, size, added, sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![now.as_millis(), agent, action.as_str(), path, f.size as i64, f.added as i64, f.sha256],
     )
+    .and_then(|mut s| {
+        s.execute(params![now.as_millis(), agent, action.as_str(), path, f.size as i64, f.added as i64, f.sha256])
+    })
     .map_err(db_error)?;
     let Some(before) = &f.before else { return Ok(()) };
     let id = conn.last_insert_rowid();
@@ -131,31 +133,32 @@ pub(super) fn record(
         Before::Content(bytes) => ("content", bytes.len() as u64, Some(bytes)),
         Before::Prefix(size) => ("prefix", *size, None),
     };
-    conn.execute(
-        "INSERT INTO versions (journal_id, kind, size, content) VALUES (?1, ?2, ?3, ?4)",
-        params![id, kind, size as i64, content],
-    )
-    .map_err(db_error)?;
-    keep_within(conn, history_bytes)
+    conn.prepare_cached("INSERT INTO versions (journal_id, kind, size, content) VALUES (?1, ?2, ?3, ?4)")
+        .and_then(|mut s| s.execute(params![id, kind, size as i64, content]))
+        .map_err(db_error)?;
+    if content.is_some() { keep_within(conn, history_bytes) } else { Ok(()) }
 }
 
-/// Drops the oldest kept contents until the rest fit in `budget` bytes.
+/// Drops the oldest kept contents until the rest fit in `budget` bytes. The total comes from
+/// the `kept` row the schema's triggers keep current, and the oldest from the `versions_kept`
+/// index: no write scans the versions.
 fn keep_within(conn: &Connection, budget: u64) -> Result<()> {
     let total: i64 = conn
-        .query_row("SELECT COALESCE(SUM(LENGTH(content)), 0) FROM versions", [], |r| r.get(0))
+        .prepare_cached("SELECT bytes FROM kept WHERE id = 1")
+        .and_then(|mut s| s.query_row([], |r| r.get(0)))
         .map_err(db_error)?;
     let mut over = total - budget.min(i64::MAX as u64) as i64;
     while over > 0 {
         let oldest: Option<(i64, i64)> = conn
-            .query_row(
+            .prepare_cached(
                 "SELECT journal_id, LENGTH(content) FROM versions WHERE content IS NOT NULL ORDER BY journal_id LIMIT 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()
+            .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional())
             .map_err(db_error)?;
         let Some((id, len)) = oldest else { break };
-        conn.execute("UPDATE versions SET content = NULL WHERE journal_id = ?1", [id]).map_err(db_error)?;
+        conn.prepare_cached("UPDATE versions SET content = NULL WHERE journal_id = ?1")
+            .and_then(|mut s| s.execute([id]))
+            .map_err(db_error)?;
         over -= len;
     }
     Ok(())
