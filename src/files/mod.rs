@@ -3,6 +3,7 @@
 
 pub mod anchor;
 mod append;
+mod digest;
 mod edit;
 mod find;
 mod list;
@@ -12,6 +13,7 @@ mod walk;
 mod write;
 
 pub use append::{Appended, DEDUPE_MIN_BYTES, Expected, Interrupted, Pending, RolledBack, append, roll_back};
+pub use digest::Digests;
 pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
 pub use find::{Found, FoundFile, find};
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};

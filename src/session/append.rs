@@ -104,7 +104,17 @@ impl Session {
                     self.store.clear_append_intent(&key);
                 }
                 let out = appended?;
-                let sha256 = sha256_hex(&out.contents);
+                // Only the new part is hashed when this session left the file as it was.
+                let sha256 = match out.contents.len() as u64 == out.size {
+                    true => self.digests.after_append(
+                        &key,
+                        out.before,
+                        out.after,
+                        &out.contents,
+                        out.size_before as usize,
+                    ),
+                    false => sha256_hex(&out.contents),
+                };
                 let facts = (out.added > 0 || out.created).then(|| WriteFacts {
                     size: out.size,
                     added: out.added,

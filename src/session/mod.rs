@@ -53,6 +53,7 @@ pub use write::WriteOutcome;
 
 use crate::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES};
 use crate::error::{Error, Result};
+use crate::files::Digests;
 use crate::hooks::Hook;
 use crate::store::Store;
 use crate::timestamp::Timestamp;
@@ -126,6 +127,8 @@ pub struct Session {
     /// Checks of the files this session wrote, kept for incremental checks after appends,
     /// valid while the file keeps the metadata the session saw after its own write.
     checks: CheckCache<FileInfo>,
+    /// Running sha256 states of the files this session appended to, by the same rule.
+    digests: Digests<FileInfo>,
 }
 
 impl Session {
@@ -182,6 +185,7 @@ impl Session {
             seen: Mutex::new(HashSet::new()),
             started: Timestamp::now(),
             checks: CheckCache::new(DEFAULT_BUDGET_BYTES),
+            digests: Digests::default(),
         }
     }
 

@@ -65,7 +65,91 @@ impl Dialect {
 /// strict-mode early errors (`with`, legacy octals, reserved words; oxc's semantic pass
 /// does), so a strict script resumes like any other. A test pins this, so that an oxc
 /// that starts to report them is noticed.
+///
+/// A text that ends inside an open bracket (a function still being written) is a fatal
+/// error to oxc, which then returns no statements at all: the resume point would stay at
+/// the start of the file, and every append to an unfinished file would parse all of it
+/// again. So the statements are taken from the same text with its open brackets closed
+/// (see [`statements_when_closed`]): the statements before the one left open are the
+/// same in both.
 pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
+    let once = parse_once(text, dialect);
+    let limit = once.failure.as_ref().map_or(text.len(), |f| f.at);
+    let starts = match (&once.failure, once.panicked) {
+        (Some(f), true) if f.at_end => statements_when_closed(text, dialect),
+        _ => once.starts,
+    };
+    Parsed { failure: once.failure, resume: last_start_before(starts, limit) }
+}
+
+/// What one oxc parse says: the first failure, whether oxc gave up (and so returned no
+/// statements), and where each top-level statement starts.
+struct Once {
+    failure: Option<Failure>,
+    panicked: bool,
+    starts: Vec<usize>,
+}
+
+/// Brackets closed, at most, to find the statements of an unfinished text.
+const MAX_CLOSED: usize = 8;
+
+/// The top-level statement starts of `text`, an unfinished text oxc gave up on, found by
+/// parsing it with its open brackets closed: first with the closers a plain count of the
+/// brackets suggests (strings and comments are not told apart, so it may guess wrong), then
+/// adding the closer of each bracket oxc still names as open, up to [`MAX_CLOSED`] times.
+///
+/// Why the starts are right whatever the closers: the parser reads left to right, so a
+/// statement that ends before the end of `text` ends at the same place in any text that
+/// continues it, and only starts before the first failure are used (the resume point is
+/// strictly before it). A closed text that still fails inside `text` proves nothing and
+/// gives no starts, as does one that cannot be closed (it ends inside a string).
+fn statements_when_closed(text: &str, dialect: Dialect) -> Vec<usize> {
+    let mut closed = format!("{text}\n{}", guessed_closers(text));
+    for _ in 0..MAX_CLOSED {
+        let once = parse_once(&closed, dialect);
+        match once.failure {
+            None => return once.starts.into_iter().filter(|&s| s < text.len()).collect(),
+            Some(f) if f.at >= text.len() && !once.panicked => {
+                return once.starts.into_iter().filter(|&s| s < text.len()).collect();
+            }
+            Some(f) if f.at_end && f.at < text.len() && once.panicked => {
+                let Some(close) = f.bracket.and_then(closer) else { return Vec::new() };
+                closed.push('\n');
+                closed.push(close);
+            }
+            Some(_) => return Vec::new(),
+        }
+    }
+    Vec::new()
+}
+
+/// The closers of the brackets a plain count leaves open at the end of `text`, innermost
+/// first; brackets in strings, comments and regular expressions are counted too.
+fn guessed_closers(text: &str) -> String {
+    let mut open = Vec::new();
+    for b in text.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => open.push(b),
+            b')' | b']' | b'}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.iter().rev().filter_map(|&b| closer(b as char)).collect()
+}
+
+/// The bracket that closes `open`.
+fn closer(open: char) -> Option<char> {
+    match open {
+        '{' => Some('}'),
+        '(' => Some(')'),
+        '[' => Some(']'),
+        _ => None,
+    }
+}
+
+fn parse_once(text: &str, dialect: Dialect) -> Once {
     let allocator = Allocator::default();
     let options = ParseOptions {
         allow_return_outside_function: dialect == Dialect::CommonJs,
@@ -88,9 +172,8 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
         }
     });
     let failure = first_failure(text, reported);
-    let limit = failure.as_ref().map_or(text.len(), |f| f.at);
-    let resume = last_start_before(parsed.program.body.iter().map(|stmt| stmt.span().start as usize), limit);
-    Parsed { failure, resume }
+    let starts = parsed.program.body.iter().map(|stmt| stmt.span().start as usize).collect();
+    Once { failure, panicked: parsed.panicked, starts }
 }
 
 /// One error oxc reported, in byte offsets.
@@ -143,14 +226,16 @@ fn first_failure(text: &str, reported: impl Iterator<Item = Reported>) -> Option
     Some(Failure::new(at.min(text.len()), true, unfinished_message(&message)))
 }
 
-/// A line at column 0 that imports or exports (not `import(`, a dynamic import).
+/// A line at column 0 that imports or exports (not `import(`, a dynamic import). Found by
+/// searching for the two words rather than visiting every line: it runs on the whole text
+/// of every append.
 fn has_module_syntax(text: &str) -> bool {
-    let starts = |line: &str, word: &str| {
-        line.strip_prefix(word).is_some_and(|rest| rest.starts_with([' ', '{', '*', '"', '\'', '\t']))
-    };
-    std::iter::once(text)
-        .chain(text.match_indices('\n').map(|(i, _)| &text[i + 1..]))
-        .any(|line| starts(line, "import") || starts(line, "export"))
+    let bytes = text.as_bytes();
+    let at_line_start = |i: usize| i == 0 || bytes[i - 1] == b'\n';
+    let followed_well = |end: usize| bytes.get(end).is_some_and(|b| b" {*\"'\t".contains(b));
+    ["import", "export"].iter().any(|word| {
+        memchr::memmem::find_iter(bytes, word).any(|i| at_line_start(i) && followed_well(i + word.len()))
+    })
 }
 
 /// Early errors that compare two places in the file (a name exported or declared
@@ -233,6 +318,48 @@ mod tests {
             assert_eq!(parse(&strict, Dialect::CommonJs).failure, None, "{strict}");
             assert_eq!(parse(body, Dialect::CommonJs).failure, None, "{body}");
         }
+    }
+
+    #[test]
+    fn module_syntax_is_an_import_or_export_line_at_column_zero() {
+        for text in [
+            "import x from 'y';\n",
+            "a;\nexport { b };\n",
+            "x\nimport * as y from 'z'",
+            "export\tconst a = 1;",
+        ] {
+            assert!(has_module_syntax(text), "{text:?}");
+        }
+        for text in [
+            "import('x');\n",
+            " import x from 'y';\n",
+            "reimport x;\n",
+            "exports.a = 1;\n",
+            "a.export {}",
+            "export",
+        ] {
+            assert!(!has_module_syntax(text), "{text:?}");
+        }
+    }
+
+    /// oxc returns no statements for a text it gives up on; an unfinished text must still
+    /// resume at the statement left open, or every append parses the whole file again.
+    #[test]
+    fn an_unfinished_text_resumes_at_the_statement_left_open() {
+        for (text, open) in [
+            ("let a = 1;\nfunction f() {\n  let b = 2;\n", "function f"),
+            ("let a = 1;\nclass A {\n  m() {\n    if (x) {\n      y(", "class A"),
+            ("const a = [1,\n2];\nmodule.exports = {\n  a,\n", "module.exports"),
+            ("x();\n(function () {\n  'use strict';\n  var a = 1;\n", "(function"),
+        ] {
+            let parsed = parse(text, Dialect::CommonJs);
+            assert!(parsed.failure.as_ref().is_some_and(|f| f.at_end), "{text:?}: unfinished");
+            assert_eq!(parsed.resume, text.find(open).unwrap(), "{text:?}");
+        }
+        // Nothing to close: a string left open. The check still stands; the resume point is
+        // only not advanced.
+        let text = "let a = 1;\nlet s = 'abc";
+        assert!(parse(text, Dialect::CommonJs).failure.is_some_and(|f| f.at_end));
     }
 
     #[test]
