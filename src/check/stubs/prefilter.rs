@@ -17,7 +17,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
+use memchr::memmem::Finder;
 
 use super::{Rules, StubKind, placeholder};
 
@@ -43,9 +43,15 @@ static COMMENT_WORDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
 /// "TODO", "TBD", "stub", "not implemented".
 const CODE_WORDS: &[&str] = &["todo", "tbd", "stub", "implement"];
 
-static CODE_MATCHER: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    AhoCorasick::builder().ascii_case_insensitive(true).build(CODE_WORDS).expect("fixed patterns")
-});
+static CODE_FINDERS: LazyLock<Vec<Finder<'static>>> =
+    LazyLock::new(|| CODE_WORDS.iter().map(|w| Finder::new(w.as_bytes())).collect());
+
+/// Whether `text` holds one of [`CODE_WORDS`] in any case: searched in a lower-cased copy,
+/// since a case-blind search ran at a tenth of the speed.
+fn has_code_word(text: &str) -> bool {
+    let lower = text.as_bytes().to_ascii_lowercase();
+    CODE_FINDERS.iter().any(|f| f.find(&lower).is_some())
+}
 
 /// Whether `text`, under `rules`, may hold a finding of one of `kinds`: false only when
 /// it certainly holds none, so that the caller may skip the parse.
@@ -57,7 +63,7 @@ pub(super) fn may_hold(rules: Rules, text: &str, kinds: &[StubKind]) -> bool {
         Rules::None => false,
         Rules::Python | Rules::Html => true,
         Rules::Script | Rules::Rust | Rules::Comments => {
-            CODE_MATCHER.is_match(text) || comment_spans(text).any(placeholder_like)
+            has_code_word(text) || comment_spans(text).any(placeholder_like)
         }
     }
 }
