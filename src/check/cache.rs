@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use tree_sitter::{InputEdit, Point};
 
-use super::{Prior, Report, check_bytes, check_incremental};
+use super::{Prior, Report, check_bytes, check_edited, check_incremental};
 use crate::lines;
 
 /// Memory a tree costs per byte of source (measured: ~24x).
@@ -84,6 +84,28 @@ impl<V: PartialEq + Copy> CheckCache<V> {
         report
     }
 
+    /// Checks `text`, the whole new content of `key` after an edit turned `old` into it;
+    /// `before` is the file's version just before the edit. When the last check of `key`
+    /// was of that version, only the part around the change may need parsing (see
+    /// [`check_edited`]); otherwise the whole text is parsed.
+    pub fn check_edited(
+        &self,
+        key: &str,
+        old: &str,
+        text: &str,
+        before: Option<V>,
+        version: Option<V>,
+    ) -> Report {
+        let prior = {
+            let mut entries = self.lock();
+            let entry = entries.remove(key);
+            entry.filter(|e| Some(e.version) == before && e.text_len == old.len()).map(|e| e.prior)
+        };
+        let (report, prior) = check_edited(key, old, text, prior);
+        self.keep(key, text, prior, version);
+        report
+    }
+
     fn keep(&self, key: &str, text: &str, prior: Option<Prior>, version: Option<V>) {
         let mut entries = self.lock();
         match (prior, version) {
@@ -135,6 +157,8 @@ impl<V: PartialEq + Copy> Entries<V> {
         }
         match entry.prior {
             Prior::Resume(at) => Some(Prior::Resume(at)),
+            // The text only grew: every statement start is still one.
+            Prior::Statements { starts, dialect } => Some(Prior::Statements { starts, dialect }),
             Prior::Tree(mut tree) => {
                 tree.edit(&InputEdit {
                     start_byte: entry.text_len,
@@ -155,6 +179,7 @@ impl<V: PartialEq + Copy> Entries<V> {
         let cost = match prior {
             Prior::Tree(_) => text.len().saturating_mul(TREE_COST_PER_BYTE),
             Prior::Resume(_) => RESUME_COST,
+            Prior::Statements { ref starts, .. } => RESUME_COST + starts.len() * std::mem::size_of::<usize>(),
         };
         if cost > self.budget {
             return;
@@ -172,7 +197,7 @@ impl<V: PartialEq + Copy> Entries<V> {
         // pass over the whole text.
         let end = match prior {
             Prior::Tree(_) => advance(Point { row: 0, column: 0 }, text),
-            Prior::Resume(_) => Point { row: 0, column: 0 },
+            Prior::Resume(_) | Prior::Statements { .. } => Point { row: 0, column: 0 },
         };
         self.map.insert(
             key.to_string(),
@@ -348,5 +373,150 @@ mod tests {
         assert_eq!((p.row, p.column), (2, 7));
         let p = advance(Point { row: 2, column: 5 }, "ab\ncdé");
         assert_eq!((p.row, p.column), (3, 4));
+    }
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::*;
+    use crate::check::{check, check_edited, check_incremental};
+    use proptest::prelude::*;
+
+    const SAMPLE_JS: &str = include_str!("testdata/sample.js");
+    const SAMPLE_TS: &str = include_str!("testdata/sample.ts");
+    const SAMPLE_TSX: &str = include_str!("testdata/sample.tsx");
+    /// Statements that open with a token that continues the one before when its `;` is
+    /// missing: an edit that deletes a `;` joins them.
+    const JOINABLE: &str = "let a = 1;\n(function () { a++; })();\nlet b = a;\n[1, 2].forEach(f);\nlet c = b;\n`t${c}`;\nlet d = c;\n+d;\nlet e = d;\n/re/.test(e);\nlet g = e;\n";
+
+    /// Pieces an edit puts in: brackets, statement ends, tokens that join or split
+    /// statements, literals and comments left open, module syntax.
+    const PIECES: &[&str] = &[
+        "",
+        ";",
+        "}",
+        "{",
+        "(",
+        ")",
+        "\n",
+        "x",
+        "(a)",
+        "`",
+        "'",
+        "/",
+        "/*",
+        "*/",
+        "//",
+        "=>",
+        "\n(b)\n",
+        "[1]",
+        "function f() {",
+        "return 1;",
+        "\nlet y = 2;\n",
+        "async ",
+        "yield ",
+        "import x from 'y';\n",
+        "export ",
+        "<div>",
+        "</div>",
+        "'use strict';\n",
+        "a = b\n",
+        "++",
+        "\nfoo()\n",
+        "class C { m() {} }\n",
+        "if (a) b; else c;\n",
+    ];
+
+    fn statements(prior: &Option<Prior>) -> Option<&Vec<usize>> {
+        match prior {
+            Some(Prior::Statements { starts, .. }) => Some(starts),
+            _ => None,
+        }
+    }
+
+    /// Edits `text` at `at` (replacing `len` bytes with `piece`), at char boundaries.
+    fn edit(text: &str, at: usize, len: usize, piece: &str) -> String {
+        let mut start = at % (text.len() + 1);
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = (start + len).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        format!("{}{piece}{}", &text[..start], &text[end..])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+        /// Two edits in a row, each checked from what the check before it left: every
+        /// report equals a fresh check, and the statement starts kept equal a fresh parse's.
+        #[test]
+        fn checks_after_edits_equal_fresh_checks(
+            which in 0usize..4,
+            edits in prop::collection::vec((any::<usize>(), 0usize..40, prop::sample::select(PIECES)), 1..4),
+        ) {
+            let (path, sample) =
+                [("a.js", SAMPLE_JS), ("a.ts", SAMPLE_TS), ("a.tsx", SAMPLE_TSX), ("a.js", JOINABLE)][which];
+            let (_, mut prior) = check_incremental(path, sample, None);
+            let mut text = sample.to_owned();
+            for (at, len, piece) in edits {
+                let new = edit(&text, at, len, piece);
+                let (report, next) = check_edited(path, &text, &new, prior);
+                prop_assert_eq!(&report, &check(path, &new), "{}: {:?}", path, new);
+                if let Some(kept) = statements(&next) {
+                    let (_, fresh) = check_incremental(path, &new, None);
+                    prop_assert_eq!(Some(kept), statements(&fresh), "{}: {:?}", path, new);
+                }
+                text = new;
+                prior = next;
+            }
+        }
+    }
+
+    #[test]
+    fn an_edit_inside_one_function_parses_only_around_it_and_is_still_ok() {
+        let text = format!("{SAMPLE_JS}\nfunction tail() {{\n  return 1;\n}}\n");
+        let (_, prior) = check_incremental("a.js", &text, None);
+        assert!(statements(&prior).is_some(), "a text with no problem keeps its statements");
+        let new = text.replace("return 1;", "return 2;");
+        let (report, next) = check_edited("a.js", &text, &new, prior);
+        assert_eq!(report, check("a.js", &new));
+        assert!(statements(&next).is_some());
+        // A change that breaks the file is checked whole, and says where.
+        let broken = new.replace("return 2;", "return 2 +;");
+        let (report, next) = check_edited("a.js", &new, &broken, next);
+        assert_eq!(report, check("a.js", &broken));
+        assert_eq!(report.status, crate::check::Status::Errors);
+        assert!(statements(&next).is_none());
+    }
+
+    /// Deleting the `;` before a statement that opens with `(` makes it the arguments of
+    /// the one before: the statement after the change no longer starts a statement.
+    #[test]
+    fn an_edit_that_joins_the_next_statement_is_seen() {
+        for (i, _) in JOINABLE.match_indices(";\n") {
+            let new = format!("{}{}", &JOINABLE[..i], &JOINABLE[i + 1..]);
+            let (_, prior) = check_incremental("a.js", JOINABLE, None);
+            let (report, next) = check_edited("a.js", JOINABLE, &new, prior);
+            assert_eq!(report, check("a.js", &new), "{new}");
+            let (_, fresh) = check_incremental("a.js", &new, None);
+            assert_eq!(statements(&next).is_some(), statements(&fresh).is_some(), "{new}");
+            if statements(&next).is_some() {
+                assert_eq!(statements(&next), statements(&fresh), "{new}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_edit_that_joins_two_statements_is_seen() {
+        let text = "let a = 1;\nlet b = c\nfoo();\nbar();\n";
+        let (_, prior) = check_incremental("a.js", text, None);
+        // `c\n(foo)()` is one call: the statement `foo()` no longer starts a statement.
+        let new = text.replace("foo();", "(foo)();");
+        let (report, next) = check_edited("a.js", text, &new, prior);
+        assert_eq!(report, check("a.js", &new));
+        let (_, fresh) = check_incremental("a.js", &new, None);
+        assert_eq!(statements(&next), statements(&fresh));
     }
 }

@@ -70,6 +70,15 @@ pub(crate) enum Prior {
     /// parses on its own: after an append only the text from here is parsed again
     /// (languages judged by their own parser).
     Resume(usize),
+    /// A JavaScript or TypeScript text that parsed without problem: where each top-level
+    /// statement starts, and the dialect it was parsed as. After an edit only the statements
+    /// around the change are parsed again; after an append, the last statement on.
+    Statements {
+        /// Byte offsets, ascending.
+        starts: Vec<usize>,
+        /// The dialect the text was parsed as (an edit that changes it parses all).
+        dialect: parsers::javascript::Dialect,
+    },
 }
 
 /// Check the whole text of a file. `path` is only used for its extension.
@@ -134,25 +143,71 @@ fn check_from(path: &str, text: &str, prior: Option<Prior>, deadline: Instant) -
             (report, tree.map(Prior::Tree))
         }
         _ => {
-            let from = match prior {
-                Some(Prior::Resume(at)) if at <= text.len() && text.is_char_boundary(at) => at,
-                _ => 0,
+            let valid = |at: usize| at <= text.len() && text.is_char_boundary(at);
+            let (from, before) = match prior {
+                Some(Prior::Resume(at)) if valid(at) => (at, None),
+                // An append to a text of known statements: the last is parsed again, and the
+                // ones before it stay known.
+                Some(Prior::Statements { mut starts, .. }) => match starts.pop() {
+                    Some(last) if valid(last) => (last, Some(starts)),
+                    _ => (0, Some(Vec::new())),
+                },
+                _ => (0, Some(Vec::new())),
             };
-            check_with_parser(lang, path, text, from)
+            check_with_parser(lang, path, text, from, before)
         }
     }
+}
+
+/// [`check_incremental`] for a text made from `old` by an edit, where `prior` is what the
+/// check of `old` left. A JavaScript or TypeScript text that had no problem has only the
+/// statements around the change parsed again (see `parsers::javascript::reparse_edit`);
+/// anything else is checked whole. The verdict is the same as [`check`]'s.
+pub(crate) fn check_edited(
+    path: &str,
+    old: &str,
+    text: &str,
+    prior: Option<Prior>,
+) -> (Report, Option<Prior>) {
+    if let (Some(lang), Some(Prior::Statements { starts, dialect })) = (language_for(path), &prior)
+        && lang.spec().validator == Validator::JavaScript
+        && text.len() <= MAX_CHECK_BYTES
+        && !text.as_bytes().contains(&0)
+        && parsers::javascript::Dialect::of(path, text) == *dialect
+        && let Some(starts) = parsers::javascript::reparse_edit(old, text, starts, *dialect)
+    {
+        return (Report::ok(lang.name()), Some(Prior::Statements { starts, dialect: *dialect }));
+    }
+    check_incremental(path, text, None)
 }
 
 /// The verdict of the language's own parser on `text`, parsing only `text[from..]`
 /// (`text[..from]` is known to parse on its own, ending where a top-level statement
 /// starts), and where the next check may resume.
-fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Report, Option<Prior>) {
+///
+/// `before`: the statement starts known before `from` (all of them, when not None); with
+/// them, a JavaScript or TypeScript text with no problem leaves every statement start for
+/// the check after an edit.
+fn check_with_parser(
+    lang: Language,
+    path: &str,
+    text: &str,
+    from: usize,
+    before: Option<Vec<usize>>,
+) -> (Report, Option<Prior>) {
     let name = lang.name();
     let depth = nesting_depth(&text[from..]);
     if depth > MAX_NESTING {
         return (Report::not_checked(Some(name), NotChecked::NestedTooDeeply), None);
     }
-    let Parsed { failure, resume } = reference_parse(lang, path, text, from, depth);
+    let Parsed { failure, resume, statements } = reference_parse(lang, path, text, from, depth);
+    let prior = match (before, statements, lang.spec().validator) {
+        (Some(mut starts), Some(part), Validator::JavaScript) if failure.is_none() => {
+            starts.extend(part);
+            Prior::Statements { starts, dialect: parsers::javascript::Dialect::of(path, text) }
+        }
+        _ => Prior::Resume(resume),
+    };
     let failure = failure.map(|f| match f.at_end || !in_growing_last_token(text, f.at, f.end) {
         true => f,
         false => parsers::Failure { at_end: true, ..f },
@@ -169,7 +224,7 @@ fn check_with_parser(lang: Language, path: &str, text: &str, from: usize) -> (Re
             Report::found(name, status, vec![Problem::at(&index, f.at, f.describe(&index))])
         }
     };
-    (report, Some(Prior::Resume(resume)))
+    (report, Some(prior))
 }
 
 /// The reference parser's verdict on `text[from..]`, with offsets in `text`. The parse
@@ -201,7 +256,11 @@ fn reference_parse(lang: Language, path: &str, text: &str, from: usize, depth: u
                 .unwrap_or_default()
         })
     };
-    Parsed { failure: parsed.failure.map(|f| f.shifted(from)), resume: from + parsed.resume }
+    Parsed {
+        failure: parsed.failure.map(|f| f.shifted(from)),
+        resume: from + parsed.resume,
+        statements: parsed.statements.map(|starts| starts.into_iter().map(|s| from + s).collect()),
+    }
 }
 
 /// Whether a problem blamed on bytes `at..end` touches the text's last token and that

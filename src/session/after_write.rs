@@ -26,6 +26,18 @@ pub(super) enum Landed<'a> {
         /// Its hex sha256.
         sha256: &'a str,
     },
+    /// An edit turned the file from `old`, at version `before`, into `text`: the check may
+    /// parse only the part around the change.
+    Edited {
+        /// The file's content before the edit.
+        old: &'a str,
+        /// The file's metadata just before the edit (None when it did not exist).
+        before: Option<FileInfo>,
+        /// The file's content now.
+        text: &'a str,
+        /// Its hex sha256.
+        sha256: &'a str,
+    },
     /// An append turned the file from version `before` into version `after`, whose whole
     /// content is `bytes`.
     Appended {
@@ -74,7 +86,7 @@ impl Session {
         drop(seen);
         let key = path.display();
         let on_disk = match &landed {
-            Landed::Replaced { .. } => self.ws.stat(path).ok().flatten(),
+            Landed::Replaced { .. } | Landed::Edited { .. } => self.ws.stat(path).ok().flatten(),
             Landed::Appended { after, .. } => Some(*after),
         };
         // A panic below (a parser's bug on a strange text) must not turn a landed write into
@@ -120,7 +132,7 @@ impl Session {
             // The hook rewrote the file (a formatter): check its text, as it is now.
             (Some(now), landed) => {
                 let written: &[u8] = match landed {
-                    Landed::Replaced { text, .. } => text.as_bytes(),
+                    Landed::Replaced { text, .. } | Landed::Edited { text, .. } => text.as_bytes(),
                     Landed::Appended { bytes, .. } => bytes,
                 };
                 let sha256 = sha256_hex(&now);
@@ -146,6 +158,9 @@ impl Session {
             }
             (None, Landed::Replaced { text, sha256 }) => {
                 (self.checks.check_written(&key, text, on_disk), sha256.to_owned())
+            }
+            (None, Landed::Edited { old, before, text, sha256 }) => {
+                (self.checks.check_edited(&key, old, text, before, on_disk), sha256.to_owned())
             }
             (None, Landed::Appended { bytes, sha256, before, after }) => {
                 (self.checks.check_appended(&key, bytes, before, after), sha256.to_owned())

@@ -13,6 +13,7 @@ use crate::files::anchor::{self, Anchor};
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
 use crate::store::{Action, Before, WriteFacts};
+use crate::workspace::FileInfo;
 
 /// Lines of diff shown in an edit result.
 const MAX_DIFF_LINES: usize = 200;
@@ -126,6 +127,8 @@ pub struct EditOutcome {
 
 /// The file before an edit and the result of applying the edits to it.
 struct Applied {
+    /// The file's metadata before the edit; None when it did not exist.
+    info: Option<FileInfo>,
     existed: bool,
     before: String,
     edited: files::Edited,
@@ -151,7 +154,8 @@ impl Session {
         // filewright process on this root) unless it is a dry run, so no append from another
         // process can land between the read and the rename and be lost.
         let read_and_apply = || -> Result<Applied> {
-            let existed = self.ws.stat(&path)?.is_some();
+            let info = self.ws.stat(&path)?;
+            let existed = info.is_some();
             let before_bytes =
                 if existed { self.ws.read(&path, self.config.max_file_bytes)? } else { Vec::new() };
             if let Some(expected) = expected_sha256 {
@@ -174,9 +178,9 @@ impl Session {
                 return Err(Error::NotFound { path: key.clone() });
             }
             let edited = files::apply_edits(&key, &before, &edits)?;
-            Ok(Applied { existed, before, edited })
+            Ok(Applied { info, existed, before, edited })
         };
-        let (Applied { existed, before, edited }, mut after) = if dry_run {
+        let (Applied { existed, before, edited, .. }, mut after) = if dry_run {
             let applied = read_and_apply().map_err(|e| self.with_last_write(e))?;
             drop(seen);
             let syntax = check::check(&key, &applied.edited.text);
@@ -205,7 +209,12 @@ impl Session {
                 })
                 .map_err(|e| self.with_last_write(e))?;
             // The bytes have landed: from here on nothing may turn this call into an error.
-            let landed = Landed::Replaced { text: &applied.edited.text, sha256: &sha256 };
+            let landed = Landed::Edited {
+                old: &applied.before,
+                before: applied.info,
+                text: &applied.edited.text,
+                sha256: &sha256,
+            };
             let after = self.after_write(seen, &path, &agent, landed, unrecorded.into_iter().collect());
             (applied, after)
         };

@@ -79,7 +79,58 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
         (Some(f), true) if f.at_end => statements_when_closed(text, dialect),
         _ => once.starts,
     };
-    Parsed { failure: once.failure, resume: last_start_before(starts, limit) }
+    let resume = last_start_before(starts.iter().copied(), limit);
+    let statements = once.failure.is_none().then_some(starts);
+    Parsed { failure: once.failure, resume, statements }
+}
+
+/// Re-checks `new`, made from `old` by an edit, where `old` parsed without problem as
+/// `dialect` with its top-level statements starting at `starts`. Parses only the statements
+/// around the change: from the statement before the one the change starts in, to the
+/// statement after the first unchanged statement that follows it. When they parse without
+/// problem and that unchanged statement still starts a statement, the whole of `new` parses
+/// without problem, and its statement starts are returned; None when the whole text must be
+/// parsed to know (a problem near the change, a change of dialect, statements merged).
+///
+/// Why the rest need not be parsed: before the first re-parsed statement the text is as it
+/// was, and so is the parser's path through it (the statement before the change is
+/// re-parsed, so a change that joins it to the next, as a missing `;` does, is seen); from
+/// the unchanged statement on, the parser starts at the top level of the same text, as it
+/// did in `old`, where it found no problem.
+pub(crate) fn reparse_edit(old: &str, new: &str, starts: &[usize], dialect: Dialect) -> Option<Vec<usize>> {
+    let (old_b, new_b) = (old.as_bytes(), new.as_bytes());
+    let prefix = old_b.iter().zip(new_b).take_while(|(a, b)| a == b).count();
+    let suffix =
+        old_b[prefix..].iter().rev().zip(new_b[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let old_end = old.len() - suffix;
+    let shift = |s: usize| s + new.len() - old.len();
+    // The statement the change starts in is starts[within - 1]; parse from the one before.
+    let within = starts.partition_point(|&s| s <= prefix);
+    let from = if within >= 2 { starts[within - 2] } else { 0 };
+    // The first statement that starts after the change, and the one after it.
+    let after = starts.partition_point(|&s| s < old_end);
+    let until = starts.get(after + 1).map_or(new.len(), |&s| shift(s));
+    let region = new.get(from..until)?;
+    if super::super::nesting_depth(region) > super::super::SHALLOW_NESTING {
+        return None;
+    }
+    let once = parse_once(region, dialect);
+    if once.failure.is_some() || once.panicked {
+        return None;
+    }
+    let mut new_starts: Vec<usize> = starts[..starts.partition_point(|&s| s < from)].to_vec();
+    match starts.get(after) {
+        Some(&unchanged) => {
+            let boundary = shift(unchanged);
+            if !once.starts.iter().any(|&s| from + s == boundary) {
+                return None;
+            }
+            new_starts.extend(once.starts.iter().map(|&s| from + s).filter(|&s| s < boundary));
+            new_starts.extend(starts[after..].iter().map(|&s| shift(s)));
+        }
+        None => new_starts.extend(once.starts.iter().map(|&s| from + s)),
+    }
+    Some(new_starts)
 }
 
 /// What one oxc parse says: the first failure, whether oxc gave up (and so returned no

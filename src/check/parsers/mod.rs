@@ -40,12 +40,15 @@ pub(crate) struct Parsed {
     /// here (with offsets moved). The last statement itself is parsed again, since an
     /// append may continue it (`else:` after an `if`, `(c)` after `a = b`).
     pub(crate) resume: usize,
+    /// Where every top-level statement starts, when the text parsed without problem and the
+    /// parser can re-check an edit from them (JavaScript and TypeScript); None otherwise.
+    pub(crate) statements: Option<Vec<usize>>,
 }
 
 impl Parsed {
     /// A verdict with no resume point.
     pub(crate) fn whole(failure: Option<Failure>) -> Self {
-        Parsed { failure, resume: 0 }
+        Parsed { failure, resume: 0, statements: None }
     }
 }
 

@@ -18,7 +18,7 @@ pub(crate) fn parse(text: &str, stub: bool) -> super::Parsed {
     let failure = first_failure(text, &parsed);
     let limit = failure.as_ref().map_or(text.len(), |f| f.at);
     let starts = parsed.syntax().body.iter().map(|stmt| stmt.start().to_usize());
-    super::Parsed { resume: last_start_before(starts, limit), failure }
+    super::Parsed { resume: last_start_before(starts, limit), failure, statements: None }
 }
 
 /// The first syntax error of a parsed text, None when it parses.

@@ -82,7 +82,7 @@ pub(crate) fn parse(text: &str) -> Parsed {
         None => first_failure(&lexed, parser_error),
     };
     let limit = failure.as_ref().map_or(text.len(), |f| f.at);
-    Parsed { resume: last_start_before(item_starts, limit), failure }
+    Parsed { resume: last_start_before(item_starts, limit), failure, statements: None }
 }
 
 /// The first syntax error, lexical or from the parser, None when there is none.
