@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use tree_sitter::{InputEdit, Point};
 
-use super::{Prior, Report, check_bytes, check_edited, check_incremental};
+use super::{Prior, Report, check_appended, check_bytes, check_edited, check_incremental};
 use crate::lines;
 
 /// Memory a tree costs per byte of source (measured: ~24x).
@@ -79,7 +79,8 @@ impl<V: PartialEq + Copy> CheckCache<V> {
             return check_bytes(key, bytes);
         };
         let old = self.lock().take_for_append(key, before, text);
-        let (report, prior) = check_incremental(key, text, old);
+        let checked = old.as_ref().map_or(0, |(_, len)| *len);
+        let (report, prior) = check_appended(key, text, old.map(|(prior, _)| prior), checked);
         self.keep(key, text, prior, Some(after));
         report
     }
@@ -147,7 +148,7 @@ impl<V: PartialEq + Copy> Entries<V> {
     /// turned the old text into `new_text` (the old text must be a prefix of it; a tree is
     /// edited), but only when the file still had `before` as its version just before the
     /// append. None otherwise: the caller then parses from scratch.
-    fn take_for_append(&mut self, key: &str, before: V, new_text: &str) -> Option<Prior> {
+    fn take_for_append(&mut self, key: &str, before: V, new_text: &str) -> Option<(Prior, usize)> {
         let entry = self.remove(key)?;
         if entry.version != before
             || entry.text_len > new_text.len()
@@ -155,10 +156,10 @@ impl<V: PartialEq + Copy> Entries<V> {
         {
             return None;
         }
-        match entry.prior {
-            Prior::Resume(at) => Some(Prior::Resume(at)),
+        let prior = match entry.prior {
+            Prior::Resume(at) => Prior::Resume(at),
             // The text only grew: every statement start is still one.
-            Prior::Statements { starts, dialect } => Some(Prior::Statements { starts, dialect }),
+            Prior::Statements { starts, dialect } => Prior::Statements { starts, dialect },
             Prior::Tree(mut tree) => {
                 tree.edit(&InputEdit {
                     start_byte: entry.text_len,
@@ -168,9 +169,10 @@ impl<V: PartialEq + Copy> Entries<V> {
                     old_end_position: entry.end,
                     new_end_position: advance(entry.end, &new_text[entry.text_len..]),
                 });
-                Some(Prior::Tree(tree))
+                Prior::Tree(tree)
             }
-        }
+        };
+        Some((prior, entry.text_len))
     }
 
     /// Stores what the check of `text` left, `text` being now on disk as `version`.
@@ -254,7 +256,8 @@ mod tests {
             text.push_str(part);
             let old = cache.take_for_append(path, before, &text);
             assert_eq!(old.is_some(), i > 0, "step {i}: the prior is reused after the first write");
-            let (report, prior) = check_incremental(path, &text, old);
+            let checked = old.as_ref().map_or(0, |(_, len)| *len);
+            let (report, prior) = crate::check::check_appended(path, &text, old.map(|(p, _)| p), checked);
             let fresh = check(path, &text);
             assert_eq!(report, fresh, "step {i} of {path}:\n{text}");
             let prior = prior.expect("every checked language leaves a prior");
@@ -323,6 +326,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Only the appended part is scanned for NUL bytes (the part before was checked): one
+    /// there still makes the file binary, as a fresh check says.
+    #[test]
+    fn a_nul_byte_in_an_appended_part_is_seen() {
+        let mut cache = entries(DEFAULT_BUDGET_BYTES);
+        let (_, prior) = check_incremental("a.js", "let a = 1;\n", None);
+        cache.insert("a.js", prior.expect("a prior"), "let a = 1;\n", fp(11, 1));
+        let text = "let a = 1;\nlet b = '\0';\n";
+        let old = cache.take_for_append("a.js", fp(11, 1), text);
+        let (report, _) = crate::check::check_appended("a.js", text, old.map(|(p, _)| p), 11);
+        assert_eq!(report, check("a.js", text));
+        assert_eq!(report.status, crate::check::Status::NotChecked);
     }
 
     #[test]

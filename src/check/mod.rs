@@ -108,7 +108,7 @@ pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
 /// [`check`] with a time budget other than [`DEFAULT_DEADLINE`] for its tree-sitter
 /// parses; past it the report is NotChecked("timed out").
 pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
-    check_from(path, text, None, Instant::now() + budget).0
+    check_from(path, text, None, 0, Instant::now() + budget).0
 }
 
 /// [`check`] that reuses `prior`, what the check of an earlier version of this text
@@ -116,11 +116,31 @@ pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
 /// and returns what this check leaves for next time. Appending 4 KB to 1 MB then costs
 /// a few milliseconds instead of a full parse. The verdict is the same as [`check`]'s.
 pub(crate) fn check_incremental(path: &str, text: &str, prior: Option<Prior>) -> (Report, Option<Prior>) {
-    check_from(path, text, prior, Instant::now() + DEFAULT_DEADLINE)
+    check_from(path, text, prior, 0, Instant::now() + DEFAULT_DEADLINE)
+}
+
+/// [`check_incremental`] after an append, where the check that left `prior` was of
+/// `text[..checked]`: that part is known to hold no NUL byte, and is not scanned again.
+pub(crate) fn check_appended(
+    path: &str,
+    text: &str,
+    prior: Option<Prior>,
+    checked: usize,
+) -> (Report, Option<Prior>) {
+    let checked = if prior.is_some() { checked.min(text.len()) } else { 0 };
+    check_from(path, text, prior, checked, Instant::now() + DEFAULT_DEADLINE)
 }
 
 /// The one path every check takes.
-fn check_from(path: &str, text: &str, prior: Option<Prior>, deadline: Instant) -> (Report, Option<Prior>) {
+///
+/// `clean`: `text[..clean]` is known to hold no NUL byte (an earlier check of it ran).
+fn check_from(
+    path: &str,
+    text: &str,
+    prior: Option<Prior>,
+    clean: usize,
+    deadline: Instant,
+) -> (Report, Option<Prior>) {
     let Some(lang) = language_for(path) else {
         return (Report::not_checked(None, NotChecked::UnknownFileType), None);
     };
@@ -129,7 +149,7 @@ fn check_from(path: &str, text: &str, prior: Option<Prior>, deadline: Instant) -
     }
     // Valid UTF-8 can still be binary; NUL never occurs in source we check, and
     // parsing binary is slow and its errors are noise.
-    if text.as_bytes().contains(&0) {
+    if text.as_bytes()[clean..].contains(&0) {
         return (Report::not_checked(Some(lang.name()), NotChecked::Binary), None);
     }
     match lang.spec().validator {

@@ -278,14 +278,15 @@ fn first_failure(text: &str, reported: impl Iterator<Item = Reported>) -> Option
 }
 
 /// A line at column 0 that imports or exports (not `import(`, a dynamic import). Found by
-/// searching for the two words rather than visiting every line: it runs on the whole text
-/// of every append.
+/// searching for a line break followed by either word rather than visiting every line: it
+/// runs on the whole text of every append.
 fn has_module_syntax(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let at_line_start = |i: usize| i == 0 || bytes[i - 1] == b'\n';
     let followed_well = |end: usize| bytes.get(end).is_some_and(|b| b" {*\"'\t".contains(b));
     ["import", "export"].iter().any(|word| {
-        memchr::memmem::find_iter(bytes, word).any(|i| at_line_start(i) && followed_well(i + word.len()))
+        let at_start = bytes.starts_with(word.as_bytes()) && followed_well(word.len());
+        let needle = format!("\n{word}");
+        at_start || memchr::memmem::find_iter(bytes, &needle).any(|i| followed_well(i + needle.len()))
     })
 }
 
