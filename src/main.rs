@@ -172,7 +172,16 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
 
 fn write_schemas(dir: &std::path::Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for tool in FilewrightServer::tool_list() {
+    // The tools as listed, with the schemas their types generate (the server itself takes them
+    // from the files written here).
+    let generated = filewright::server::schemas::generated();
+    for mut tool in FilewrightServer::tool_list() {
+        let (_, input, output) = generated
+            .iter()
+            .find(|(name, _, _)| *name == tool.name)
+            .with_context(|| format!("no generated schema for {}", tool.name))?;
+        tool.input_schema = input.clone();
+        tool.output_schema = Some(output.clone());
         let path = dir.join(format!("{}.json", tool.name));
         let json = serde_json::to_string_pretty(&tool)? + "\n";
         std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;

@@ -5,6 +5,7 @@ pub mod framing;
 mod prompts;
 mod render;
 mod roots;
+pub mod schemas;
 mod tools;
 
 pub use roots::{SessionSlot, file_uri_to_path};

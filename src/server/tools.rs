@@ -1,7 +1,6 @@
 //! The tools: one small function each that takes the arguments, calls the session on a blocking
 //! thread (file I/O and parsing) and renders the outcome.
 
-use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::wrapper::Parameters;
 use std::ops::ControlFlow;
 
@@ -13,12 +12,9 @@ use serde::Deserialize;
 
 use super::FilewrightServer;
 use super::render;
+use super::schemas;
 use crate::error::Error;
-use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, EditSpec,
-    FindOutcome, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, SearchOptions, SearchOutcome,
-    UndoOutcome, WriteOutcome,
-};
+use crate::session::{EditSpec, SearchOptions};
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
 // arrives without them) reaches the session and gets an error that explains what happened,
@@ -352,7 +348,8 @@ impl FilewrightServer {
     /// created. The result ends with a syntax check of the file (Python, JS/TS, JSON, YAML,
     /// HTML, CSS, TOML, Rust, Bash, Markdown code blocks).
     #[tool(
-        output_schema = schema_for_output::<WriteOutcome>(),
+        input_schema = schemas::input("write_file"),
+        output_schema = schemas::output("write_file"),
         annotations(title = "Write file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     async fn write_file(&self, Parameters(args): Parameters<WriteArgs>) -> CallToolResult {
@@ -373,7 +370,8 @@ impl FilewrightServer {
     /// ends with is not appended twice. The result gives the new size and a syntax check of the
     /// whole file ("incomplete so far" is expected until the last part).
     #[tool(
-        output_schema = schema_for_output::<AppendOutcome>(),
+        input_schema = schemas::input("append_file"),
+        output_schema = schemas::output("append_file"),
         annotations(title = "Append to file", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn append_file(&self, Parameters(args): Parameters<AppendArgs>) -> CallToolResult {
@@ -395,7 +393,8 @@ impl FilewrightServer {
     /// 3 characters of a hash of that line's text, stable and the same for the same text; use
     /// `<n>#<hash>` in edit_file's line edits.
     #[tool(
-        output_schema = schema_for_output::<ReadOutcome>(),
+        input_schema = schemas::input("read_file"),
+        output_schema = schemas::output("read_file"),
         annotations(title = "Read file", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
@@ -409,7 +408,8 @@ impl FilewrightServer {
     /// depth, `src/**/*.ts` paths below `path`. Honours .gitignore; at most `max_results`
     /// (default 200), with a count of the rest.
     #[tool(
-        output_schema = schema_for_output::<FindOutcome>(),
+        input_schema = schemas::input("find_files"),
+        output_schema = schemas::output("find_files"),
         annotations(title = "Find files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn find_files(&self, Parameters(args): Parameters<FindArgs>) -> CallToolResult {
@@ -424,7 +424,8 @@ impl FilewrightServer {
     /// around them. Honours .gitignore and skips binary files; at most `max_results` matching
     /// lines (default 200), with a count of the rest.
     #[tool(
-        output_schema = schema_for_output::<SearchOutcome>(),
+        input_schema = schemas::input("search_files"),
+        output_schema = schemas::output("search_files"),
         annotations(title = "Search files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn search_files(&self, Parameters(args): Parameters<SearchArgs>) -> CallToolResult {
@@ -446,7 +447,8 @@ impl FilewrightServer {
     /// existing file at `to` is replaced only with `overwrite: true`. Both paths are claimed and
     /// journaled; undo both paths to take it back. The result checks the file at its new path.
     #[tool(
-        output_schema = schema_for_output::<MoveOutcome>(),
+        input_schema = schemas::input("move_file"),
+        output_schema = schemas::output("move_file"),
         annotations(title = "Move file", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
     async fn move_file(&self, Parameters(args): Parameters<MoveArgs>) -> CallToolResult {
@@ -464,7 +466,8 @@ impl FilewrightServer {
     /// Delete a file, or an empty directory (a directory with entries is refused). The file is
     /// claimed and journaled, and `undo` on its path brings it back.
     #[tool(
-        output_schema = schema_for_output::<DeleteOutcome>(),
+        input_schema = schemas::input("delete_file"),
+        output_schema = schemas::output("delete_file"),
         annotations(title = "Delete file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     async fn delete_file(&self, Parameters(args): Parameters<DeleteArgs>) -> CallToolResult {
@@ -478,7 +481,8 @@ impl FilewrightServer {
     /// `force: true`) or when an old version is no longer kept; list_artifacts with
     /// `history: true` shows which versions `steps` can restore.
     #[tool(
-        output_schema = schema_for_output::<UndoOutcome>(),
+        input_schema = schemas::input("undo"),
+        output_schema = schemas::output("undo"),
         annotations(title = "Undo", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
     async fn undo(&self, Parameters(args): Parameters<UndoArgs>) -> CallToolResult {
@@ -495,7 +499,8 @@ impl FilewrightServer {
     /// `12-48 class Timer`. Use it to find your way in a file you wrote without reading it
     /// back, then read_file with an offset. A file with syntax problems gets what parsed.
     #[tool(
-        output_schema = schema_for_output::<OutlineOutcome>(),
+        input_schema = schemas::input("outline"),
+        output_schema = schemas::output("outline"),
         annotations(title = "Outline", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn outline(&self, Parameters(args): Parameters<OutlineArgs>) -> CallToolResult {
@@ -508,7 +513,8 @@ impl FilewrightServer {
     /// broken (errors at line:col), holding stubs or placeholders, or missing, ending with a
     /// one-line verdict. Incomplete counts as a failure here: finish those files with append_file.
     #[tool(
-        output_schema = schema_for_output::<CheckOutcome>(),
+        input_schema = schemas::input("check_files"),
+        output_schema = schemas::output("check_files"),
         annotations(title = "Check files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn check_files(
@@ -541,7 +547,8 @@ impl FilewrightServer {
     /// names the owners). Writing a file also claims it. Claims coordinate cooperating agents
     /// on this root; they are not access control.
     #[tool(
-        output_schema = schema_for_output::<ClaimsOutcome>(),
+        input_schema = schemas::input("claim_files"),
+        output_schema = schemas::output("claim_files"),
         annotations(title = "Claim files", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn claim_files(&self, Parameters(args): Parameters<ClaimArgs>) -> CallToolResult {
@@ -551,7 +558,8 @@ impl FilewrightServer {
     /// Release an agent's claims on files (all of its claims when `paths` is omitted), so
     /// other agents may write them.
     #[tool(
-        output_schema = schema_for_output::<ClaimsOutcome>(),
+        input_schema = schemas::input("release_files"),
+        output_schema = schemas::output("release_files"),
         annotations(title = "Release files", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn release_files(&self, Parameters(args): Parameters<ReleaseArgs>) -> CallToolResult {
@@ -560,7 +568,8 @@ impl FilewrightServer {
 
     /// List every live claim on this root: which agent owns which file, since when.
     #[tool(
-        output_schema = schema_for_output::<ClaimsOutcome>(),
+        input_schema = schemas::input("list_claims"),
+        output_schema = schemas::output("list_claims"),
         annotations(title = "List claims", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn list_claims(&self, Parameters(_): Parameters<NoArgs>) -> CallToolResult {
@@ -571,7 +580,8 @@ impl FilewrightServer {
     /// size, sha256, writer and time per file, whether the file on disk still matches, and
     /// with `history: true` every recorded write.
     #[tool(
-        output_schema = schema_for_output::<ArtifactsOutcome>(),
+        input_schema = schemas::input("list_artifacts"),
+        output_schema = schemas::output("list_artifacts"),
         annotations(title = "List artifacts", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn list_artifacts(&self, Parameters(args): Parameters<ArtifactsArgs>) -> CallToolResult {
@@ -593,7 +603,8 @@ impl FilewrightServer {
     /// unified diff and the syntax check, counting problems the edit introduced.
     /// `dry_run: true` shows the diff without writing.
     #[tool(
-        output_schema = schema_for_output::<EditOutcome>(),
+        input_schema = schemas::input("edit_file"),
+        output_schema = schemas::output("edit_file"),
         annotations(title = "Edit file", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
     async fn edit_file(&self, Parameters(mut args): Parameters<EditArgs>) -> CallToolResult {
@@ -618,7 +629,8 @@ impl FilewrightServer {
     /// `include_hidden`. Symlinks are shown, never followed. At most 500 entries, with a count
     /// of the rest.
     #[tool(
-        output_schema = schema_for_output::<ListOutcome>(),
+        input_schema = schemas::input("list_directory"),
+        output_schema = schemas::output("list_directory"),
         annotations(title = "List directory", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn list_directory(&self, Parameters(args): Parameters<ListArgs>) -> CallToolResult {
