@@ -45,8 +45,11 @@ const FILES: &[(&str, &str)] = schema_files!(
     "write_file",
 );
 
+/// A tool's input and output schema.
+type Pair = (Arc<JsonObject>, Arc<JsonObject>);
+
 /// The input and output schema of each tool, parsed once from [`FILES`].
-static SCHEMAS: LazyLock<HashMap<&'static str, (Arc<JsonObject>, Arc<JsonObject>)>> = LazyLock::new(|| {
+static SCHEMAS: LazyLock<HashMap<&'static str, Pair>> = LazyLock::new(|| {
     FILES
         .iter()
         .map(|(name, json)| {
