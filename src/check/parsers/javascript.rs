@@ -76,7 +76,7 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
     let once = parse_once(text, dialect);
     let limit = once.failure.as_ref().map_or(text.len(), |f| f.at);
     let starts = match (&once.failure, once.panicked) {
-        (Some(f), true) if f.at_end => statements_when_closed(text, dialect),
+        (Some(f), true) if f.at_end && may_show_statements(text) => statements_when_closed(text, dialect),
         _ => once.starts,
     };
     let resume = last_start_before(starts.iter().copied(), limit);
@@ -172,6 +172,34 @@ fn statements_when_closed(text: &str, dialect: Dialect) -> Vec<usize> {
         }
     }
     Vec::new()
+}
+
+/// Whether closing the brackets of `text` could show a statement that starts after its first
+/// one. By a plain count of brackets (strings and comments not told apart), a `;` or line
+/// break at the top level must be followed by more text at the top level; otherwise the text
+/// is one statement left open (a whole file in one wrapper, or the function an append is
+/// still inside), the resume point cannot move, and the parses of the closed text would be
+/// wasted. A wrong count only costs or saves those parses; the statements, when they are
+/// taken, are exact.
+fn may_show_statements(text: &str) -> bool {
+    let mut depth = 0usize;
+    let mut after_break = false;
+    for b in text.bytes() {
+        if depth == 0 {
+            match b {
+                b';' | b'\n' => after_break = true,
+                _ if b.is_ascii_whitespace() => {}
+                _ if after_break => return true,
+                _ => {}
+            }
+        }
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth == 0
 }
 
 /// The closers of the brackets a plain count leaves open at the end of `text`, innermost
@@ -408,6 +436,10 @@ mod tests {
             assert!(parsed.failure.as_ref().is_some_and(|f| f.at_end), "{text:?}: unfinished");
             assert_eq!(parsed.resume, text.find(open).unwrap(), "{text:?}");
         }
+        // One statement left open: nothing to gain from closing it.
+        assert!(!may_show_statements("(function () {\n  var a = 1;\n  var b = 2;\n"));
+        assert!(!may_show_statements("function tail(a) {\n  let t = 0;\n  t += a;\n"));
+        assert!(may_show_statements("let a = 1;\nfunction tail(a) {\n  let t = 0;\n"));
         // Nothing to close: a string left open. The check still stands; the resume point is
         // only not advanced.
         let text = "let a = 1;\nlet s = 'abc";
