@@ -4,36 +4,18 @@
 //!
 //! `cargo bench --bench memory` (release build; the server binary is this package's).
 
+#[path = "common/sources.rs"]
+mod sources;
 #[path = "common/stdio.rs"]
 mod stdio;
 
 use stdio::Server;
 
-fn body(ext: &str) -> String {
-    let line = |k: usize| match ext {
-        "js" => format!("function f{k}(a) {{ const x = [a, {k}, 'str{k}']; return x.map(v => v + 1); }}\n"),
-        "py" => format!("def f{k}(a):\n    x = [a, {k}, 'str{k}']\n    return [v for v in x]\n\n"),
-        "ts" => format!(
-            "export function f{k}(a: number): number[] {{ const x: number[] = [a, {k}]; return x; }}\n"
-        ),
-        _ => format!("pub fn f{k}(a: u32) -> Vec<u32> {{ let x = vec![a, {k}]; x }}\n"),
-    };
-    let mut text = String::new();
-    let mut k = 0;
-    while text.len() < 100_000 {
-        text.push_str(&line(k));
-        k += 1;
-    }
-    // Cut at a line end near 100 KB, and the write/append split at one near 60 KB.
-    let end = text[..100_000].rfind('\n').map_or(text.len(), |i| i + 1);
-    text.truncate(end);
-    text
-}
 
 fn run(in_flight: usize) -> Vec<(usize, u64)> {
     let mut server = Server::start(&[], None);
     let exts = ["js", "py", "ts", "rs"];
-    let bodies: Vec<String> = exts.iter().map(|e| body(e)).collect();
+    let bodies: Vec<String> = exts.iter().map(|e| sources::hundred_kb(e)).collect();
     let mut samples = Vec::new();
     for start in (0..500).step_by(in_flight) {
         for part in 0..2 {

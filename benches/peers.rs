@@ -26,6 +26,8 @@
 //! Without `--bench` (as `cargo test --benches` runs it) only a few calls are made, to
 //! filewright alone.
 
+#[path = "common/sources.rs"]
+mod sources;
 #[path = "common/stdio.rs"]
 mod stdio;
 
@@ -280,7 +282,7 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     let files = if full { 200 } else { 4 };
     for f in 0..files {
         let ext = ["js", "py", "ts", "rs"][f % 4];
-        let text = body(ext);
+        let text = sources::hundred_kb(ext);
         let name = format!("many/f{f}.{ext}");
         if f == 0 {
             std::fs::create_dir_all(r.join("many")).unwrap();
@@ -297,26 +299,6 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     measured
 }
 
-/// About 100 KB of `ext` source, cut at a line end.
-fn body(ext: &str) -> String {
-    let line = |k: usize| match ext {
-        "js" => format!("function f{k}(a) {{ const x = [a, {k}, 'str{k}']; return x.map(v => v + 1); }}\n"),
-        "py" => format!("def f{k}(a):\n    x = [a, {k}, 'str{k}']\n    return [v for v in x]\n\n"),
-        "ts" => format!(
-            "export function f{k}(a: number): number[] {{ const x: number[] = [a, {k}]; return x; }}\n"
-        ),
-        _ => format!("pub fn f{k}(a: u32) -> Vec<u32> {{ let x = vec![a, {k}]; x }}\n"),
-    };
-    let mut text = String::new();
-    let mut k = 0;
-    while text.len() < 100_000 {
-        text.push_str(&line(k));
-        k += 1;
-    }
-    let end = text[..100_000].rfind('\n').map_or(text.len(), |i| i + 1);
-    text.truncate(end);
-    text
-}
 
 /// Installs the peers under `dir` (reusing what an earlier run left there) and returns
 /// those that are ready, with a line for each that is not.

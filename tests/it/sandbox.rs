@@ -118,6 +118,9 @@ async fn parent_swapped_for_a_symlink_mid_call_never_escapes() {
                     std::thread::yield_now();
                     let _ = std::fs::remove_file(&dir);
                     let _ = std::fs::rename(&parked, &dir);
+                    // A moment as a directory: without it, on a loaded 2-core machine the
+                    // swapper could win every race and no call would ever find `d` whole.
+                    std::thread::sleep(std::time::Duration::from_micros(200));
                 }
             }
         })
