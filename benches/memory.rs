@@ -11,7 +11,6 @@ mod stdio;
 
 use stdio::Server;
 
-
 fn run(in_flight: usize) -> Vec<(usize, u64)> {
     let mut server = Server::start(&[], None);
     let exts = ["js", "py", "ts", "rs"];

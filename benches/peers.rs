@@ -299,7 +299,6 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     measured
 }
 
-
 /// Installs the peers under `dir` (reusing what an earlier run left there) and returns
 /// those that are ready, with a line for each that is not.
 fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>) {
