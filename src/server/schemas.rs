@@ -19,31 +19,40 @@ use crate::session::{
     ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, SearchOutcome, UndoOutcome, WriteOutcome,
 };
 
-/// Each tool's file in `schemas/`, by tool name.
-macro_rules! schema_files {
-    ($($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("../../schemas/", $name, ".json")))),*]
+/// Every tool once: its name, its argument type and its outcome type. From this one table come
+/// both the files compiled in (`FILES`) and the schemas the types generate ([`generated`]).
+macro_rules! tools {
+    ($($name:ident: $args:ident => $outcome:ident,)*) => {
+        /// Each tool's file in `schemas/`, by tool name.
+        const FILES: &[(&str, &str)] =
+            &[$((stringify!($name), include_str!(concat!("../../schemas/", stringify!($name), ".json")))),*];
+
+        /// Each tool's input and output schema generated from its types: what `schemas/` must
+        /// hold.
+        pub fn generated() -> Vec<(&'static str, Arc<JsonObject>, Arc<JsonObject>)> {
+            vec![$((stringify!($name), input_of::<tools::$args>(), schema_for_output::<$outcome>())),*]
+        }
     };
 }
 
-const FILES: &[(&str, &str)] = schema_files!(
-    "append_file",
-    "check_files",
-    "claim_files",
-    "delete_file",
-    "edit_file",
-    "find_files",
-    "list_artifacts",
-    "list_claims",
-    "list_directory",
-    "move_file",
-    "outline",
-    "read_file",
-    "release_files",
-    "search_files",
-    "undo",
-    "write_file",
-);
+tools! {
+    write_file: WriteArgs => WriteOutcome,
+    append_file: AppendArgs => AppendOutcome,
+    read_file: ReadArgs => ReadOutcome,
+    find_files: FindArgs => FindOutcome,
+    search_files: SearchArgs => SearchOutcome,
+    move_file: MoveArgs => MoveOutcome,
+    delete_file: DeleteArgs => DeleteOutcome,
+    undo: UndoArgs => UndoOutcome,
+    outline: OutlineArgs => OutlineOutcome,
+    check_files: CheckArgs => CheckOutcome,
+    claim_files: ClaimArgs => ClaimsOutcome,
+    release_files: ReleaseArgs => ClaimsOutcome,
+    list_claims: NoArgs => ClaimsOutcome,
+    list_artifacts: ArtifactsArgs => ArtifactsOutcome,
+    edit_file: EditArgs => EditOutcome,
+    list_directory: ListArgs => ListOutcome,
+}
 
 /// A tool's input and output schema.
 type Pair = (Arc<JsonObject>, Arc<JsonObject>);
@@ -73,28 +82,6 @@ pub fn output(tool: &str) -> Arc<JsonObject> {
     SCHEMAS.get(tool).map(|(_, output)| output.clone()).unwrap_or_else(|| panic!("no schemas/{tool}.json"))
 }
 
-/// Each tool's input and output schema generated from its types: what `schemas/` must hold.
-pub fn generated() -> Vec<(&'static str, Arc<JsonObject>, Arc<JsonObject>)> {
-    vec![
-        ("write_file", input_of::<tools::WriteArgs>(), schema_for_output::<WriteOutcome>()),
-        ("append_file", input_of::<tools::AppendArgs>(), schema_for_output::<AppendOutcome>()),
-        ("read_file", input_of::<tools::ReadArgs>(), schema_for_output::<ReadOutcome>()),
-        ("find_files", input_of::<tools::FindArgs>(), schema_for_output::<FindOutcome>()),
-        ("search_files", input_of::<tools::SearchArgs>(), schema_for_output::<SearchOutcome>()),
-        ("move_file", input_of::<tools::MoveArgs>(), schema_for_output::<MoveOutcome>()),
-        ("delete_file", input_of::<tools::DeleteArgs>(), schema_for_output::<DeleteOutcome>()),
-        ("undo", input_of::<tools::UndoArgs>(), schema_for_output::<UndoOutcome>()),
-        ("outline", input_of::<tools::OutlineArgs>(), schema_for_output::<OutlineOutcome>()),
-        ("check_files", input_of::<tools::CheckArgs>(), schema_for_output::<CheckOutcome>()),
-        ("claim_files", input_of::<tools::ClaimArgs>(), schema_for_output::<ClaimsOutcome>()),
-        ("release_files", input_of::<tools::ReleaseArgs>(), schema_for_output::<ClaimsOutcome>()),
-        ("list_claims", input_of::<tools::NoArgs>(), schema_for_output::<ClaimsOutcome>()),
-        ("list_artifacts", input_of::<tools::ArtifactsArgs>(), schema_for_output::<ArtifactsOutcome>()),
-        ("edit_file", input_of::<tools::EditArgs>(), schema_for_output::<EditOutcome>()),
-        ("list_directory", input_of::<tools::ListArgs>(), schema_for_output::<ListOutcome>()),
-    ]
-}
-
 fn input_of<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema_for_input::<T>()
         .unwrap_or_else(|e| panic!("invalid input schema for {}: {e}", std::any::type_name::<T>()))
@@ -110,9 +97,13 @@ mod tests {
         let generated = generated();
         let mut names: Vec<&str> = generated.iter().map(|(name, _, _)| *name).collect();
         names.sort_unstable();
-        let mut files: Vec<&str> = FILES.iter().map(|(name, _)| *name).collect();
-        files.sort_unstable();
-        assert_eq!(names, files, "a tool without a file in schemas/, or a file without a tool");
+        let mut routed: Vec<String> =
+            crate::server::FilewrightServer::tool_list().into_iter().map(|t| t.name.to_string()).collect();
+        routed.sort_unstable();
+        assert_eq!(
+            names, routed,
+            "every tool the server routes has a row in the `tools!` table, and no other"
+        );
         for (name, input_schema, output_schema) in generated {
             assert_eq!(
                 input_schema,
