@@ -44,17 +44,13 @@ impl<V: PartialEq + Copy> Digests<V> {
             _ => Sha256::new_with_prefix(&whole[..size_before]),
         };
         state.update(&whole[size_before..]);
-        let hex = hex(state.clone().finalize().as_slice());
+        let hex = super::hex(&state.clone().finalize());
         if states.len() >= MAX_FILES {
             states.clear();
         }
         states.insert(key.to_owned(), (after, state));
         hex
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
