@@ -11,11 +11,24 @@ use std::cell::Cell;
 /// Counts lines the way an editor shows them: a final newline does not start another line.
 /// The same count as [`LineIndex::count`], without building an index.
 pub fn count_lines(text: &[u8]) -> usize {
-    if text.is_empty() {
-        return 0;
+    lines_given(text, newlines(text))
+}
+
+/// [`count_lines`] of `text[..at]` and of all of `text`, counting each byte once: an append
+/// needs both, for the line its chunk starts on and for the file.
+pub fn count_lines_before_and_all(text: &[u8], at: usize) -> (usize, usize) {
+    let (head, tail) = text.split_at(at.min(text.len()));
+    let in_head = newlines(head);
+    (lines_given(head, in_head), lines_given(text, in_head + newlines(tail)))
+}
+
+/// Lines as an editor shows them, for a text holding `newlines` line breaks.
+fn lines_given(text: &[u8], newlines: usize) -> usize {
+    match text {
+        [] => 0,
+        [.., b'\n'] => newlines,
+        _ => newlines + 1,
     }
-    let newlines = newlines(text);
-    if text.ends_with(b"\n") { newlines } else { newlines + 1 }
 }
 
 /// The `\n` bytes in `bytes`, counted in blocks of 255 whose per-byte counts fit a `u8`: the
@@ -135,6 +148,17 @@ mod tests {
         assert_eq!(index.locate(text.find(')').unwrap_or_default()), (2, 6));
         assert_eq!(index.locate(text.len()), (3, 1));
         assert_eq!(index.locate(0), (1, 1));
+    }
+
+    #[test]
+    fn lines_before_and_all_equal_two_counts() {
+        for text in ["", "a", "a\n", "a\nb", "a\nb\n", "\n\n"] {
+            for at in 0..=text.len() + 1 {
+                let b = text.as_bytes();
+                let expected = (count_lines(&b[..at.min(b.len())]), count_lines(b));
+                assert_eq!(count_lines_before_and_all(b, at), expected, "{text:?} at {at}");
+            }
+        }
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::cleanup;
 use crate::error::Result;
 use crate::files;
 use crate::files::sha256_hex;
-use crate::lines::count_lines;
+use crate::lines::count_lines_before_and_all;
 use crate::store::{Action, AppendIntent, Before, WriteFacts};
 use crate::unescape;
 
@@ -132,8 +132,8 @@ impl Session {
         if content.is_empty() {
             warnings.push(warnings::NOTHING_APPENDED.into());
         }
-        let first_new_line =
-            count_lines(out.contents.get(..out.size_before as usize).unwrap_or_default()) + 1;
+        let (lines_before, lines) = count_lines_before_and_all(&out.contents, out.size_before as usize);
+        let first_new_line = lines_before + 1;
         warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, APPEND_STUB_KINDS), first_new_line));
         warnings.extend(cleaned.iter().map(|c| c.describe()));
         warnings.extend(content_warnings(content, &text, unescaped));
@@ -148,7 +148,7 @@ impl Session {
             size: out.size,
             appended: out.added,
             chars: text.chars().count(),
-            lines: count_lines(&out.contents),
+            lines,
             duplicate_skipped: out.duplicate_skipped,
             unescaped,
             after,
