@@ -220,11 +220,14 @@ fn check_with_parser(
     if depth > MAX_NESTING {
         return (Report::not_checked(Some(name), NotChecked::NestedTooDeeply), None);
     }
-    let Parsed { failure, resume, statements } = reference_parse(lang, path, text, from, depth);
-    let prior = match (before, statements, lang.spec().validator) {
-        (Some(mut starts), Some(part), Validator::JavaScript) if failure.is_none() => {
+    // Decided once per check: it reads the whole text of a `.js` file.
+    let dialect = (lang.spec().validator == Validator::JavaScript)
+        .then(|| parsers::javascript::Dialect::of(path, text));
+    let Parsed { failure, resume, statements } = reference_parse(lang, path, text, from, depth, dialect);
+    let prior = match (before, statements, dialect) {
+        (Some(mut starts), Some(part), Some(dialect)) if failure.is_none() => {
             starts.extend(part);
-            Prior::Statements { starts, dialect: parsers::javascript::Dialect::of(path, text) }
+            Prior::Statements { starts, dialect }
         }
         _ => Prior::Resume(resume),
     };
@@ -250,14 +253,23 @@ fn check_with_parser(
 /// The reference parser's verdict on `text[from..]`, with offsets in `text`. The parse
 /// runs on a thread with a large stack when the text nests deeply (`depth`, its
 /// [`nesting_depth`]): the parsers descend recursively, and [`MAX_NESTING`] levels of
-/// brackets must not overflow a tool call's stack.
-fn reference_parse(lang: Language, path: &str, text: &str, from: usize, depth: usize) -> Parsed {
+/// brackets must not overflow a tool call's stack. `dialect`: the whole text's, for
+/// JavaScript and TypeScript.
+fn reference_parse(
+    lang: Language,
+    path: &str,
+    text: &str,
+    from: usize,
+    depth: usize,
+    dialect: Option<parsers::javascript::Dialect>,
+) -> Parsed {
     let part = &text[from..];
     let judge = || match lang.spec().validator {
         Validator::Python => parsers::python::parse(part, path.to_ascii_lowercase().ends_with(".pyi")),
-        Validator::JavaScript => {
-            parsers::javascript::parse(part, parsers::javascript::Dialect::of(path, text))
-        }
+        Validator::JavaScript => parsers::javascript::parse(
+            part,
+            dialect.unwrap_or_else(|| parsers::javascript::Dialect::of(path, text)),
+        ),
         Validator::Rust => parsers::rust::parse(part),
         Validator::Json => parsers::json::parse(part),
         Validator::Toml => parsers::toml::parse(part),
