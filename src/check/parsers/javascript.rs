@@ -76,7 +76,14 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
     let once = parse_once(text, dialect);
     let limit = once.failure.as_ref().map_or(text.len(), |f| f.at);
     let starts = match (&once.failure, once.panicked) {
-        (Some(f), true) if f.at_end && may_show_statements(text) => statements_when_closed(text, dialect),
+        (Some(f), true) if f.at_end => {
+            let count = PlainCount::of(text);
+            if count.later_statement {
+                statements_when_closed(text, dialect, &count.closers)
+            } else {
+                Vec::new()
+            }
+        }
         _ => once.starts,
     };
     let resume = last_start_before(starts.iter().copied(), limit);
@@ -145,8 +152,8 @@ struct Once {
 const MAX_CLOSED: usize = 8;
 
 /// The top-level statement starts of `text`, an unfinished text oxc gave up on, found by
-/// parsing it with its open brackets closed: first with the closers a plain count of the
-/// brackets suggests (strings and comments are not told apart, so it may guess wrong), then
+/// parsing it with its open brackets closed: first with `guessed`, the closers a plain count
+/// of the brackets suggests ([`PlainCount`]), then
 /// adding the closer of each bracket oxc still names as open, up to [`MAX_CLOSED`] times.
 ///
 /// Why the starts are right whatever the closers: the parser reads left to right, so a
@@ -154,8 +161,8 @@ const MAX_CLOSED: usize = 8;
 /// continues it, and only starts before the first failure are used (the resume point is
 /// strictly before it). A closed text that still fails inside `text` proves nothing and
 /// gives no starts, as does one that cannot be closed (it ends inside a string).
-fn statements_when_closed(text: &str, dialect: Dialect) -> Vec<usize> {
-    let mut closed = format!("{text}\n{}", guessed_closers(text));
+fn statements_when_closed(text: &str, dialect: Dialect, guessed: &str) -> Vec<usize> {
+    let mut closed = format!("{text}\n{guessed}");
     for _ in 0..MAX_CLOSED {
         let once = parse_once(&closed, dialect);
         match once.failure {
@@ -174,48 +181,43 @@ fn statements_when_closed(text: &str, dialect: Dialect) -> Vec<usize> {
     Vec::new()
 }
 
-/// Whether closing the brackets of `text` could show a statement that starts after its first
-/// one. By a plain count of brackets (strings and comments not told apart), a `;` or line
-/// break at the top level must be followed by more text at the top level; otherwise the text
-/// is one statement left open (a whole file in one wrapper, or the function an append is
-/// still inside), the resume point cannot move, and the parses of the closed text would be
-/// wasted. A wrong count only costs or saves those parses; the statements, when they are
-/// taken, are exact.
-fn may_show_statements(text: &str) -> bool {
-    let mut depth = 0usize;
-    let mut after_break = false;
-    for b in text.bytes() {
-        if depth == 0 {
+/// What a plain count of the brackets of `text` says (strings, comments and regular
+/// expressions are not told apart, so it may be wrong; a wrong count only costs or saves the
+/// parses of [`statements_when_closed`], whose statements, when taken, are exact).
+struct PlainCount {
+    /// The closers of the brackets left open at the end, innermost first.
+    closers: String,
+    /// A `;` or line break at the top level is followed by more text at the top level, or no
+    /// bracket is left open. When false, the text is one statement left open (a whole file
+    /// in one wrapper, or the function an append is still inside): the resume point cannot
+    /// move, and closing the brackets would show nothing new.
+    later_statement: bool,
+}
+
+impl PlainCount {
+    fn of(text: &str) -> Self {
+        let mut open = Vec::new();
+        let (mut after_break, mut later_statement) = (false, false);
+        for b in text.bytes() {
+            if open.is_empty() {
+                match b {
+                    b';' | b'\n' => after_break = true,
+                    _ if b.is_ascii_whitespace() => {}
+                    _ if after_break => later_statement = true,
+                    _ => {}
+                }
+            }
             match b {
-                b';' | b'\n' => after_break = true,
-                _ if b.is_ascii_whitespace() => {}
-                _ if after_break => return true,
+                b'(' | b'[' | b'{' => open.push(b),
+                b')' | b']' | b'}' => {
+                    open.pop();
+                }
                 _ => {}
             }
         }
-        match b {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
+        let closers = open.iter().rev().filter_map(|&b| closer(b as char)).collect();
+        PlainCount { closers, later_statement: later_statement || open.is_empty() }
     }
-    depth == 0
-}
-
-/// The closers of the brackets a plain count leaves open at the end of `text`, innermost
-/// first; brackets in strings, comments and regular expressions are counted too.
-fn guessed_closers(text: &str) -> String {
-    let mut open = Vec::new();
-    for b in text.bytes() {
-        match b {
-            b'(' | b'[' | b'{' => open.push(b),
-            b')' | b']' | b'}' => {
-                open.pop();
-            }
-            _ => {}
-        }
-    }
-    open.iter().rev().filter_map(|&b| closer(b as char)).collect()
 }
 
 /// The bracket that closes `open`.
@@ -437,9 +439,10 @@ mod tests {
             assert_eq!(parsed.resume, text.find(open).unwrap(), "{text:?}");
         }
         // One statement left open: nothing to gain from closing it.
-        assert!(!may_show_statements("(function () {\n  var a = 1;\n  var b = 2;\n"));
-        assert!(!may_show_statements("function tail(a) {\n  let t = 0;\n  t += a;\n"));
-        assert!(may_show_statements("let a = 1;\nfunction tail(a) {\n  let t = 0;\n"));
+        assert!(!PlainCount::of("(function () {\n  var a = 1;\n  var b = 2;\n").later_statement);
+        assert!(!PlainCount::of("function tail(a) {\n  let t = 0;\n  t += a;\n").later_statement);
+        assert!(PlainCount::of("let a = 1;\nfunction tail(a) {\n  let t = 0;\n").later_statement);
+        assert_eq!(PlainCount::of("f(a, [1, {b: (2").closers, ")}])");
         // Nothing to close: a string left open. The check still stands; the resume point is
         // only not advanced.
         let text = "let a = 1;\nlet s = 'abc";
