@@ -58,17 +58,15 @@ enum Kind {
 }
 
 impl Subject {
-    /// A running server on a fresh root, and that root's path. filewright also gets a fresh
-    /// state directory; `state` reuses one (start-up is timed as a client's next session).
-    fn start(&self, root: &Path, state: Option<&Path>) -> (Server, std::time::Duration) {
+    /// A running server on `root`, and the time to its initialize reply. filewright keeps its
+    /// claims and journal in `state` (start-up reuses one, as a client's next session does).
+    fn start(&self, root: &Path, state: &Path) -> (Server, std::time::Duration) {
         let mut command = Command::new(&self.program[0]);
         command.args(&self.program[1..]);
         match self.kind {
             Kind::Filewright => {
                 command.arg("--root").arg(root);
-                if let Some(state) = state {
-                    command.arg("--state-dir").arg(state);
-                }
+                command.arg("--state-dir").arg(state);
                 command.env("FILEWRIGHT_LOG", "error");
             }
             Kind::RustMcpFilesystem => {
@@ -196,11 +194,11 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     // starts the server for each session on a project.
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
-    drop(subject.start(root.path(), Some(state.path())));
+    drop(subject.start(root.path(), state.path()));
     measured.startup = Some(Timings(
         (0..starts)
             .map(|_| {
-                let (server, took) = subject.start(root.path(), Some(state.path()));
+                let (server, took) = subject.start(root.path(), state.path());
                 drop(server);
                 took.as_secs_f64() * 1000.0
             })
@@ -209,7 +207,7 @@ fn measure(subject: &Subject, full: bool) -> Measured {
 
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
-    let (mut server, _) = subject.start(root.path(), Some(state.path()));
+    let (mut server, _) = subject.start(root.path(), state.path());
     let r = root.path();
 
     // Write 4 KB over 20 files (a few calls first so that every file exists).
@@ -277,7 +275,7 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     // and appends 40 KB, as an agent does; the peers, which cannot append, write the whole.
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
-    let (mut server, _) = subject.start(root.path(), Some(state.path()));
+    let (mut server, _) = subject.start(root.path(), state.path());
     let r = root.path();
     let files = if full { 200 } else { 4 };
     for f in 0..files {
@@ -353,6 +351,17 @@ fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>) {
         }
     }
     (ready, skipped)
+}
+
+/// A tenth of a run's calls (at least one): the thousand of 10,000 appends.
+fn tenth(run: &Timings) -> usize {
+    (run.0.len() / 10).max(1)
+}
+
+/// The first and the last tenth of a run's calls.
+fn first_and_last(run: &Timings) -> (Timings, Timings) {
+    let (n, k) = (run.0.len(), tenth(run));
+    (Timings(run.0[..k].to_vec()), Timings(run.0[n - k..].to_vec()))
 }
 
 fn cell(t: &Option<Timings>) -> String {
@@ -451,16 +460,16 @@ fn report(results: &[(String, Measured)], skipped: &[String], full: bool) {
     }
 
     if let Some((timings, seconds)) = &ours.many_appends {
-        let n = timings.0.len();
-        let k = (n / 10).max(1);
-        let first = Timings(timings.0[..k].to_vec());
-        let last = Timings(timings.0[n - k..].to_vec());
+        let (n, k) = (timings.0.len(), tenth(timings));
+        let (first, last) = first_and_last(timings);
         println!(
-            "\n{n} appends in a row (filewright): {:.0} appends/s; first {k}: {} ms, last {k}: {} ms (p50 / p95); \
-             last p50 / first p50 = {:.2}",
+            "\n{n} appends in a row (filewright): {:.0} appends/s; first {k}: {:.2} / {:.2} ms, last {k}: \
+             {:.2} / {:.2} ms (p50 / p95); last p50 / first p50 = {:.2}",
             n as f64 / seconds,
-            cell(&Some(Timings(first.0.clone()))),
-            cell(&Some(Timings(last.0.clone()))),
+            first.p50(),
+            first.p95(),
+            last.p50(),
+            last.p95(),
             last.p50() / first.p50()
         );
     }
@@ -507,9 +516,8 @@ fn report(results: &[(String, Measured)], skipped: &[String], full: bool) {
         p50(&ours.edit) <= 0.6,
     );
     if let Some((timings, _)) = &ours.many_appends {
-        let n = timings.0.len();
-        let k = (n / 10).max(1);
-        let ratio = Timings(timings.0[n - k..].to_vec()).p50() / Timings(timings.0[..k].to_vec()).p50();
+        let (first, last) = first_and_last(timings);
+        let ratio = last.p50() / first.p50();
         target(
             "10,000 appends: the last thousand as fast as the first (p50 within 10%)",
             format!("{ratio:.2}"),
