@@ -171,6 +171,18 @@ pub enum Error {
         /// When the owner claimed it.
         since: Timestamp,
     },
+    /// The caller's claim on the path was taken over: it lapsed and another agent was given
+    /// the path under a newer fencing token. Its view of the file may be stale.
+    Superseded {
+        /// Root-relative path.
+        path: String,
+        /// The token the caller held.
+        token: u64,
+        /// The agent given the path since.
+        by: String,
+        /// The token it was given.
+        by_token: u64,
+    },
     /// An edit of `edit_file` failed; no edit was applied.
     Edit {
         /// Root-relative path.
@@ -242,6 +254,13 @@ pub enum Error {
         /// Another process held the database for longer than the busy timeout.
         busy: bool,
         /// SQLite's message.
+        detail: String,
+    },
+    /// The shared store (PostgreSQL) cannot be reached: nothing was written.
+    StoreDown {
+        /// Which server, database and root.
+        store: String,
+        /// The client's message.
         detail: String,
     },
     /// The state directory cannot be written: nothing was changed, and retrying will not help.
@@ -340,6 +359,12 @@ impl fmt::Display for Error {
                 f,
                 "CONFLICT: {path} is owned by agent {owner:?} since {since}; write a different file or ask that \
                  agent to release it (release_files). Nothing was written."
+            ),
+            Error::Superseded { path, token, by, by_token } => write!(
+                f,
+                "SUPERSEDED: your claim on {path} (fencing token {token}) lapsed, and agent {by:?} was given \
+                 the path since (token {by_token}); it may have changed the file. Nothing was written. Read \
+                 {path} again, then claim_files it to take it back before writing."
             ),
             Error::Edit { path, index, total, failure } => {
                 let which =
@@ -474,7 +499,13 @@ impl fmt::Display for Error {
             Error::Store { busy: false, detail } => write!(
                 f,
                 "the shared claims database failed ({detail}). Retry; if it keeps failing, the server's \
-                 operator should check its --state-dir."
+                 operator should check its --state-dir or --store."
+            ),
+            Error::StoreDown { store, detail } => write!(
+                f,
+                "the shared store ({store}) cannot be reached ({detail}); nothing was written. Files can \
+                 still be read. Retry this call once the database is back; if it stays down, the server's \
+                 operator should check --store."
             ),
             Error::StateDir { reason } => write!(
                 f,

@@ -40,6 +40,22 @@ struct Cli {
     /// directory, keyed by the root, so every process on the same root shares it.
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
+    /// Where claims, the journal and undo versions are kept: `sqlite` (the default, a
+    /// database in --state-dir for the processes of one machine) or postgres://USER@HOST/DB, a
+    /// PostgreSQL shared by processes on several hosts over one workspace.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "FILEWRIGHT_STORE",
+        default_value = "sqlite",
+        hide_env_values = true
+    )]
+    store: filewright::store::StoreUrl,
+    /// The root's name in a shared --store: every host serving this workspace must give the
+    /// same one. Default: the root's canonical path, which is enough when every host mounts
+    /// the workspace at the same path.
+    #[arg(long, value_name = "NAME", env = "FILEWRIGHT_ROOT_ID")]
+    root_id: Option<String>,
     /// Which tools to list: full (all), coding (write/append/edit/move/delete/undo/read/outline/
     /// find/list/check) or readonly (read/outline/find/list/check).
     #[arg(long, value_name = "PROFILE", default_value = "full")]
@@ -124,6 +140,8 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         max_file_bytes: cli.max_file_bytes,
         state_dir: cli.state_dir,
         claim_ttl: cli.claim_ttl.map(Duration::from_secs),
+        store: cli.store,
+        root_id: cli.root_id,
         after_write: cli.after_write,
         hook_timeout: Duration::from_secs(cli.hook_timeout),
         history_bytes: cli.history_bytes,

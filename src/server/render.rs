@@ -304,7 +304,10 @@ impl Rendered for ClaimsOutcome {
         } else {
             text.push_str(&format!("{} claim(s) on this root:", self.claims.len()));
             for c in &self.claims {
-                text.push_str(&format!("\n  {}  agent {:?} since {}", c.path, c.agent, c.since));
+                text.push_str(&format!(
+                    "\n  {}  agent {:?} since {}, fencing token {}",
+                    c.path, c.agent, c.since, c.token
+                ));
                 if let Some(expires) = &c.expires {
                     text.push_str(&format!(" (expires {expires})"));
                 }

@@ -55,7 +55,7 @@ use crate::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES};
 use crate::error::{Error, Result};
 use crate::files::Digests;
 use crate::hooks::Hook;
-use crate::store::Store;
+use crate::store::{Store, StoreUrl};
 use crate::timestamp::Timestamp;
 use crate::workspace::{FileInfo, RootPath, Workspace};
 
@@ -71,6 +71,10 @@ pub struct Settings {
     pub state_dir: Option<PathBuf>,
     /// `--claim-ttl`.
     pub claim_ttl: Option<Duration>,
+    /// `--store`: SQLite in the state directory, or a shared PostgreSQL.
+    pub store: StoreUrl,
+    /// `--root-id`; None for the canonical root path.
+    pub root_id: Option<String>,
     /// `--after-write`.
     pub after_write: Option<String>,
     /// `--hook-timeout`.
@@ -147,14 +151,17 @@ impl Session {
             None => crate::store::default_state_dir(ws.host_root())
                 .context("no state directory is known for this platform: pass --state-dir")?,
         };
-        let store = Store::open(&state_dir, settings.claim_ttl)?
+        // The key of this root's rows in a shared store: hosts that mount the workspace at
+        // different paths must agree on it with --root-id.
+        let root_id = settings.root_id.clone().unwrap_or_else(|| ws.host_root().display().to_string());
+        let store = Store::open_at(&settings.store, &root_id, &state_dir, settings.claim_ttl)?
             .with_history_budget(settings.history_bytes)
             .durable(settings.durable)?;
         ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
         tracing::info!(
             root = %ws.host_root().display(),
             agent = %settings.agent,
-            state = %store.path().display(),
+            state = %store.describe(),
             "serving this root"
         );
         // Temporary files left by a kill of some earlier process: removed in the background,

@@ -1,13 +1,12 @@
-//! Claims: which agent owns which file. Read and written only inside the store's
-//! transactions.
+//! Claims: which agent owns which file, and the fencing tokens that tell a writer its claim
+//! was taken over. The rules, over any backend's statements ([`Tx`]).
 
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, params};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::db_error;
+use super::tx::Tx;
 use crate::error::{Error, Result};
 use crate::timestamp::Timestamp;
 
@@ -24,6 +23,10 @@ pub struct Claim {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Timestamp")]
     pub expires: Option<Timestamp>,
+    /// The fencing token: taken from the root's sequence when the claim was taken, so a
+    /// later claim of the path always has a greater one. A writer whose token was superseded
+    /// (the claim expired and another agent took the path) is refused.
+    pub token: u64,
     /// The owner's last write: the time to live counts from here.
     #[serde(skip)]
     pub(super) touched: Timestamp,
@@ -62,62 +65,63 @@ pub(super) fn expired(claim: &Claim, now: Timestamp, ttl: Option<Duration>) -> b
     ttl.is_some_and(|ttl| claim.touched.after(ttl) <= now)
 }
 
-pub(super) fn get(conn: &Connection, path: &str) -> rusqlite::Result<Option<Claim>> {
-    conn.prepare_cached("SELECT path, agent, since, touched FROM claims WHERE path = ?1")?
-        .query_row([path], row_to_claim)
-        .optional()
-}
-
-fn row_to_claim(row: &rusqlite::Row<'_>) -> rusqlite::Result<Claim> {
-    Ok(Claim {
-        path: row.get(0)?,
-        agent: row.get(1)?,
-        since: Timestamp::from_millis(row.get(2)?),
-        expires: None,
-        touched: Timestamp::from_millis(row.get(3)?),
-    })
-}
-
-/// Takes or refreshes `agent`'s claim on `path`; a live claim of another agent is a
-/// CONFLICT error. Runs inside the caller's transaction.
+/// Takes or refreshes `agent`'s claim on `path` and returns its token. A live claim of
+/// another agent is a CONFLICT. `held` is the token this process last held for `agent` on
+/// `path`: when another agent has been given the path under a newer token since (its claim
+/// may have lapsed or been released by now), the write is refused as superseded.
 pub(super) fn take(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     path: &str,
     agent: &str,
     now: Timestamp,
     ttl: Option<Duration>,
-) -> Result<()> {
-    match get(conn, path).map_err(db_error)? {
-        Some(claim) if claim.agent != agent && !expired(&claim, now, ttl) => {
-            Err(Error::Conflict { path: path.to_string(), owner: claim.agent, since: claim.since })
+    held: Option<u64>,
+) -> Result<u64> {
+    let claim = tx.claim(path)?;
+    if let Some(claim) = &claim
+        && claim.agent != agent
+        && !expired(claim, now, ttl)
+    {
+        return Err(Error::Conflict {
+            path: path.to_string(),
+            owner: claim.agent.clone(),
+            since: claim.since,
+        });
+    }
+    if let Some(token) = held
+        && let Some(fence) = tx.fence(path)?
+        && fence.token != token
+        && fence.agent != agent
+    {
+        return Err(Error::Superseded {
+            path: path.to_string(),
+            token,
+            by: fence.agent,
+            by_token: fence.token,
+        });
+    }
+    match claim {
+        Some(claim) if claim.agent == agent && claim.token != 0 => {
+            tx.touch_claim(path, now)?;
+            Ok(claim.token)
         }
-        Some(claim) if claim.agent == agent => {
-            conn.prepare_cached("UPDATE claims SET touched = ?2 WHERE path = ?1")
-                .and_then(|mut s| s.execute(params![path, now.as_millis()]))
-                .map_err(db_error)?;
-            Ok(())
-        }
-        _ => {
-            conn.prepare_cached(
-                "INSERT OR REPLACE INTO claims (path, agent, since, touched) VALUES (?1, ?2, ?3, ?3)",
-            )
-            .and_then(|mut s| s.execute(params![path, agent, now.as_millis()]))
-            .map_err(db_error)?;
-            Ok(())
-        }
+        // A claim made before fencing tokens existed gets one now.
+        _ => tx.new_claim(path, agent, now),
     }
 }
 
+/// Claims every path for `agent` (an explicit claim: any superseded token is forgotten), or
+/// none when another agent holds a live claim on any of them. Returns the tokens taken.
 pub(super) fn take_all(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     paths: &[String],
     agent: &str,
     now: Timestamp,
     ttl: Option<Duration>,
-) -> Result<ClaimOutcome> {
+) -> Result<(ClaimOutcome, Vec<(String, u64)>)> {
     let mut conflicts = Vec::new();
     for path in paths {
-        if let Some(claim) = get(conn, path).map_err(db_error)?
+        if let Some(claim) = tx.claim(path)?
             && claim.agent != agent
             && !expired(&claim, now, ttl)
         {
@@ -125,35 +129,29 @@ pub(super) fn take_all(
         }
     }
     if !conflicts.is_empty() {
-        return Ok(ClaimOutcome { claimed: Vec::new(), conflicts });
-    }
-    for path in paths {
-        take(conn, path, agent, now, ttl)?;
+        return Ok((ClaimOutcome { claimed: Vec::new(), conflicts }, Vec::new()));
     }
     let mut claimed = paths.to_vec();
     claimed.sort();
     claimed.dedup();
-    Ok(ClaimOutcome { claimed, conflicts })
+    let mut tokens = Vec::with_capacity(claimed.len());
+    for path in &claimed {
+        tokens.push((path.clone(), take(tx, path, agent, now, ttl, None)?));
+    }
+    Ok((ClaimOutcome { claimed, conflicts }, tokens))
 }
 
-pub(super) fn release(conn: &Connection, paths: Option<&[String]>, agent: &str) -> Result<ReleaseOutcome> {
+pub(super) fn release(tx: &mut dyn Tx, paths: Option<&[String]>, agent: &str) -> Result<ReleaseOutcome> {
     let targets: Vec<String> = match paths {
         Some(list) => list.to_vec(),
-        None => {
-            let mut stmt =
-                conn.prepare("SELECT path FROM claims WHERE agent = ?1 ORDER BY path").map_err(db_error)?;
-            stmt.query_map([agent], |r| r.get(0))
-                .map_err(db_error)?
-                .collect::<rusqlite::Result<_>>()
-                .map_err(db_error)?
-        }
+        None => tx.claimed_by(agent)?,
     };
     let mut released = Vec::new();
     let mut not_released = Vec::new();
     for path in targets {
-        match get(conn, &path).map_err(db_error)? {
+        match tx.claim(&path)? {
             Some(claim) if claim.agent == agent => {
-                conn.execute("DELETE FROM claims WHERE path = ?1", [&path]).map_err(db_error)?;
+                tx.drop_claim(&path)?;
                 released.push(path);
             }
             Some(claim) => not_released.push(NotReleased { path, owner: Some(claim.agent) }),
@@ -163,19 +161,10 @@ pub(super) fn release(conn: &Connection, paths: Option<&[String]>, agent: &str) 
     Ok(ReleaseOutcome { released, not_released })
 }
 
-pub(super) fn list(conn: &Connection, now: Timestamp, ttl: Option<Duration>) -> Result<Vec<Claim>> {
-    let mut stmt = conn
-        .prepare("SELECT path, agent, since, touched FROM claims ORDER BY since, path")
-        .map_err(db_error)?;
-    let rows = stmt.query_map([], row_to_claim).map_err(db_error)?;
-    let mut out = Vec::new();
-    for claim in rows {
-        let claim = claim.map_err(db_error)?;
-        if !expired(&claim, now, ttl) {
-            out.push(with_expiry(claim, ttl));
-        }
-    }
-    Ok(out)
+/// Every live claim, oldest first.
+pub(super) fn list(tx: &mut dyn Tx, ttl: Option<Duration>) -> Result<Vec<Claim>> {
+    let now = tx.now()?;
+    Ok(tx.all_claims()?.into_iter().filter(|c| !expired(c, now, ttl)).map(|c| with_expiry(c, ttl)).collect())
 }
 
 fn with_expiry(mut claim: Claim, ttl: Option<Duration>) -> Claim {

@@ -52,6 +52,11 @@ impl Intents {
         Intents { dir: state_dir.join("intents") }
     }
 
+    /// The directory the intents are kept in.
+    pub(super) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn file(&self, path: &str) -> PathBuf {
         let key = crate::files::sha256_hex(path.as_bytes());
         self.dir.join(format!("{}.intent", &key[..32]))

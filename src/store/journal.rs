@@ -1,11 +1,11 @@
 //! The journal: one row per successful write, append or edit, so that an agent or a person
 //! can see which artifacts exist, who wrote them, and verify them (sha256).
 
-use rusqlite::{Connection, OptionalExtension, params};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{Before, UndoStep, WriteFacts, db_error};
+use super::tx::{NewRow, NewVersion, Tx};
+use super::{Before, WriteFacts};
 use crate::error::Result;
 use crate::timestamp::Timestamp;
 
@@ -30,6 +30,25 @@ pub enum Action {
 }
 
 impl Action {
+    /// Every action, in the order of the enum.
+    pub const ALL: [Action; 7] = [
+        Action::Write,
+        Action::Append,
+        Action::Edit,
+        Action::Undo,
+        Action::Hook,
+        Action::Move,
+        Action::Delete,
+    ];
+
+    /// The action stored under `name`.
+    pub fn from_name(name: &str) -> std::result::Result<Action, String> {
+        Action::ALL
+            .into_iter()
+            .find(|a| a.as_str() == name)
+            .ok_or_else(|| format!("unknown journal action {name:?}"))
+    }
+
     /// The name stored in the journal's `action` column, as on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -47,23 +66,6 @@ impl Action {
 impl std::fmt::Display for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-impl rusqlite::types::FromSql for Action {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        match value.as_str()? {
-            "write" => Ok(Action::Write),
-            "append" => Ok(Action::Append),
-            "edit" => Ok(Action::Edit),
-            "undo" => Ok(Action::Undo),
-            "hook" => Ok(Action::Hook),
-            "move" => Ok(Action::Move),
-            "delete" => Ok(Action::Delete),
-            other => {
-                Err(rusqlite::types::FromSqlError::Other(format!("unknown journal action {other:?}").into()))
-            }
-        }
     }
 }
 
@@ -111,7 +113,7 @@ pub struct Artifact {
 }
 
 pub(super) fn record(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     now: Timestamp,
     agent: &str,
     action: Action,
@@ -119,149 +121,49 @@ pub(super) fn record(
     f: &WriteFacts,
     history_bytes: u64,
 ) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO journal (time, agent, action, path, size, added, sha256) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )
-    .and_then(|mut s| {
-        s.execute(params![now.as_millis(), agent, action.as_str(), path, f.size as i64, f.added as i64, f.sha256])
-    })
-    .map_err(db_error)?;
+    let row = NewRow { time: now, agent, action, path, size: f.size, added: f.added, sha256: &f.sha256 };
+    let journal_id = tx.add_row(row)?;
     let Some(before) = &f.before else { return Ok(()) };
-    let id = conn.last_insert_rowid();
     let (kind, size, content): (&str, u64, Option<&[u8]>) = match before {
         Before::Absent => ("absent", 0, None),
         Before::Content(bytes) => ("content", bytes.len() as u64, Some(bytes)),
         Before::Prefix(size) => ("prefix", *size, None),
     };
-    conn.prepare_cached("INSERT INTO versions (journal_id, kind, size, content) VALUES (?1, ?2, ?3, ?4)")
-        .and_then(|mut s| s.execute(params![id, kind, size as i64, content]))
-        .map_err(db_error)?;
-    if content.is_some() { keep_within(conn, history_bytes) } else { Ok(()) }
+    tx.add_version(NewVersion { journal_id, kind, size, content })?;
+    if content.is_some() { keep_within(tx, history_bytes) } else { Ok(()) }
 }
 
-/// Drops the oldest kept contents until the rest fit in `budget` bytes. The total comes from
-/// the `kept` row the schema's triggers keep current, and the oldest from the `versions_kept`
-/// index: no write scans the versions.
-fn keep_within(conn: &Connection, budget: u64) -> Result<()> {
-    let total: i64 = conn
-        .prepare_cached("SELECT bytes FROM kept WHERE id = 1")
-        .and_then(|mut s| s.query_row([], |r| r.get(0)))
-        .map_err(db_error)?;
-    let mut over = total - budget.min(i64::MAX as u64) as i64;
+/// Drops the oldest kept contents until the rest fit in `budget` bytes. The backend keeps
+/// the total current as versions come and go, and finds the oldest by an index: no write
+/// scans the versions.
+fn keep_within(tx: &mut dyn Tx, budget: u64) -> Result<()> {
+    let mut over = tx.kept_bytes()? - budget.min(i64::MAX as u64) as i64;
     while over > 0 {
-        let oldest: Option<(i64, i64)> = conn
-            .prepare_cached(
-                "SELECT journal_id, LENGTH(content) FROM versions WHERE content IS NOT NULL ORDER BY journal_id LIMIT 1",
-            )
-            .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional())
-            .map_err(db_error)?;
-        let Some((id, len)) = oldest else { break };
-        conn.prepare_cached("UPDATE versions SET content = NULL WHERE journal_id = ?1")
-            .and_then(|mut s| s.execute([id]))
-            .map_err(db_error)?;
+        let Some((journal_id, len)) = tx.oldest_kept()? else { break };
+        tx.drop_kept(journal_id, len)?;
         over -= len;
     }
     Ok(())
 }
 
-/// The last `steps` changes of `path`, newest first (fewer when the journal has fewer).
-pub(super) fn undo_steps(conn: &Connection, path: &str, steps: usize) -> Result<Vec<UndoStep>> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT j.action, j.agent, j.time, j.sha256, v.kind, v.size, v.content
-             FROM journal j LEFT JOIN versions v ON v.journal_id = j.id
-             WHERE j.path = ?1 ORDER BY j.id DESC LIMIT ?2",
-        )
-        .map_err(db_error)?;
-    let rows = stmt
-        .query_map(params![path, steps as i64], |r| {
-            let kind: Option<String> = r.get(4)?;
-            let size: Option<i64> = r.get(5)?;
-            let content: Option<Vec<u8>> = r.get(6)?;
-            let before = match (kind.as_deref(), content) {
-                (Some("absent"), _) => Some(Before::Absent),
-                (Some("content"), Some(bytes)) => Some(Before::Content(bytes)),
-                (Some("prefix"), _) => size.map(|s| Before::Prefix(s.max(0) as u64)),
-                _ => None,
-            };
-            Ok(UndoStep {
-                action: r.get(0)?,
-                agent: r.get(1)?,
-                time: Timestamp::from_millis(r.get(2)?),
-                sha256_after: r.get(3)?,
-                before,
-            })
-        })
-        .map_err(db_error)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
-}
-
+/// The latest state of each file (filtered), with every recorded change when `history`.
 pub(super) fn artifacts(
-    conn: &Connection,
+    tx: &mut dyn Tx,
     agent: Option<&str>,
     path: Option<&str>,
     history: bool,
 ) -> Result<Vec<Artifact>> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT j.path, j.agent, j.action, j.time, j.size, j.sha256,
-                    (SELECT COUNT(*) FROM journal c WHERE c.path = j.path)
-             FROM journal j
-             WHERE j.id = (SELECT MAX(id) FROM journal m WHERE m.path = j.path)
-               AND (?1 IS NULL OR EXISTS (SELECT 1 FROM journal a WHERE a.path = j.path AND a.agent = ?1))
-               AND (?2 IS NULL OR j.path = ?2)
-             ORDER BY j.path",
-        )
-        .map_err(db_error)?;
-    let rows = stmt
-        .query_map(params![agent, path], |r| {
-            Ok(Artifact {
-                path: r.get(0)?,
-                agent: r.get(1)?,
-                action: r.get(2)?,
-                time: Timestamp::from_millis(r.get(3)?),
-                size: r.get::<_, i64>(4)? as u64,
-                sha256: r.get(5)?,
-                writes: r.get::<_, i64>(6)? as u64,
-                history: Vec::new(),
-            })
-        })
-        .map_err(db_error)?;
-    let mut out = Vec::new();
-    for artifact in rows {
-        let mut artifact = artifact.map_err(db_error)?;
-        if history {
-            artifact.history = entries(conn, &artifact.path)?;
+    let mut out = tx.latest(agent, path)?;
+    if history {
+        for artifact in &mut out {
+            artifact.history = entries(tx, &artifact.path)?;
         }
-        out.push(artifact);
     }
     Ok(out)
 }
 
-fn entries(conn: &Connection, path: &str) -> Result<Vec<JournalEntry>> {
-    let mut stmt = conn
-        .prepare(
-            "SELECT j.time, j.agent, j.action, j.size, j.added, j.sha256,
-                    v.kind IS NOT NULL AND (v.kind <> 'content' OR v.content IS NOT NULL)
-             FROM journal j LEFT JOIN versions v ON v.journal_id = j.id
-             WHERE j.path = ?1 ORDER BY j.id",
-        )
-        .map_err(db_error)?;
-    let rows = stmt
-        .query_map([path], |r| {
-            let entry = JournalEntry {
-                time: Timestamp::from_millis(r.get(0)?),
-                agent: r.get(1)?,
-                action: r.get(2)?,
-                size: r.get::<_, i64>(3)? as u64,
-                added: r.get::<_, i64>(4)? as u64,
-                sha256: r.get(5)?,
-                restore_with_steps: None,
-            };
-            Ok((entry, r.get::<_, bool>(6)?))
-        })
-        .map_err(db_error)?;
-    let rows = rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)?;
+fn entries(tx: &mut dyn Tx, path: &str) -> Result<Vec<JournalEntry>> {
+    let rows = tx.history(path)?;
     // Entry k is restored by undoing every later change, each of which needs its kept version.
     let mut out: Vec<JournalEntry> = Vec::with_capacity(rows.len());
     let mut reachable = true;
@@ -274,11 +176,21 @@ fn entries(conn: &Connection, path: &str) -> Result<Vec<JournalEntry>> {
     Ok(out)
 }
 
-pub(super) fn paths(conn: &Connection, since: Timestamp) -> Result<Vec<String>> {
-    let mut stmt =
-        conn.prepare("SELECT DISTINCT path FROM journal WHERE time >= ?1 ORDER BY path").map_err(db_error)?;
-    let rows = stmt.query_map([since.as_millis()], |r| r.get(0)).map_err(db_error)?;
-    rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+impl Before {
+    /// The version stored as `kind`, `size` and `content`; None when none was stored or the
+    /// budget dropped its content.
+    pub(super) fn from_row(
+        kind: Option<&str>,
+        size: Option<i64>,
+        content: Option<Vec<u8>>,
+    ) -> Option<Before> {
+        match (kind, content) {
+            (Some("absent"), _) => Some(Before::Absent),
+            (Some("content"), Some(bytes)) => Some(Before::Content(bytes)),
+            (Some("prefix"), _) => size.map(|s| Before::Prefix(s.max(0) as u64)),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -287,18 +199,10 @@ mod tests {
 
     #[test]
     fn actions_are_stored_and_shown_by_their_wire_names() {
-        for action in [
-            Action::Write,
-            Action::Append,
-            Action::Edit,
-            Action::Undo,
-            Action::Hook,
-            Action::Move,
-            Action::Delete,
-        ] {
+        for action in Action::ALL {
             assert_eq!(serde_json::to_value(action).ok(), Some(serde_json::json!(action.as_str())));
-            let stored = rusqlite::types::ValueRef::Text(action.as_str().as_bytes());
-            assert_eq!(<Action as rusqlite::types::FromSql>::column_result(stored).ok(), Some(action));
+            assert_eq!(Action::from_name(action.as_str()), Ok(action));
         }
+        assert!(Action::from_name("rename").is_err());
     }
 }

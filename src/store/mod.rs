@@ -1,82 +1,71 @@
-//! The state shared by every filewright process on one root: who owns which file (claims)
-//! and what was written (the journal), in one SQLite database.
+//! The state shared by every filewright process on one root: who owns which file (claims,
+//! with their fencing tokens), what was written (the journal) and what each change replaced
+//! (the versions `undo` restores).
 //!
 //! Each MCP client spawns its own server process, so a lock inside one process coordinates
-//! nothing; SQLite in WAL mode, opened by every process on the same root, does. A write
-//! happens inside an IMMEDIATE transaction that first checks and takes the claim, then runs
-//! the file operation, then records it in the journal: the database's write lock is held
-//! throughout, so two processes can never both win a claim, and writes to one root are
-//! serialised (no interleaved appends).
+//! nothing; a database every process opens does. A write happens inside one transaction that
+//! first checks and takes the claim, then runs the file operation, then records it in the
+//! journal, and that transaction serialises the writers of the path: two processes can never
+//! both win a claim, and appends never interleave.
+//!
+//! Two backends hold it, behind the statements of [`tx::Tx`]:
+//! - [`sqlite`], the default: one database in the state directory, for the processes of one
+//!   machine;
+//! - [`postgres`], chosen with `--store postgres://...`: for processes on several hosts that
+//!   share one workspace, keyed by a root identity every host agrees on.
+//!
+//! The rules (claims, fencing, the history budget, undo's reach) are written once over those
+//! statements, in `claims.rs` and `journal.rs`; nothing outside this module knows which
+//! backend is in use.
 
 mod claims;
 mod intents;
 mod journal;
+mod postgres;
+mod sqlite;
+mod tx;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rusqlite::{Connection, TransactionBehavior};
-
 pub use claims::{Claim, ClaimOutcome, NotReleased, ReleaseOutcome};
 pub use intents::AppendIntent;
 pub use journal::{Action, Artifact, JournalEntry};
+pub use sqlite::DB_FILE;
 
 use crate::error::{Error, Result};
 use crate::timestamp::Timestamp;
+use tx::{Lock, Tx};
 
 /// How long a call waits for another process's transaction before giving up with an error
 /// (never a hang).
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The database file's name inside the state directory.
-pub const DB_FILE: &str = "state.db";
+/// Where claims, the journal and versions are kept: `--store`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreUrl {
+    /// SQLite in the state directory (the default; `--store sqlite`).
+    Sqlite,
+    /// A PostgreSQL database shared by several hosts (`--store postgres://...`).
+    Postgres(String),
+}
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS claims (
-    path    TEXT PRIMARY KEY,
-    agent   TEXT NOT NULL,
-    since   INTEGER NOT NULL,  -- unix ms: first claimed
-    touched INTEGER NOT NULL   -- unix ms: last write by the owner (TTL counts from here)
-);
-CREATE TABLE IF NOT EXISTS journal (
-    id     INTEGER PRIMARY KEY AUTOINCREMENT,
-    time   INTEGER NOT NULL,   -- unix ms
-    agent  TEXT NOT NULL,
-    action TEXT NOT NULL,      -- write | append | edit
-    path   TEXT NOT NULL,
-    size   INTEGER NOT NULL,   -- bytes after
-    added  INTEGER NOT NULL,   -- bytes added by this action
-    sha256 TEXT NOT NULL       -- of the whole file after
-);
-CREATE INDEX IF NOT EXISTS journal_by_path ON journal (path, id);
-CREATE TABLE IF NOT EXISTS versions (
-    journal_id INTEGER PRIMARY KEY,  -- the change this version undoes
-    kind       TEXT NOT NULL,        -- absent | content | prefix: what the file was before it
-    size       INTEGER NOT NULL,     -- bytes before
-    content    BLOB                  -- the bytes before (content); NULL once the budget dropped them
-);
--- The versions whose content is still kept, oldest first: what the budget drops next.
-CREATE INDEX IF NOT EXISTS versions_kept ON versions (journal_id) WHERE content IS NOT NULL;
--- The bytes of content kept, as SUM(LENGTH(content)) over versions would say, kept current by
--- the triggers below so that a write does not scan every version to learn it.
-CREATE TABLE IF NOT EXISTS kept (
-    id    INTEGER PRIMARY KEY CHECK (id = 1),
-    bytes INTEGER NOT NULL
-);
-CREATE TRIGGER IF NOT EXISTS kept_after_insert AFTER INSERT ON versions BEGIN
-    UPDATE kept SET bytes = bytes + COALESCE(LENGTH(NEW.content), 0);
-END;
-CREATE TRIGGER IF NOT EXISTS kept_after_update AFTER UPDATE OF content ON versions BEGIN
-    UPDATE kept SET bytes = bytes - COALESCE(LENGTH(OLD.content), 0) + COALESCE(LENGTH(NEW.content), 0);
-END;
-CREATE TRIGGER IF NOT EXISTS kept_after_delete AFTER DELETE ON versions BEGIN
-    UPDATE kept SET bytes = bytes - COALESCE(LENGTH(OLD.content), 0);
-END;
--- A database made before the running total: count once, in the transaction that adds it.
-INSERT OR IGNORE INTO kept (id, bytes)
-    SELECT 1, COALESCE(SUM(LENGTH(content)), 0) FROM versions WHERE NOT EXISTS (SELECT 1 FROM kept);
-";
+impl std::str::FromStr for StoreUrl {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<StoreUrl, String> {
+        if s == "sqlite" {
+            Ok(StoreUrl::Sqlite)
+        } else if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            Ok(StoreUrl::Postgres(s.to_string()))
+        } else {
+            Err("expected `sqlite` (the default) or a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE"
+                .into())
+        }
+    }
+}
 
 /// The most changes one `undo` takes back.
 pub const MAX_UNDO_STEPS: usize = 100;
@@ -129,34 +118,79 @@ pub struct UndoStep {
 /// The shared store of one root.
 #[derive(Debug)]
 pub struct Store {
-    /// A `std` mutex: calls run on blocking threads and never await while holding it.
-    conn: Mutex<Connection>,
-    path: PathBuf,
-    /// Appends in flight, recorded before their bytes are written.
+    backend: Backend,
+    /// Appends in flight, recorded before their bytes are written (always in the local state
+    /// directory: only this host's processes can be killed mid-append on this host).
     intents: intents::Intents,
     claim_ttl: Option<Duration>,
     /// Bytes of old versions kept; the oldest are dropped first.
     history_bytes: u64,
+    /// The fencing token this process last held for each agent and path: a write under a
+    /// token another agent's claim has superseded since is refused.
+    held: Mutex<HashMap<(String, String), u64>>,
+}
+
+#[derive(Debug)]
+enum Backend {
+    Sqlite(sqlite::Sqlite),
+    /// Boxed: its configuration is large, and there is one store per process.
+    Postgres(Box<postgres::Postgres>),
+}
+
+impl Backend {
+    fn write<T>(
+        &self,
+        lock: Lock<'_>,
+        f: impl FnOnce(&mut dyn Tx) -> Result<(T, Result<()>)>,
+    ) -> Result<(T, Option<Error>)> {
+        match self {
+            Backend::Sqlite(db) => db.write(lock, f),
+            Backend::Postgres(db) => db.write(lock, f),
+        }
+    }
+
+    /// [`Backend::write`] for a change that lives only in the database: a failed commit is
+    /// the call's error.
+    fn change<T>(&self, lock: Lock<'_>, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        match self.write(lock, |tx| Ok((f(tx)?, Ok(()))))? {
+            (value, None) => Ok(value),
+            (_, Some(e)) => Err(e),
+        }
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        match self {
+            Backend::Sqlite(db) => db.read(f),
+            Backend::Postgres(db) => db.read(f),
+        }
+    }
 }
 
 impl Store {
-    /// Opens (creating if needed) the database in `state_dir`.
+    /// Opens (creating if needed) the SQLite store in `state_dir`.
+    pub fn open(state_dir: &Path, claim_ttl: Option<Duration>) -> anyhow::Result<Self> {
+        Store::open_at(&StoreUrl::Sqlite, "", state_dir, claim_ttl)
+    }
+
+    /// Opens the store `url` names for the root `root_id` (the key of its rows in a shared
+    /// PostgreSQL; unused by SQLite, whose database is the root's own). `state_dir` holds the
+    /// SQLite database and, for both, the intents of appends in flight.
+    ///
+    /// A PostgreSQL that cannot be reached does not stop the server: reads need no store, and
+    /// each write says the store is down, with nothing written, until it is back.
     ///
     /// # Ambient authority
-    /// Opens a host path outside the sandbox; the workspace is told to keep this directory
-    /// out of every tool's reach.
-    pub fn open(state_dir: &Path, claim_ttl: Option<Duration>) -> anyhow::Result<Self> {
+    /// Opens a host path outside the sandbox (the state directory); the workspace is told to
+    /// keep it out of every tool's reach.
+    pub fn open_at(
+        url: &StoreUrl,
+        root_id: &str,
+        state_dir: &Path,
+        claim_ttl: Option<Duration>,
+    ) -> anyhow::Result<Self> {
         use anyhow::Context;
         std::fs::create_dir_all(state_dir)
             .with_context(|| format!("cannot create the state directory {}", state_dir.display()))?;
-        let path = state_dir.join(DB_FILE);
-        let hint = || {
-            format!(
-                "cannot use the state database {}: if it is corrupt, move it away (claims and the journal \
-                 start afresh) or pass another --state-dir",
-                path.display()
-            )
-        };
         // A state directory that cannot be written would let the server start and then fail
         // every write: refuse it now, with what to do.
         let probe = state_dir.join(format!(".write-probe-{}", std::process::id()));
@@ -167,32 +201,24 @@ impl Store {
                 state_dir.display()
             )
         })?;
-        let conn = Connection::open(&path).with_context(hint)?;
-        conn.busy_timeout(BUSY_TIMEOUT).with_context(hint)?;
-        conn.pragma_update(None, "journal_mode", "WAL").with_context(hint)?;
-        conn.pragma_update(None, "synchronous", "NORMAL").with_context(hint)?;
-        // In one write transaction: a database file that is read-only (while its directory is
-        // not) fails here, not at the first write, and two processes opening a database made
-        // by an older filewright add the running total once.
-        conn.execute_batch(&format!("BEGIN IMMEDIATE; {SCHEMA} COMMIT;")).with_context(hint)?;
-        // No `PRAGMA quick_check` here: it reads every page, and with a full history budget
-        // (64 MB) it took 21 ms of every start. A file that is not a database fails above; a
-        // damaged page fails the call that reads it, as an error naming the database.
+        let backend = match url {
+            StoreUrl::Sqlite => Backend::Sqlite(sqlite::Sqlite::open(state_dir)?),
+            StoreUrl::Postgres(url) => Backend::Postgres(Box::new(postgres::Postgres::open(url, root_id)?)),
+        };
         Ok(Store {
-            conn: Mutex::new(conn),
-            path,
+            backend,
             intents: intents::Intents::new(state_dir),
             claim_ttl,
             history_bytes: DEFAULT_HISTORY_BYTES,
+            held: Mutex::new(HashMap::new()),
         })
     }
 
-    /// With `durable`, a commit reaches the disk before it returns (SQLite `synchronous=FULL`),
-    /// so a journal row survives a power loss with its change; otherwise (`NORMAL`, in WAL mode)
-    /// the last commits may roll back, leaving the database consistent.
+    /// With `durable`, a commit reaches the disk before it returns, so a journal row survives
+    /// a power loss with its change. (PostgreSQL commits are durable already.)
     pub fn durable(self, durable: bool) -> anyhow::Result<Self> {
-        if durable {
-            self.lock().pragma_update(None, "synchronous", "FULL")?;
+        if durable && let Backend::Sqlite(db) = &self.backend {
+            db.durable()?;
         }
         Ok(self)
     }
@@ -203,16 +229,21 @@ impl Store {
         self
     }
 
-    /// Where the database lives (for startup logs).
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Where the store lives, for startup logs: the database file, or the PostgreSQL server
+    /// and root identity (never the password).
+    pub fn describe(&self) -> String {
+        match &self.backend {
+            Backend::Sqlite(db) => db.describe(),
+            Backend::Postgres(db) => db.describe(),
+        }
     }
 
     /// Runs `write` as `agent`'s `action` on `path` under the claim rules: when another
-    /// agent holds a live claim, nothing runs and the error names the owner; otherwise the
-    /// claim is taken (or refreshed), `write` runs, and its facts go to the journal, all in
-    /// one transaction. A failed `write` leaves no claim and no journal row behind; a
-    /// `write` that changed nothing returns no facts and adds no row.
+    /// agent holds a live claim, or has superseded this process's claim since its last write,
+    /// nothing runs and the error names the owner; otherwise the claim is taken (or
+    /// refreshed), `write` runs, and its facts go to the journal, all in one transaction. A
+    /// failed `write` leaves no claim and no journal row behind; a `write` that changed
+    /// nothing returns no facts and adds no row.
     ///
     /// Once `write` has succeeded the file has changed, so nothing after it is an error:
     /// when the journal row or the commit fails, the value comes back with a warning
@@ -237,8 +268,8 @@ impl Store {
         steps: usize,
         undo: impl FnOnce(&[UndoStep]) -> Result<(T, Option<WriteFacts>)>,
     ) -> Result<(T, Option<String>)> {
-        self.claimed_change(path, agent, Action::Undo, |conn| {
-            let plan = journal::undo_steps(conn, path, steps)?;
+        self.claimed_change(path, agent, Action::Undo, |tx| {
+            let plan = tx.last_changes(path, steps)?;
             undo(&plan)
         })
     }
@@ -259,10 +290,10 @@ impl Store {
         path: &str,
         agent: &str,
         action: Action,
-        change: impl FnOnce(&Connection) -> Result<(T, Option<WriteFacts>)>,
+        change: impl FnOnce(&mut dyn Tx) -> Result<(T, Option<WriteFacts>)>,
     ) -> Result<(T, Option<String>)> {
-        self.claimed_changes(&[path], agent, |conn| {
-            let (value, facts) = change(conn)?;
+        self.claimed_changes(&[path], agent, |tx| {
+            let (value, facts) = change(tx)?;
             Ok((value, facts.into_iter().map(|f| (path.to_string(), action, f)).collect()))
         })
     }
@@ -271,22 +302,25 @@ impl Store {
         &self,
         paths: &[&str],
         agent: &str,
-        change: impl FnOnce(&Connection) -> Result<(T, Vec<(String, Action, WriteFacts)>)>,
+        change: impl FnOnce(&mut dyn Tx) -> Result<(T, Vec<(String, Action, WriteFacts)>)>,
     ) -> Result<(T, Option<String>)> {
-        let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
-        let now = Timestamp::now();
-        for path in paths {
-            claims::take(&tx, path, agent, now, self.claim_ttl)?;
+        let mut tokens = Vec::with_capacity(paths.len());
+        let (value, unrecorded) = self.backend.write(Lock::Paths(paths), |tx| {
+            let now = tx.now()?;
+            for path in paths {
+                let held = self.held_token(path, agent);
+                tokens.push((path.to_string(), claims::take(tx, path, agent, now, self.claim_ttl, held)?));
+            }
+            let (value, rows) = change(tx)?;
+            let recorded = rows.iter().try_for_each(|(path, action, facts)| {
+                journal::record(tx, now, agent, *action, path, facts, self.history_bytes)
+            });
+            Ok((value, recorded))
+        })?;
+        if unrecorded.is_none() {
+            self.hold(agent, tokens);
         }
-        let (value, rows) = change(&tx)?;
-        let recorded = rows
-            .iter()
-            .try_for_each(|(path, action, facts)| {
-                journal::record(&tx, now, agent, *action, path, facts, self.history_bytes)
-            })
-            .and_then(|()| tx.commit().map_err(db_error));
-        let unrecorded = recorded.err().map(|e| {
+        let unrecorded = unrecorded.map(|e| {
             format!(
                 "{} WAS changed by this call, but its claim and journal row could not be recorded \
                  ({e}): do not repeat the call; list_artifacts will not show this change",
@@ -296,37 +330,48 @@ impl Store {
         Ok((value, unrecorded))
     }
 
-    /// Claims every path for `agent`, or none when any is owned by someone else.
+    /// Claims every path for `agent`, or none when any is owned by someone else. An explicit
+    /// claim is how an agent whose claim was superseded takes the path back.
     pub fn claim(&self, paths: &[String], agent: &str) -> Result<ClaimOutcome> {
-        let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
-        let outcome = claims::take_all(&tx, paths, agent, Timestamp::now(), self.claim_ttl)?;
-        tx.commit().map_err(db_error)?;
+        let locked: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let (outcome, tokens) = self.backend.change(Lock::Paths(&locked), |tx| {
+            let now = tx.now()?;
+            claims::take_all(tx, paths, agent, now, self.claim_ttl)
+        })?;
+        self.hold(agent, tokens);
         Ok(outcome)
     }
 
     /// Releases `agent`'s claims on `paths`, or all of them when `paths` is None.
     pub fn release(&self, paths: Option<&[String]>, agent: &str) -> Result<ReleaseOutcome> {
-        let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
-        let outcome = claims::release(&tx, paths, agent)?;
-        tx.commit().map_err(db_error)?;
+        let locked: Vec<&str> = paths.unwrap_or_default().iter().map(String::as_str).collect();
+        let lock = if paths.is_some() { Lock::Paths(&locked) } else { Lock::Root };
+        let outcome = self.backend.change(lock, |tx| claims::release(tx, paths, agent))?;
+        let mut held = self.held_tokens();
+        match paths {
+            Some(paths) => {
+                for path in paths {
+                    held.remove(&(agent.to_string(), path.clone()));
+                }
+            }
+            None => held.retain(|(owner, _), _| owner != agent),
+        }
         Ok(outcome)
     }
 
     /// Every live claim, oldest first.
     pub fn claims(&self) -> Result<Vec<Claim>> {
-        claims::list(&self.lock(), Timestamp::now(), self.claim_ttl)
+        self.backend.read(|tx| claims::list(tx, self.claim_ttl))
     }
 
     /// The latest journal state of each file (filtered), with its history when asked.
     pub fn artifacts(&self, agent: Option<&str>, path: Option<&str>, history: bool) -> Result<Vec<Artifact>> {
-        journal::artifacts(&self.lock(), agent, path, history)
+        self.backend.read(|tx| journal::artifacts(tx, agent, path, history))
     }
 
     /// Every path the journal recorded a write for at or after `since`, in order.
     pub fn journal_paths(&self, since: Timestamp) -> Result<Vec<String>> {
-        journal::paths(&self.lock(), since)
+        self.backend.read(|tx| tx.paths_since(since))
     }
 
     /// Records an append about to be made; see [`AppendIntent`]. A failure is an error that
@@ -334,9 +379,9 @@ impl Store {
     pub fn record_append_intent(&self, intent: &AppendIntent) -> Result<()> {
         self.intents.record(intent).map_err(|e| Error::StateDir {
             reason: format!(
-                "could not record the append to {} in the state directory next to {} ({e})",
+                "could not record the append to {} in the state directory {} ({e})",
                 intent.path,
-                self.path.display()
+                self.intents.dir().display()
             ),
         })
     }
@@ -356,20 +401,27 @@ impl Store {
         self.intents.all()
     }
 
-    /// Runs `f` holding the store's write lock (no claim is taken and nothing is journaled), so
-    /// that no append of any process runs meanwhile: for repairing what a killed one left.
+    /// Runs `f` holding the store's lock on every writer of the root (no claim is taken and
+    /// nothing is journaled), so that no append of any process runs meanwhile: for repairing
+    /// what a killed one left.
     pub fn exclusive<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
-        let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
-        let value = f();
-        tx.commit().map_err(db_error)?;
-        Ok(value)
+        self.backend.change(Lock::Root, |_| Ok(f()))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
-        // A poisoned lock means a call panicked; SQLite rolled its transaction back when the
-        // Transaction was dropped, so the connection is still usable.
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    fn held_tokens(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), u64>> {
+        // Only plain inserts and removals happen under it: a poisoned map is still whole.
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn held_token(&self, path: &str, agent: &str) -> Option<u64> {
+        self.held_tokens().get(&(agent.to_string(), path.to_string())).copied()
+    }
+
+    fn hold(&self, agent: &str, tokens: Vec<(String, u64)>) {
+        let mut held = self.held_tokens();
+        for (path, token) in tokens {
+            held.insert((agent.to_string(), path), token);
+        }
     }
 }
 
@@ -384,14 +436,6 @@ pub fn default_state_dir(canonical_root: &Path) -> Option<PathBuf> {
     let name =
         canonical_root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into());
     Some(base.join("filewright").join(format!("{name}-{key}")))
-}
-
-fn db_error(e: rusqlite::Error) -> Error {
-    let busy = matches!(
-        e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-    );
-    Error::Store { busy, detail: e.to_string() }
 }
 
 #[cfg(test)]
@@ -451,6 +495,51 @@ mod tests {
     }
 
     #[test]
+    fn a_write_under_a_token_another_agent_superseded_is_refused_until_claimed_again() {
+        let (_d, s) = store(Some(Duration::from_millis(50)));
+        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+        let alice_token = s.claims().unwrap()[0].token;
+        std::thread::sleep(Duration::from_millis(80));
+        // Alice's claim lapsed; bob is given the path, writes, and lets it go.
+        s.write_claimed("a.js", "bob", Action::Write, || Ok(((), facts(2)))).unwrap();
+        let bob_token = s.claims().unwrap()[0].token;
+        assert!(bob_token > alice_token, "tokens come from one sequence: {alice_token} then {bob_token}");
+        s.release(None, "bob").unwrap();
+        assert!(s.claims().unwrap().is_empty());
+        let mut ran = false;
+        let err = s
+            .write_claimed("a.js", "alice", Action::Write, || {
+                ran = true;
+                Ok(((), facts(3)))
+            })
+            .unwrap_err();
+        assert!(!ran, "a superseded writer must not write");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("SUPERSEDED: your claim on a.js (fencing token {alice_token})")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("agent \"bob\" was given the path since (token {bob_token})")),
+            "{text}"
+        );
+        // Taking it back explicitly is how alice says she has seen bob's change.
+        s.claim(&["a.js".into()], "alice").unwrap();
+        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(3)))).unwrap();
+        assert!(s.claims().unwrap()[0].token > bob_token);
+    }
+
+    #[test]
+    fn a_lapsed_claim_nobody_took_is_renewed_under_the_same_token() {
+        let (_d, s) = store(Some(Duration::from_millis(30)));
+        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+        let token = s.claims().unwrap()[0].token;
+        std::thread::sleep(Duration::from_millis(50));
+        s.write_claimed("a.js", "alice", Action::Append, || Ok(((), facts(2)))).unwrap();
+        assert_eq!(s.claims().unwrap()[0].token, token);
+    }
+
+    #[test]
     fn claim_all_is_all_or_nothing() {
         let (_d, s) = store(None);
         s.claim(&["b.js".into()], "bob").unwrap();
@@ -501,7 +590,8 @@ mod tests {
 
     /// SUM(LENGTH(content)) over the versions, the way the running total must say it.
     fn summed(s: &Store) -> (i64, i64) {
-        let conn = s.lock();
+        let Backend::Sqlite(db) = &s.backend else { unreachable!("the tests open SQLite") };
+        let conn = db.conn();
         let kept = conn.query_row("SELECT bytes FROM kept", [], |r| r.get(0)).unwrap();
         let sum = conn
             .query_row("SELECT COALESCE(SUM(LENGTH(content)), 0) FROM versions", [], |r| r.get(0))
@@ -523,7 +613,10 @@ mod tests {
             assert_eq!(kept, sum, "after write {k}");
             assert!(kept <= 100, "the budget holds: {kept}");
         }
-        s.lock().execute("DELETE FROM versions WHERE journal_id % 2 = 0", []).unwrap();
+        {
+            let Backend::Sqlite(db) = &s.backend else { unreachable!() };
+            db.conn().execute("DELETE FROM versions WHERE journal_id % 2 = 0", []).unwrap();
+        }
         let (kept, sum) = summed(&s);
         assert_eq!(kept, sum, "after deleting versions");
     }
@@ -533,7 +626,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let s = Store::open(dir.path(), None).unwrap();
-            let conn = s.lock();
+            let Backend::Sqlite(db) = &s.backend else { unreachable!() };
+            let conn = db.conn();
             conn.execute_batch(
                 "DROP TRIGGER kept_after_insert; DROP TRIGGER kept_after_update; DROP TRIGGER kept_after_delete;
                  DROP TABLE kept;

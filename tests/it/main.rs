@@ -18,6 +18,7 @@ mod kills;
 mod list;
 mod moves;
 mod outline;
+mod postgres;
 mod profiles;
 mod protocol;
 mod read;

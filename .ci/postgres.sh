@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL for the store's tests.
+#
+#   .ci/postgres.sh start DIR   installs the server if it is missing (Debian package), creates a
+#                               cluster in DIR, starts it on a free local port and prints its URL
+#   .ci/postgres.sh stop DIR    stops it (DIR can then be removed)
+#
+# Run as root, the cluster belongs to the unprivileged user `nobody`: PostgreSQL refuses to
+# run as root. Authentication is `trust` on 127.0.0.1 only, and durability is off: nothing in
+# it outlives the run.
+set -euo pipefail
+cmd=${1:?start or stop}
+dir=${2:?a directory for the cluster}
+
+bindir() {
+    local found
+    found=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+    if [ -n "$found" ]; then echo "$found"; return; fi
+    if command -v initdb >/dev/null; then dirname "$(command -v initdb)"; return; fi
+    return 1
+}
+
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then
+        setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups --reset-env -- "$@"
+    else
+        "$@"
+    fi
+}
+
+case "$cmd" in
+start)
+    if ! bin=$(bindir); then
+        [ "$(id -u)" = 0 ] || { echo "PostgreSQL is not installed and only root can install it" >&2; exit 1; }
+        echo "installing PostgreSQL (Debian package) for the store's tests" >&2
+        # The package's own cluster is not wanted: ours lives in DIR.
+        mkdir -p /etc/postgresql-common
+        echo "create_main_cluster = false" > /etc/postgresql-common/createcluster.conf
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -q --no-install-recommends postgresql >&2 \
+            || { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends postgresql >&2; }
+        bin=$(bindir)
+    fi
+    mkdir -p "$dir"
+    chmod 755 "$dir"
+    [ "$(id -u)" = 0 ] && chown nobody "$dir"
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    as_owner "$bin/initdb" -D "$dir/data" -U filewright --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; exit 1; }
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200" \
+        start >&2 || { cat "$dir/server.log" >&2; exit 1; }
+    echo "postgres://filewright@127.0.0.1:$port/postgres"
+    ;;
+stop)
+    bin=$(bindir)
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >&2 || true
+    ;;
+*)
+    echo "usage: $0 start|stop DIR" >&2
+    exit 2
+    ;;
+esac

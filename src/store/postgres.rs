@@ -1,0 +1,620 @@
+//! The shared backend: one PostgreSQL database for processes on several hosts that serve one
+//! workspace (a network filesystem, or a volume mounted into many containers), where
+//! SQLite's file locking is unsafe.
+//!
+//! Every row carries the root identity (`--root-id`), so one database serves many roots.
+//! A write transaction serialises with the other writers of its paths by transaction-level
+//! advisory locks: exclusive on each path, shared on each of its parent directories up to
+//! the root, so that a move or delete of a directory waits for the writes inside it, and
+//! `Lock::Root` (exclusive on the root) waits for every writer. The locks go with the
+//! transaction: never session-level ones, which would outlive a dropped call and live as long
+//! as the connection, not the claim.
+//!
+//! A database that cannot be reached fails the call that needs it, with nothing written; the
+//! next call connects again. Reads of files never touch it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use postgres::{Client, NoTls, Statement, Transaction};
+
+use super::tx::{Fence, Lock, NewRow, NewVersion, Tx};
+use super::{Action, Artifact, BUSY_TIMEOUT, Before, Claim, JournalEntry, UndoStep};
+use crate::error::{Error, Result};
+use crate::timestamp::Timestamp;
+
+/// How long connecting may take before the call fails (never a hang).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long one statement may run: a database that stops answering fails the call.
+const STATEMENT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The tables, created by the first process that connects (under an advisory lock, so that
+/// two first processes do not race on the catalog).
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS filewright_claims (
+    root    TEXT NOT NULL,
+    path    TEXT NOT NULL,
+    agent   TEXT NOT NULL,
+    since   BIGINT NOT NULL,   -- unix ms: first claimed
+    touched BIGINT NOT NULL,   -- unix ms: last write by the owner (TTL counts from here)
+    PRIMARY KEY (root, path)
+);
+CREATE TABLE IF NOT EXISTS filewright_fences (
+    root  TEXT NOT NULL,
+    path  TEXT NOT NULL,
+    token BIGINT NOT NULL,     -- the latest fencing token of the path; it outlives the claim
+    agent TEXT NOT NULL,
+    PRIMARY KEY (root, path)
+);
+CREATE SEQUENCE IF NOT EXISTS filewright_fencing_tokens;
+CREATE TABLE IF NOT EXISTS filewright_journal (
+    id     BIGSERIAL PRIMARY KEY,
+    root   TEXT NOT NULL,
+    time   BIGINT NOT NULL,    -- unix ms
+    agent  TEXT NOT NULL,
+    action TEXT NOT NULL,      -- write | append | edit | undo | hook | move | delete
+    path   TEXT NOT NULL,
+    size   BIGINT NOT NULL,    -- bytes after
+    added  BIGINT NOT NULL,    -- bytes added by this action
+    sha256 TEXT NOT NULL       -- of the whole file after
+);
+CREATE INDEX IF NOT EXISTS filewright_journal_by_path ON filewright_journal (root, path, id);
+CREATE INDEX IF NOT EXISTS filewright_journal_by_time ON filewright_journal (root, time);
+CREATE TABLE IF NOT EXISTS filewright_versions (
+    journal_id BIGINT PRIMARY KEY REFERENCES filewright_journal (id) ON DELETE CASCADE,
+    root       TEXT NOT NULL,
+    kind       TEXT NOT NULL,  -- absent | content | prefix: what the file was before it
+    size       BIGINT NOT NULL,
+    content    BYTEA           -- NULL once the history budget dropped it
+);
+CREATE INDEX IF NOT EXISTS filewright_versions_kept
+    ON filewright_versions (root, journal_id) WHERE content IS NOT NULL;
+CREATE TABLE IF NOT EXISTS filewright_kept (
+    root  TEXT PRIMARY KEY,
+    bytes BIGINT NOT NULL      -- SUM(LENGTH(content)) of the root's versions, kept current
+);
+";
+
+/// The advisory lock key the schema is created under.
+const SCHEMA_LOCK: i64 = 0x6669_6c65_7772_6974; // "filewrit"
+
+/// The PostgreSQL store of one root.
+pub(super) struct Postgres {
+    config: postgres::Config,
+    root: String,
+    /// The open connection, if any; None after it failed, until the next call connects.
+    conn: Mutex<Option<Connection>>,
+}
+
+impl std::fmt::Debug for Postgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+impl Drop for Postgres {
+    /// Closes the connection on a thread of its own: the client blocks on its own runtime to
+    /// say goodbye, which is forbidden on a thread that drives async tasks (the server drops
+    /// its session there at exit).
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.get_mut().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = std::thread::spawn(move || drop(conn)).join();
+        }
+    }
+}
+
+/// A connection and the statements prepared on it.
+struct Connection {
+    client: Client,
+    statements: HashMap<&'static str, Statement>,
+}
+
+impl Postgres {
+    /// Reads `url` and connects once, to create the tables and to say at start whether the
+    /// database is there. A database that cannot be reached is logged, not fatal: the server
+    /// still reads files, and each write connects again.
+    pub(super) fn open(url: &str, root: &str) -> anyhow::Result<Postgres> {
+        use anyhow::Context;
+        let mut config: postgres::Config = url.parse().with_context(|| {
+            "cannot read the --store URL: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+                .to_string()
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("filewright");
+        }
+        config.keepalives(true).keepalives_idle(Duration::from_secs(30));
+        let store = Postgres { config, root: root.to_string(), conn: Mutex::new(None) };
+        match store.connect() {
+            Ok(conn) => *store.lock() = Some(conn),
+            Err(e) => tracing::warn!("{e}; the server starts, and each write will try to connect again"),
+        }
+        Ok(store)
+    }
+
+    /// The server, database and root identity, never the password.
+    pub(super) fn describe(&self) -> String {
+        let host = match self.config.get_hosts().first() {
+            Some(postgres::config::Host::Tcp(name)) => name.clone(),
+            #[cfg(unix)]
+            Some(postgres::config::Host::Unix(dir)) => dir.display().to_string(),
+            None => "localhost".into(),
+        };
+        let port = self.config.get_ports().first().copied().unwrap_or(5432);
+        let db = self.config.get_dbname().or(self.config.get_user()).unwrap_or("postgres");
+        format!("postgres {host}:{port}/{db} (root id {:?})", self.root)
+    }
+
+    fn connect(&self) -> Result<Connection> {
+        let mut client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
+        let setup = format!(
+            "SET lock_timeout = {}; SET statement_timeout = {};
+             BEGIN; SELECT pg_advisory_xact_lock({SCHEMA_LOCK}); {SCHEMA} COMMIT;",
+            BUSY_TIMEOUT.as_millis(),
+            STATEMENT_TIMEOUT.as_millis()
+        );
+        client.batch_execute(&setup).map_err(|e| self.error(e))?;
+        Ok(Connection { client, statements: HashMap::new() })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Connection>> {
+        // A poisoned lock means a call panicked mid-transaction; the transaction was rolled
+        // back when it was dropped, and a broken connection is replaced below.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` in a transaction holding the advisory locks `lock` names, as
+    /// `Sqlite::write` does.
+    pub(super) fn write<T>(
+        &self,
+        lock: Lock<'_>,
+        f: impl FnOnce(&mut dyn Tx) -> Result<(T, Result<()>)>,
+    ) -> Result<(T, Option<Error>)> {
+        self.transaction(Some(lock), |tx| {
+            let (value, then) = f(tx)?;
+            Ok((value, then))
+        })
+    }
+
+    /// Runs `f` in a transaction that takes no lock.
+    pub(super) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        match self.transaction(None, |tx| Ok((f(tx)?, Ok(()))))? {
+            (value, None) => Ok(value),
+            (_, Some(e)) => Err(e),
+        }
+    }
+
+    fn transaction<T>(
+        &self,
+        lock: Option<Lock<'_>>,
+        f: impl FnOnce(&mut dyn Tx) -> Result<(T, Result<()>)>,
+    ) -> Result<(T, Option<Error>)> {
+        let mut guard = self.lock();
+        if guard.as_ref().is_none_or(|c| c.client.is_closed()) {
+            *guard = None;
+            *guard = Some(self.connect()?);
+        }
+        let Some(conn) = guard.as_mut() else { unreachable!("connected above") };
+        let outcome = self.run(conn, lock, f);
+        if conn.client.is_closed() {
+            // Whatever failed, the next call starts from a new connection.
+            *guard = None;
+        }
+        outcome
+    }
+
+    fn run<T>(
+        &self,
+        conn: &mut Connection,
+        lock: Option<Lock<'_>>,
+        f: impl FnOnce(&mut dyn Tx) -> Result<(T, Result<()>)>,
+    ) -> Result<(T, Option<Error>)> {
+        let mut tx = conn.client.transaction().map_err(|e| self.error(e))?;
+        let now = match lock {
+            Some(lock) => Some(
+                tx.query_one(&self.lock_sql(lock), &[])
+                    .and_then(|row| row.try_get::<_, i64>(row.len() - 1))
+                    .map(Timestamp::from_millis)
+                    .map_err(|e| self.error(e))?,
+            ),
+            None => None,
+        };
+        let mut pg = PgTx { store: self, tx, statements: &mut conn.statements, now };
+        let (value, then) = f(&mut pg)?;
+        let PgTx { tx, .. } = pg;
+        let unrecorded = then.and_then(|()| tx.commit().map_err(|e| self.error(e))).err();
+        Ok((value, unrecorded))
+    }
+
+    /// One statement that takes every advisory lock of `lock`, in key order (so that two
+    /// transactions never wait on each other in a cycle), and returns the database's clock.
+    fn lock_sql(&self, lock: Lock<'_>) -> String {
+        // key -> exclusive?
+        let mut keys: std::collections::BTreeMap<i64, bool> = std::collections::BTreeMap::new();
+        match lock {
+            Lock::Root => {
+                keys.insert(self.key(""), true);
+            }
+            Lock::Paths(paths) => {
+                for path in paths {
+                    keys.insert(self.key(path), true);
+                    let mut dir = *path;
+                    while !dir.is_empty() {
+                        dir = dir.rfind('/').map_or("", |i| &dir[..i]);
+                        keys.entry(self.key(dir)).or_insert(false);
+                    }
+                }
+            }
+        }
+        let mut sql = String::from("SELECT ");
+        for (key, exclusive) in keys {
+            let function = if exclusive { "pg_advisory_xact_lock" } else { "pg_advisory_xact_lock_shared" };
+            sql.push_str(&format!("{function}({key}), "));
+        }
+        sql.push_str("(extract(epoch FROM clock_timestamp()) * 1000)::bigint");
+        sql
+    }
+
+    /// The advisory lock key of `path` (the root itself for "") in this root.
+    fn key(&self, path: &str) -> i64 {
+        use sha2::{Digest, Sha256};
+        let digest =
+            Sha256::new().chain_update(self.root.as_bytes()).chain_update([0]).chain_update(path).finalize();
+        i64::from_be_bytes(digest[..8].try_into().expect("a sha256 has 32 bytes"))
+    }
+
+    fn error(&self, e: postgres::Error) -> Error {
+        match e.as_db_error() {
+            Some(db) => {
+                use postgres::error::SqlState;
+                let busy =
+                    [SqlState::LOCK_NOT_AVAILABLE, SqlState::QUERY_CANCELED, SqlState::T_R_DEADLOCK_DETECTED]
+                        .contains(db.code());
+                Error::Store { busy, detail: format!("{}: {}", self.describe(), db.message()) }
+            }
+            // No answer from the server: it is down, unreachable, or the connection broke.
+            None => Error::StoreDown { store: self.describe(), detail: e.to_string() },
+        }
+    }
+}
+
+/// The statements, inside one transaction.
+struct PgTx<'a> {
+    store: &'a Postgres,
+    tx: Transaction<'a>,
+    statements: &'a mut HashMap<&'static str, Statement>,
+    /// The database's clock, read with the locks.
+    now: Option<Timestamp>,
+}
+
+impl PgTx<'_> {
+    /// The statement `sql`, prepared once per connection.
+    fn statement(&mut self, sql: &'static str) -> Result<Statement> {
+        if let Some(statement) = self.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.tx.prepare(sql).map_err(|e| self.store.error(e))?;
+        self.statements.insert(sql, statement.clone());
+        Ok(statement)
+    }
+
+    fn query(
+        &mut self,
+        sql: &'static str,
+        params: &[&(dyn postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<postgres::Row>> {
+        let statement = self.statement(sql)?;
+        self.tx.query(&statement, params).map_err(|e| self.store.error(e))
+    }
+
+    fn execute(&mut self, sql: &'static str, params: &[&(dyn postgres::types::ToSql + Sync)]) -> Result<()> {
+        let statement = self.statement(sql)?;
+        self.tx.execute(&statement, params).map(drop).map_err(|e| self.store.error(e))
+    }
+
+    fn get<'r, V: postgres::types::FromSql<'r>>(&self, row: &'r postgres::Row, index: usize) -> Result<V> {
+        row.try_get(index).map_err(|e| self.store.error(e))
+    }
+
+    fn action(&self, row: &postgres::Row, index: usize) -> Result<Action> {
+        let name: &str = self.get(row, index)?;
+        Action::from_name(name).map_err(|detail| Error::Store { busy: false, detail })
+    }
+
+    fn claim_of(&self, row: &postgres::Row) -> Result<Claim> {
+        Ok(Claim {
+            path: self.get(row, 0)?,
+            agent: self.get(row, 1)?,
+            since: Timestamp::from_millis(self.get(row, 2)?),
+            expires: None,
+            touched: Timestamp::from_millis(self.get(row, 3)?),
+            token: self.get::<i64>(row, 4)?.max(0) as u64,
+        })
+    }
+}
+
+fn ms(t: Timestamp) -> i64 {
+    t.as_millis()
+}
+
+impl Tx for PgTx<'_> {
+    fn now(&mut self) -> Result<Timestamp> {
+        if let Some(now) = self.now {
+            return Ok(now);
+        }
+        let rows = self.query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint", &[])?;
+        Ok(Timestamp::from_millis(self.get(&rows[0], 0)?))
+    }
+
+    fn claim(&mut self, path: &str) -> Result<Option<Claim>> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "SELECT c.path, c.agent, c.since, c.touched, COALESCE(f.token, 0)
+             FROM filewright_claims c
+             LEFT JOIN filewright_fences f ON f.root = c.root AND f.path = c.path
+             WHERE c.root = $1 AND c.path = $2",
+            &[&root, &path],
+        )?;
+        rows.first().map(|row| self.claim_of(row)).transpose()
+    }
+
+    fn fence(&mut self, path: &str) -> Result<Option<Fence>> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "SELECT token, agent FROM filewright_fences WHERE root = $1 AND path = $2",
+            &[&root, &path],
+        )?;
+        rows.first()
+            .map(|row| Ok(Fence { token: self.get::<i64>(row, 0)?.max(0) as u64, agent: self.get(row, 1)? }))
+            .transpose()
+    }
+
+    fn touch_claim(&mut self, path: &str, now: Timestamp) -> Result<()> {
+        let root = self.store.root.clone();
+        self.execute(
+            "UPDATE filewright_claims SET touched = $3 WHERE root = $1 AND path = $2",
+            &[&root, &path, &ms(now)],
+        )
+    }
+
+    fn new_claim(&mut self, path: &str, agent: &str, now: Timestamp) -> Result<u64> {
+        let root = self.store.root.clone();
+        self.execute(
+            "INSERT INTO filewright_claims (root, path, agent, since, touched) VALUES ($1, $2, $3, $4, $4)
+             ON CONFLICT (root, path) DO UPDATE SET agent = $3, since = $4, touched = $4",
+            &[&root, &path, &agent, &ms(now)],
+        )?;
+        let rows = self.query(
+            "INSERT INTO filewright_fences (root, path, token, agent)
+             VALUES ($1, $2, nextval('filewright_fencing_tokens'), $3)
+             ON CONFLICT (root, path) DO UPDATE SET token = EXCLUDED.token, agent = $3
+             RETURNING token",
+            &[&root, &path, &agent],
+        )?;
+        Ok(self.get::<i64>(&rows[0], 0)?.max(0) as u64)
+    }
+
+    fn drop_claim(&mut self, path: &str) -> Result<()> {
+        let root = self.store.root.clone();
+        self.execute("DELETE FROM filewright_claims WHERE root = $1 AND path = $2", &[&root, &path])
+    }
+
+    fn claimed_by(&mut self, agent: &str) -> Result<Vec<String>> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "SELECT path FROM filewright_claims WHERE root = $1 AND agent = $2 ORDER BY path",
+            &[&root, &agent],
+        )?;
+        rows.iter().map(|row| self.get(row, 0)).collect()
+    }
+
+    fn all_claims(&mut self) -> Result<Vec<Claim>> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "SELECT c.path, c.agent, c.since, c.touched, COALESCE(f.token, 0)
+             FROM filewright_claims c
+             LEFT JOIN filewright_fences f ON f.root = c.root AND f.path = c.path
+             WHERE c.root = $1 ORDER BY c.since, c.path",
+            &[&root],
+        )?;
+        rows.iter().map(|row| self.claim_of(row)).collect()
+    }
+
+    fn add_row(&mut self, row: NewRow<'_>) -> Result<i64> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "INSERT INTO filewright_journal (root, time, agent, action, path, size, added, sha256)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+            &[
+                &root,
+                &ms(row.time),
+                &row.agent,
+                &row.action.as_str(),
+                &row.path,
+                &(row.size as i64),
+                &(row.added as i64),
+                &row.sha256,
+            ],
+        )?;
+        self.get(&rows[0], 0)
+    }
+
+    fn add_version(&mut self, v: NewVersion<'_>) -> Result<()> {
+        let root = self.store.root.clone();
+        self.execute(
+            "INSERT INTO filewright_versions (journal_id, root, kind, size, content) VALUES ($1, $2, $3, $4, $5)",
+            &[&v.journal_id, &root, &v.kind, &(v.size as i64), &v.content],
+        )?;
+        let len = v.content.map_or(0, |c| c.len() as i64);
+        self.execute(
+            "INSERT INTO filewright_kept (root, bytes) VALUES ($1, $2)
+             ON CONFLICT (root) DO UPDATE SET bytes = filewright_kept.bytes + EXCLUDED.bytes",
+            &[&root, &len],
+        )
+    }
+
+    fn kept_bytes(&mut self) -> Result<i64> {
+        let root = self.store.root.clone();
+        let rows = self.query("SELECT bytes FROM filewright_kept WHERE root = $1", &[&root])?;
+        rows.first().map_or(Ok(0), |row| self.get(row, 0))
+    }
+
+    fn oldest_kept(&mut self) -> Result<Option<(i64, i64)>> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "SELECT journal_id, LENGTH(content)::bigint FROM filewright_versions
+             WHERE root = $1 AND content IS NOT NULL ORDER BY journal_id LIMIT 1",
+            &[&root],
+        )?;
+        rows.first().map(|row| Ok((self.get(row, 0)?, self.get(row, 1)?))).transpose()
+    }
+
+    fn drop_kept(&mut self, journal_id: i64, len: i64) -> Result<()> {
+        let root = self.store.root.clone();
+        self.execute("UPDATE filewright_versions SET content = NULL WHERE journal_id = $1", &[&journal_id])?;
+        self.execute("UPDATE filewright_kept SET bytes = bytes - $2 WHERE root = $1", &[&root, &len])
+    }
+
+    fn last_changes(&mut self, path: &str, steps: usize) -> Result<Vec<UndoStep>> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "SELECT j.action, j.agent, j.time, j.sha256, v.kind, v.size, v.content
+             FROM filewright_journal j LEFT JOIN filewright_versions v ON v.journal_id = j.id
+             WHERE j.root = $1 AND j.path = $2 ORDER BY j.id DESC LIMIT $3",
+            &[&root, &path, &(steps as i64)],
+        )?;
+        rows.iter()
+            .map(|row| {
+                Ok(UndoStep {
+                    action: self.action(row, 0)?,
+                    agent: self.get(row, 1)?,
+                    time: Timestamp::from_millis(self.get(row, 2)?),
+                    sha256_after: self.get(row, 3)?,
+                    before: Before::from_row(self.get(row, 4)?, self.get(row, 5)?, self.get(row, 6)?),
+                })
+            })
+            .collect()
+    }
+
+    fn latest(&mut self, agent: Option<&str>, path: Option<&str>) -> Result<Vec<Artifact>> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "SELECT DISTINCT ON (j.path) j.path, j.agent, j.action, j.time, j.size, j.sha256,
+                    COUNT(*) OVER (PARTITION BY j.path)
+             FROM filewright_journal j
+             WHERE j.root = $1
+               AND ($3::text IS NULL OR j.path = $3)
+               AND ($2::text IS NULL OR EXISTS (
+                    SELECT 1 FROM filewright_journal a WHERE a.root = $1 AND a.path = j.path AND a.agent = $2))
+             ORDER BY j.path, j.id DESC",
+            &[&root, &agent, &path],
+        )?;
+        rows.iter()
+            .map(|row| {
+                Ok(Artifact {
+                    path: self.get(row, 0)?,
+                    agent: self.get(row, 1)?,
+                    action: self.action(row, 2)?,
+                    time: Timestamp::from_millis(self.get(row, 3)?),
+                    size: self.get::<i64>(row, 4)?.max(0) as u64,
+                    sha256: self.get(row, 5)?,
+                    writes: self.get::<i64>(row, 6)?.max(0) as u64,
+                    history: Vec::new(),
+                })
+            })
+            .collect()
+    }
+
+    fn history(&mut self, path: &str) -> Result<Vec<(JournalEntry, bool)>> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "SELECT j.time, j.agent, j.action, j.size, j.added, j.sha256,
+                    COALESCE(v.kind IS NOT NULL AND (v.kind <> 'content' OR v.content IS NOT NULL), false)
+             FROM filewright_journal j LEFT JOIN filewright_versions v ON v.journal_id = j.id
+             WHERE j.root = $1 AND j.path = $2 ORDER BY j.id",
+            &[&root, &path],
+        )?;
+        rows.iter()
+            .map(|row| {
+                let entry = JournalEntry {
+                    time: Timestamp::from_millis(self.get(row, 0)?),
+                    agent: self.get(row, 1)?,
+                    action: self.action(row, 2)?,
+                    size: self.get::<i64>(row, 3)?.max(0) as u64,
+                    added: self.get::<i64>(row, 4)?.max(0) as u64,
+                    sha256: self.get(row, 5)?,
+                    restore_with_steps: None,
+                };
+                Ok((entry, self.get(row, 6)?))
+            })
+            .collect()
+    }
+
+    fn paths_since(&mut self, since: Timestamp) -> Result<Vec<String>> {
+        let root = self.store.root.clone();
+        let rows = self.query(
+            "SELECT DISTINCT path FROM filewright_journal WHERE root = $1 AND time >= $2 ORDER BY path",
+            &[&root, &ms(since)],
+        )?;
+        rows.iter().map(|row| self.get(row, 0)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(root: &str) -> Postgres {
+        Postgres { config: "postgres://u@h/db".parse().unwrap(), root: root.into(), conn: Mutex::new(None) }
+    }
+
+    #[test]
+    fn a_write_locks_its_path_exclusively_and_each_parent_directory_shared_in_key_order() {
+        let s = store("r");
+        let sql = s.lock_sql(Lock::Paths(&["src/app/main.js"]));
+        for (dir, function) in [
+            ("src/app/main.js", "pg_advisory_xact_lock("),
+            ("src/app", "pg_advisory_xact_lock_shared("),
+            ("src", "pg_advisory_xact_lock_shared("),
+            ("", "pg_advisory_xact_lock_shared("),
+        ] {
+            assert!(sql.contains(&format!("{function}{})", s.key(dir))), "{dir:?} in {sql}");
+        }
+        let keys: Vec<i64> = sql.split('(').filter_map(|part| part.split(')').next()?.parse().ok()).collect();
+        assert_eq!(keys.len(), 4, "{sql}");
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "taken in key order: {sql}");
+        let root = s.lock_sql(Lock::Root);
+        assert!(root.contains(&format!("pg_advisory_xact_lock({})", s.key(""))), "{root}");
+    }
+
+    #[test]
+    fn a_move_into_its_own_directory_locks_that_directory_exclusively() {
+        let s = store("r");
+        let sql = s.lock_sql(Lock::Paths(&["a/b.js", "a"]));
+        assert!(sql.contains(&format!("pg_advisory_xact_lock({})", s.key("a"))), "{sql}");
+        assert!(!sql.contains(&format!("pg_advisory_xact_lock_shared({})", s.key("a"))), "{sql}");
+    }
+
+    #[test]
+    fn lock_keys_differ_between_roots_and_paths() {
+        assert_ne!(store("r1").key("a.js"), store("r2").key("a.js"));
+        assert_ne!(store("r1").key("a.js"), store("r1").key("b.js"));
+        assert_eq!(store("r1").key("a.js"), store("r1").key("a.js"));
+    }
+
+    #[test]
+    fn the_description_names_the_server_and_root_but_never_the_password() {
+        let s = Postgres {
+            config: "postgres://fw:secret@db.internal:6543/shared".parse().unwrap(),
+            root: "team".into(),
+            conn: Mutex::new(None),
+        };
+        let text = s.describe();
+        assert_eq!(text, "postgres db.internal:6543/shared (root id \"team\")");
+        assert!(!text.contains("secret"));
+    }
+}

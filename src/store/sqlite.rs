@@ -1,0 +1,418 @@
+//! The embedded backend: one SQLite database in the state directory, shared by every process
+//! on this machine's root.
+//!
+//! SQLite in WAL mode, opened by every process on the same root, coordinates them: a write
+//! runs in an IMMEDIATE transaction, so the database's write lock is held from the claim to
+//! the journal row and every write to the root is serialised. Its locking is only safe on a
+//! local filesystem; hosts sharing a network filesystem use the PostgreSQL backend.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::tx::{Fence, Lock, NewRow, NewVersion, Tx};
+use super::{Action, Artifact, BUSY_TIMEOUT, Before, Claim, JournalEntry, UndoStep};
+use crate::error::{Error, Result};
+use crate::timestamp::Timestamp;
+
+/// The database file's name inside the state directory.
+pub const DB_FILE: &str = "state.db";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS claims (
+    path    TEXT PRIMARY KEY,
+    agent   TEXT NOT NULL,
+    since   INTEGER NOT NULL,  -- unix ms: first claimed
+    touched INTEGER NOT NULL   -- unix ms: last write by the owner (TTL counts from here)
+);
+-- The latest fencing token of each path; it outlives the claim.
+CREATE TABLE IF NOT EXISTS fences (
+    path  TEXT PRIMARY KEY,
+    token INTEGER NOT NULL,
+    agent TEXT NOT NULL
+);
+-- The sequence fencing tokens are taken from.
+CREATE TABLE IF NOT EXISTS fencing_tokens (
+    id   INTEGER PRIMARY KEY CHECK (id = 1),
+    last INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO fencing_tokens (id, last) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS journal (
+    id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    time   INTEGER NOT NULL,   -- unix ms
+    agent  TEXT NOT NULL,
+    action TEXT NOT NULL,      -- write | append | edit | undo | hook | move | delete
+    path   TEXT NOT NULL,
+    size   INTEGER NOT NULL,   -- bytes after
+    added  INTEGER NOT NULL,   -- bytes added by this action
+    sha256 TEXT NOT NULL       -- of the whole file after
+);
+CREATE INDEX IF NOT EXISTS journal_by_path ON journal (path, id);
+CREATE TABLE IF NOT EXISTS versions (
+    journal_id INTEGER PRIMARY KEY,  -- the change this version undoes
+    kind       TEXT NOT NULL,        -- absent | content | prefix: what the file was before it
+    size       INTEGER NOT NULL,     -- bytes before
+    content    BLOB                  -- the bytes before (content); NULL once the budget dropped them
+);
+-- The versions whose content is still kept, oldest first: what the budget drops next.
+CREATE INDEX IF NOT EXISTS versions_kept ON versions (journal_id) WHERE content IS NOT NULL;
+-- The bytes of content kept, as SUM(LENGTH(content)) over versions would say, kept current by
+-- the triggers below so that a write does not scan every version to learn it.
+CREATE TABLE IF NOT EXISTS kept (
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    bytes INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS kept_after_insert AFTER INSERT ON versions BEGIN
+    UPDATE kept SET bytes = bytes + COALESCE(LENGTH(NEW.content), 0);
+END;
+CREATE TRIGGER IF NOT EXISTS kept_after_update AFTER UPDATE OF content ON versions BEGIN
+    UPDATE kept SET bytes = bytes - COALESCE(LENGTH(OLD.content), 0) + COALESCE(LENGTH(NEW.content), 0);
+END;
+CREATE TRIGGER IF NOT EXISTS kept_after_delete AFTER DELETE ON versions BEGIN
+    UPDATE kept SET bytes = bytes - COALESCE(LENGTH(OLD.content), 0);
+END;
+-- A database made before the running total: count once, in the transaction that adds it.
+INSERT OR IGNORE INTO kept (id, bytes)
+    SELECT 1, COALESCE(SUM(LENGTH(content)), 0) FROM versions WHERE NOT EXISTS (SELECT 1 FROM kept);
+";
+
+/// The SQLite database of one root.
+#[derive(Debug)]
+pub(super) struct Sqlite {
+    /// A `std` mutex: calls run on blocking threads and never await while holding it.
+    conn: Mutex<Connection>,
+    path: PathBuf,
+}
+
+impl Sqlite {
+    /// Opens (creating if needed) the database in `state_dir`, which exists and is writable.
+    ///
+    /// # Ambient authority
+    /// Opens a host path outside the sandbox; the workspace is told to keep this directory
+    /// out of every tool's reach.
+    pub(super) fn open(state_dir: &Path) -> anyhow::Result<Sqlite> {
+        use anyhow::Context;
+        let path = state_dir.join(DB_FILE);
+        let hint = || {
+            format!(
+                "cannot use the state database {}: if it is corrupt, move it away (claims and the journal \
+                 start afresh) or pass another --state-dir",
+                path.display()
+            )
+        };
+        let conn = Connection::open(&path).with_context(hint)?;
+        conn.busy_timeout(BUSY_TIMEOUT).with_context(hint)?;
+        conn.pragma_update(None, "journal_mode", "WAL").with_context(hint)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").with_context(hint)?;
+        // In one write transaction: a database file that is read-only (while its directory is
+        // not) fails here, not at the first write, and two processes opening a database made
+        // by an older filewright add the running total once.
+        conn.execute_batch(&format!("BEGIN IMMEDIATE; {SCHEMA} COMMIT;")).with_context(hint)?;
+        // No `PRAGMA quick_check` here: it reads every page, and with a full history budget
+        // (64 MB) it took 21 ms of every start. A file that is not a database fails above; a
+        // damaged page fails the call that reads it, as an error naming the database.
+        Ok(Sqlite { conn: Mutex::new(conn), path })
+    }
+
+    /// With `durable`, a commit reaches the disk before it returns (`synchronous=FULL`), so a
+    /// journal row survives a power loss with its change; otherwise (`NORMAL`, in WAL mode)
+    /// the last commits may roll back, leaving the database consistent.
+    pub(super) fn durable(&self) -> Result<()> {
+        self.lock().pragma_update(None, "synchronous", "FULL").map_err(db_error)
+    }
+
+    pub(super) fn describe(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// Runs `f` in an IMMEDIATE transaction (the lock is always the whole database). `f`
+    /// failing rolls everything back and is the error; `f` succeeding with a second error
+    /// rolls back too but returns the value, with that error beside it, as does a failed
+    /// commit.
+    pub(super) fn write<T>(
+        &self,
+        _lock: Lock<'_>,
+        f: impl FnOnce(&mut dyn Tx) -> Result<(T, Result<()>)>,
+    ) -> Result<(T, Option<Error>)> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
+        let (value, then) = f(&mut SqliteTx(&tx))?;
+        let unrecorded = then.and_then(|()| tx.commit().map_err(db_error)).err();
+        Ok((value, unrecorded))
+    }
+
+    /// Runs `f` outside any write transaction.
+    pub(super) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
+        f(&mut SqliteTx(&self.lock()))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A poisoned lock means a call panicked; SQLite rolled its transaction back when the
+        // Transaction was dropped, so the connection is still usable.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    #[cfg(test)]
+    pub(super) fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.lock()
+    }
+}
+
+fn db_error(e: rusqlite::Error) -> Error {
+    let busy = matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    );
+    Error::Store { busy, detail: e.to_string() }
+}
+
+impl rusqlite::types::FromSql for Action {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        Action::from_name(value.as_str()?).map_err(|e| rusqlite::types::FromSqlError::Other(e.into()))
+    }
+}
+
+/// The statements, on a connection inside the caller's transaction (or none, for reads).
+struct SqliteTx<'c>(&'c Connection);
+
+fn row_to_claim(row: &rusqlite::Row<'_>) -> rusqlite::Result<Claim> {
+    Ok(Claim {
+        path: row.get(0)?,
+        agent: row.get(1)?,
+        since: Timestamp::from_millis(row.get(2)?),
+        expires: None,
+        touched: Timestamp::from_millis(row.get(3)?),
+        token: row.get::<_, i64>(4)?.max(0) as u64,
+    })
+}
+
+const CLAIM_COLUMNS: &str = "c.path, c.agent, c.since, c.touched, COALESCE(f.token, 0)
+    FROM claims c LEFT JOIN fences f ON f.path = c.path";
+
+impl Tx for SqliteTx<'_> {
+    fn now(&mut self) -> Result<Timestamp> {
+        Ok(Timestamp::now())
+    }
+
+    fn claim(&mut self, path: &str) -> Result<Option<Claim>> {
+        self.0
+            .prepare_cached(&format!("SELECT {CLAIM_COLUMNS} WHERE c.path = ?1"))
+            .and_then(|mut s| s.query_row([path], row_to_claim).optional())
+            .map_err(db_error)
+    }
+
+    fn fence(&mut self, path: &str) -> Result<Option<Fence>> {
+        self.0
+            .prepare_cached("SELECT token, agent FROM fences WHERE path = ?1")
+            .and_then(|mut s| {
+                s.query_row([path], |r| {
+                    Ok(Fence { token: r.get::<_, i64>(0)?.max(0) as u64, agent: r.get(1)? })
+                })
+                .optional()
+            })
+            .map_err(db_error)
+    }
+
+    fn touch_claim(&mut self, path: &str, now: Timestamp) -> Result<()> {
+        self.0
+            .prepare_cached("UPDATE claims SET touched = ?2 WHERE path = ?1")
+            .and_then(|mut s| s.execute(params![path, now.as_millis()]))
+            .map(drop)
+            .map_err(db_error)
+    }
+
+    fn new_claim(&mut self, path: &str, agent: &str, now: Timestamp) -> Result<u64> {
+        let token: i64 = self
+            .0
+            .prepare_cached("UPDATE fencing_tokens SET last = last + 1 WHERE id = 1 RETURNING last")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(db_error)?;
+        self.0
+            .prepare_cached(
+                "INSERT OR REPLACE INTO claims (path, agent, since, touched) VALUES (?1, ?2, ?3, ?3)",
+            )
+            .and_then(|mut s| s.execute(params![path, agent, now.as_millis()]))
+            .map_err(db_error)?;
+        self.0
+            .prepare_cached("INSERT OR REPLACE INTO fences (path, token, agent) VALUES (?1, ?2, ?3)")
+            .and_then(|mut s| s.execute(params![path, token, agent]))
+            .map_err(db_error)?;
+        Ok(token as u64)
+    }
+
+    fn drop_claim(&mut self, path: &str) -> Result<()> {
+        self.0.execute("DELETE FROM claims WHERE path = ?1", [path]).map(drop).map_err(db_error)
+    }
+
+    fn claimed_by(&mut self, agent: &str) -> Result<Vec<String>> {
+        let mut stmt =
+            self.0.prepare("SELECT path FROM claims WHERE agent = ?1 ORDER BY path").map_err(db_error)?;
+        let rows = stmt.query_map([agent], |r| r.get(0)).map_err(db_error)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(db_error)
+    }
+
+    fn all_claims(&mut self) -> Result<Vec<Claim>> {
+        let mut stmt =
+            self.0.prepare(&format!("SELECT {CLAIM_COLUMNS} ORDER BY c.since, c.path")).map_err(db_error)?;
+        let rows = stmt.query_map([], row_to_claim).map_err(db_error)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(db_error)
+    }
+
+    fn add_row(&mut self, row: NewRow<'_>) -> Result<i64> {
+        self.0
+            .prepare_cached(
+                "INSERT INTO journal (time, agent, action, path, size, added, sha256)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    row.time.as_millis(),
+                    row.agent,
+                    row.action.as_str(),
+                    row.path,
+                    row.size as i64,
+                    row.added as i64,
+                    row.sha256
+                ])
+            })
+            .map_err(db_error)?;
+        Ok(self.0.last_insert_rowid())
+    }
+
+    fn add_version(&mut self, v: NewVersion<'_>) -> Result<()> {
+        self.0
+            .prepare_cached("INSERT INTO versions (journal_id, kind, size, content) VALUES (?1, ?2, ?3, ?4)")
+            .and_then(|mut s| s.execute(params![v.journal_id, v.kind, v.size as i64, v.content]))
+            .map(drop)
+            .map_err(db_error)
+    }
+
+    fn kept_bytes(&mut self) -> Result<i64> {
+        self.0
+            .prepare_cached("SELECT bytes FROM kept WHERE id = 1")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(db_error)
+    }
+
+    fn oldest_kept(&mut self) -> Result<Option<(i64, i64)>> {
+        self.0
+            .prepare_cached(
+                "SELECT journal_id, LENGTH(content) FROM versions WHERE content IS NOT NULL
+                 ORDER BY journal_id LIMIT 1",
+            )
+            .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+            .map_err(db_error)
+    }
+
+    fn drop_kept(&mut self, journal_id: i64, _len: i64) -> Result<()> {
+        // The `kept_after_update` trigger takes the length off the total.
+        self.0
+            .prepare_cached("UPDATE versions SET content = NULL WHERE journal_id = ?1")
+            .and_then(|mut s| s.execute([journal_id]))
+            .map(drop)
+            .map_err(db_error)
+    }
+
+    fn last_changes(&mut self, path: &str, steps: usize) -> Result<Vec<UndoStep>> {
+        let mut stmt = self
+            .0
+            .prepare(
+                "SELECT j.action, j.agent, j.time, j.sha256, v.kind, v.size, v.content
+                 FROM journal j LEFT JOIN versions v ON v.journal_id = j.id
+                 WHERE j.path = ?1 ORDER BY j.id DESC LIMIT ?2",
+            )
+            .map_err(db_error)?;
+        let rows = stmt
+            .query_map(params![path, steps as i64], |r| {
+                Ok(UndoStep {
+                    action: r.get(0)?,
+                    agent: r.get(1)?,
+                    time: Timestamp::from_millis(r.get(2)?),
+                    sha256_after: r.get(3)?,
+                    before: Before::from_row(r.get::<_, Option<String>>(4)?.as_deref(), r.get(5)?, r.get(6)?),
+                })
+            })
+            .map_err(db_error)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+    }
+
+    fn latest(&mut self, agent: Option<&str>, path: Option<&str>) -> Result<Vec<Artifact>> {
+        let mut stmt = self
+            .0
+            .prepare(
+                "SELECT j.path, j.agent, j.action, j.time, j.size, j.sha256,
+                        (SELECT COUNT(*) FROM journal c WHERE c.path = j.path)
+                 FROM journal j
+                 WHERE j.id = (SELECT MAX(id) FROM journal m WHERE m.path = j.path)
+                   AND (?1 IS NULL OR EXISTS (SELECT 1 FROM journal a WHERE a.path = j.path AND a.agent = ?1))
+                   AND (?2 IS NULL OR j.path = ?2)
+                 ORDER BY j.path",
+            )
+            .map_err(db_error)?;
+        let rows = stmt
+            .query_map(params![agent, path], |r| {
+                Ok(Artifact {
+                    path: r.get(0)?,
+                    agent: r.get(1)?,
+                    action: r.get(2)?,
+                    time: Timestamp::from_millis(r.get(3)?),
+                    size: r.get::<_, i64>(4)? as u64,
+                    sha256: r.get(5)?,
+                    writes: r.get::<_, i64>(6)? as u64,
+                    history: Vec::new(),
+                })
+            })
+            .map_err(db_error)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+    }
+
+    fn history(&mut self, path: &str) -> Result<Vec<(JournalEntry, bool)>> {
+        let mut stmt = self
+            .0
+            .prepare(
+                "SELECT j.time, j.agent, j.action, j.size, j.added, j.sha256,
+                        v.kind IS NOT NULL AND (v.kind <> 'content' OR v.content IS NOT NULL)
+                 FROM journal j LEFT JOIN versions v ON v.journal_id = j.id
+                 WHERE j.path = ?1 ORDER BY j.id",
+            )
+            .map_err(db_error)?;
+        let rows = stmt
+            .query_map([path], |r| {
+                let entry = JournalEntry {
+                    time: Timestamp::from_millis(r.get(0)?),
+                    agent: r.get(1)?,
+                    action: r.get(2)?,
+                    size: r.get::<_, i64>(3)? as u64,
+                    added: r.get::<_, i64>(4)? as u64,
+                    sha256: r.get(5)?,
+                    restore_with_steps: None,
+                };
+                Ok((entry, r.get::<_, bool>(6)?))
+            })
+            .map_err(db_error)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+    }
+
+    fn paths_since(&mut self, since: Timestamp) -> Result<Vec<String>> {
+        let mut stmt = self
+            .0
+            .prepare("SELECT DISTINCT path FROM journal WHERE time >= ?1 ORDER BY path")
+            .map_err(db_error)?;
+        let rows = stmt.query_map([since.as_millis()], |r| r.get(0)).map_err(db_error)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(db_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_are_read_back_from_their_stored_names() {
+        for action in Action::ALL {
+            let stored = rusqlite::types::ValueRef::Text(action.as_str().as_bytes());
+            assert_eq!(<Action as rusqlite::types::FromSql>::column_result(stored).ok(), Some(action));
+        }
+    }
+}
