@@ -448,6 +448,27 @@ mod tests {
         (dir, store)
     }
 
+    /// A SQLite store, and a PostgreSQL one (under a root identity of its own) when
+    /// `FILEWRIGHT_TEST_POSTGRES` names a database: the rules must hold on both.
+    fn stores(ttl: Option<Duration>) -> Vec<(tempfile::TempDir, Store)> {
+        let mut out = vec![store(ttl)];
+        match std::env::var("FILEWRIGHT_TEST_POSTGRES") {
+            Ok(url) if !url.is_empty() => {
+                let dir = tempfile::tempdir().unwrap();
+                let nanos =
+                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+                let root = format!("unit-{}-{nanos}", std::process::id());
+                let store = Store::open_at(&StoreUrl::Postgres(url), &root, dir.path(), ttl).unwrap();
+                out.push((dir, store));
+            }
+            _ => assert!(
+                std::env::var("FILEWRIGHT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+                "FILEWRIGHT_REQUIRE_POSTGRES=1 but FILEWRIGHT_TEST_POSTGRES is not set"
+            ),
+        }
+        out
+    }
+
     fn facts(size: u64) -> Option<WriteFacts> {
         Some(WriteFacts {
             size,
@@ -459,133 +480,184 @@ mod tests {
 
     #[test]
     fn first_writer_claims_and_second_agent_gets_a_conflict() {
-        let (_d, s) = store(None);
-        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
-        let mut ran = false;
-        let err = s
-            .write_claimed("a.js", "bob", Action::Append, || {
-                ran = true;
-                Ok(((), facts(2)))
-            })
-            .unwrap_err();
-        assert!(!ran, "the write must not run when the claim fails");
-        let text = err.to_string();
-        assert!(text.starts_with("CONFLICT: a.js is owned by agent \"alice\" since "), "{text}");
-        assert!(text.contains("UTC; write a different file or ask that agent to release it"), "{text}");
+        for (_d, s) in stores(None) {
+            s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+            let mut ran = false;
+            let err = s
+                .write_claimed("a.js", "bob", Action::Append, || {
+                    ran = true;
+                    Ok(((), facts(2)))
+                })
+                .unwrap_err();
+            assert!(!ran, "the write must not run when the claim fails");
+            let text = err.to_string();
+            assert!(text.starts_with("CONFLICT: a.js is owned by agent \"alice\" since "), "{text}");
+            assert!(text.contains("UTC; write a different file or ask that agent to release it"), "{text}");
+        }
     }
 
     #[test]
     fn a_failed_write_leaves_no_claim_and_no_journal_row() {
-        let (_d, s) = store(None);
-        let r: Result<((), Option<String>)> =
-            s.write_claimed("a.js", "alice", Action::Write, || Err(Error::NotFound { path: "a.js".into() }));
-        assert!(r.is_err());
-        assert!(s.claims().unwrap().is_empty());
-        assert!(s.artifacts(None, None, true).unwrap().is_empty());
+        for (_d, s) in stores(None) {
+            let r: Result<((), Option<String>)> = s.write_claimed("a.js", "alice", Action::Write, || {
+                Err(Error::NotFound { path: "a.js".into() })
+            });
+            assert!(r.is_err());
+            assert!(s.claims().unwrap().is_empty());
+            assert!(s.artifacts(None, None, true).unwrap().is_empty());
+        }
     }
 
     #[test]
     fn claims_expire_after_the_ttl() {
-        let (_d, s) = store(Some(Duration::from_millis(50)));
-        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
-        std::thread::sleep(Duration::from_millis(80));
-        assert!(s.claims().unwrap().is_empty(), "expired claims are not listed");
-        s.write_claimed("a.js", "bob", Action::Write, || Ok(((), facts(1)))).unwrap();
-        assert_eq!(s.claims().unwrap()[0].agent, "bob");
+        for (_d, s) in stores(Some(Duration::from_millis(50))) {
+            s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+            std::thread::sleep(Duration::from_millis(80));
+            assert!(s.claims().unwrap().is_empty(), "expired claims are not listed");
+            s.write_claimed("a.js", "bob", Action::Write, || Ok(((), facts(1)))).unwrap();
+            assert_eq!(s.claims().unwrap()[0].agent, "bob");
+        }
     }
 
     #[test]
     fn a_write_under_a_token_another_agent_superseded_is_refused_until_claimed_again() {
-        let (_d, s) = store(Some(Duration::from_millis(50)));
-        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
-        let alice_token = s.claims().unwrap()[0].token;
-        std::thread::sleep(Duration::from_millis(80));
-        // Alice's claim lapsed; bob is given the path, writes, and lets it go.
-        s.write_claimed("a.js", "bob", Action::Write, || Ok(((), facts(2)))).unwrap();
-        let bob_token = s.claims().unwrap()[0].token;
-        assert!(bob_token > alice_token, "tokens come from one sequence: {alice_token} then {bob_token}");
-        s.release(None, "bob").unwrap();
-        assert!(s.claims().unwrap().is_empty());
-        let mut ran = false;
-        let err = s
-            .write_claimed("a.js", "alice", Action::Write, || {
-                ran = true;
-                Ok(((), facts(3)))
-            })
-            .unwrap_err();
-        assert!(!ran, "a superseded writer must not write");
-        let text = err.to_string();
-        assert!(
-            text.starts_with(&format!("SUPERSEDED: your claim on a.js (fencing token {alice_token})")),
-            "{text}"
-        );
-        assert!(
-            text.contains(&format!("agent \"bob\" was given the path since (token {bob_token})")),
-            "{text}"
-        );
-        // Taking it back explicitly is how alice says she has seen bob's change.
-        s.claim(&["a.js".into()], "alice").unwrap();
-        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(3)))).unwrap();
-        assert!(s.claims().unwrap()[0].token > bob_token);
+        for (_d, s) in stores(Some(Duration::from_millis(50))) {
+            s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+            let alice_token = s.claims().unwrap()[0].token;
+            std::thread::sleep(Duration::from_millis(80));
+            // Alice's claim lapsed; bob is given the path, writes, and lets it go.
+            s.write_claimed("a.js", "bob", Action::Write, || Ok(((), facts(2)))).unwrap();
+            let bob_token = s.claims().unwrap()[0].token;
+            assert!(bob_token > alice_token, "tokens come from one sequence: {alice_token} then {bob_token}");
+            s.release(None, "bob").unwrap();
+            assert!(s.claims().unwrap().is_empty());
+            let mut ran = false;
+            let err = s
+                .write_claimed("a.js", "alice", Action::Write, || {
+                    ran = true;
+                    Ok(((), facts(3)))
+                })
+                .unwrap_err();
+            assert!(!ran, "a superseded writer must not write");
+            let text = err.to_string();
+            assert!(
+                text.starts_with(&format!("SUPERSEDED: your claim on a.js (fencing token {alice_token})")),
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!("agent \"bob\" was given the path since (token {bob_token})")),
+                "{text}"
+            );
+            // Taking it back explicitly is how alice says she has seen bob's change.
+            s.claim(&["a.js".into()], "alice").unwrap();
+            s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(3)))).unwrap();
+            assert!(s.claims().unwrap()[0].token > bob_token);
+        }
     }
 
     #[test]
     fn a_lapsed_claim_nobody_took_is_renewed_under_the_same_token() {
-        let (_d, s) = store(Some(Duration::from_millis(30)));
-        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
-        let token = s.claims().unwrap()[0].token;
-        std::thread::sleep(Duration::from_millis(50));
-        s.write_claimed("a.js", "alice", Action::Append, || Ok(((), facts(2)))).unwrap();
-        assert_eq!(s.claims().unwrap()[0].token, token);
+        for (_d, s) in stores(Some(Duration::from_millis(30))) {
+            s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+            let token = s.claims().unwrap()[0].token;
+            std::thread::sleep(Duration::from_millis(50));
+            s.write_claimed("a.js", "alice", Action::Append, || Ok(((), facts(2)))).unwrap();
+            assert_eq!(s.claims().unwrap()[0].token, token);
+        }
     }
 
     #[test]
     fn claim_all_is_all_or_nothing() {
-        let (_d, s) = store(None);
-        s.claim(&["b.js".into()], "bob").unwrap();
-        let out = s.claim(&["a.js".into(), "b.js".into()], "alice").unwrap();
-        assert_eq!(out.conflicts.len(), 1);
-        assert!(out.claimed.is_empty());
-        assert_eq!(s.claims().unwrap().len(), 1, "a.js was not claimed");
+        for (_d, s) in stores(None) {
+            s.claim(&["b.js".into()], "bob").unwrap();
+            let out = s.claim(&["a.js".into(), "b.js".into()], "alice").unwrap();
+            assert_eq!(out.conflicts.len(), 1);
+            assert!(out.claimed.is_empty());
+            assert_eq!(s.claims().unwrap().len(), 1, "a.js was not claimed");
+        }
     }
 
     #[test]
     fn release_drops_only_the_callers_claims() {
-        let (_d, s) = store(None);
-        s.claim(&["a".into(), "b".into()], "alice").unwrap();
-        s.claim(&["c".into()], "bob").unwrap();
-        let out = s.release(Some(&["a".into(), "c".into()]), "alice").unwrap();
-        assert_eq!(out.released, vec!["a".to_string()]);
-        assert_eq!(out.not_released.len(), 1);
-        let out = s.release(None, "alice").unwrap();
-        assert_eq!(out.released, vec!["b".to_string()]);
-        assert_eq!(s.claims().unwrap().len(), 1);
+        for (_d, s) in stores(None) {
+            s.claim(&["a".into(), "b".into()], "alice").unwrap();
+            s.claim(&["c".into()], "bob").unwrap();
+            let out = s.release(Some(&["a".into(), "c".into()]), "alice").unwrap();
+            assert_eq!(out.released, vec!["a".to_string()]);
+            assert_eq!(out.not_released.len(), 1);
+            let out = s.release(None, "alice").unwrap();
+            assert_eq!(out.released, vec!["b".to_string()]);
+            assert_eq!(s.claims().unwrap().len(), 1);
+        }
     }
 
     #[test]
     fn journal_keeps_history_and_latest_state() {
-        let (_d, s) = store(None);
-        s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(10)))).unwrap();
-        s.write_claimed("a.js", "alice", Action::Append, || {
-            Ok((
-                (),
-                Some(WriteFacts { size: 15, added: 5, sha256: "h".into(), before: Some(Before::Prefix(10)) }),
-            ))
-        })
-        .unwrap();
-        s.write_claimed("b.py", "bob", Action::Write, || Ok(((), facts(3)))).unwrap();
-        let latest = s.artifacts(None, None, false).unwrap();
-        assert_eq!(latest.len(), 2);
-        assert_eq!(latest[0].path, "a.js");
-        assert_eq!(latest[0].size, 15);
-        assert_eq!(latest[0].writes, 2);
-        assert!(latest[0].history.is_empty());
-        let only_bob = s.artifacts(Some("bob"), None, true).unwrap();
-        assert_eq!(only_bob.len(), 1);
-        assert_eq!(only_bob[0].history.len(), 1);
-        let epoch = Timestamp::from_millis(0);
-        assert_eq!(s.journal_paths(epoch).unwrap(), vec!["a.js".to_string(), "b.py".to_string()]);
-        assert!(s.journal_paths(Timestamp::now().after(Duration::from_secs(60))).unwrap().is_empty());
+        for (_d, s) in stores(None) {
+            s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(10)))).unwrap();
+            s.write_claimed("a.js", "alice", Action::Append, || {
+                Ok((
+                    (),
+                    Some(WriteFacts {
+                        size: 15,
+                        added: 5,
+                        sha256: "h".into(),
+                        before: Some(Before::Prefix(10)),
+                    }),
+                ))
+            })
+            .unwrap();
+            s.write_claimed("b.py", "bob", Action::Write, || Ok(((), facts(3)))).unwrap();
+            let latest = s.artifacts(None, None, false).unwrap();
+            assert_eq!(latest.len(), 2);
+            assert_eq!(latest[0].path, "a.js");
+            assert_eq!(latest[0].size, 15);
+            assert_eq!(latest[0].writes, 2);
+            assert!(latest[0].history.is_empty());
+            let only_bob = s.artifacts(Some("bob"), None, true).unwrap();
+            assert_eq!(only_bob.len(), 1);
+            assert_eq!(only_bob[0].history.len(), 1);
+            let epoch = Timestamp::from_millis(0);
+            assert_eq!(s.journal_paths(epoch).unwrap(), vec!["a.js".to_string(), "b.py".to_string()]);
+            assert!(s.journal_paths(Timestamp::now().after(Duration::from_secs(60))).unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn the_history_budget_drops_the_same_versions_on_every_backend() {
+        let mut seen = Vec::new();
+        for (_d, s) in stores(None) {
+            let s = s.with_history_budget(100);
+            for k in 0..30u64 {
+                let before = Some(Before::Content(vec![b'x'; (k as usize * 7) % 40 + 1]));
+                let path = if k % 3 == 0 { "b.js" } else { "a.js" };
+                s.write_claimed(path, "alice", Action::Write, || {
+                    Ok((
+                        (),
+                        Some(WriteFacts { size: k, added: k, sha256: "h".into(), before: before.clone() }),
+                    ))
+                })
+                .unwrap();
+            }
+            let reach: Vec<Vec<(u64, Option<u64>)>> = s
+                .artifacts(None, None, true)
+                .unwrap()
+                .iter()
+                .map(|a| a.history.iter().map(|h| (h.size, h.restore_with_steps)).collect())
+                .collect();
+            let kept: Vec<bool> = s
+                .undo_claimed("a.js", "alice", 30, |plan| {
+                    Ok((plan.iter().map(|p| p.before.is_some()).collect(), None))
+                })
+                .unwrap()
+                .0;
+            assert!(
+                kept.iter().any(|k| *k) && kept.iter().any(|k| !*k),
+                "the budget kept some, not all: {kept:?}"
+            );
+            seen.push((reach, kept));
+        }
+        assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
     }
 
     /// SUM(LENGTH(content)) over the versions, the way the running total must say it.
