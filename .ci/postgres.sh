@@ -6,8 +6,9 @@
 #   .ci/postgres.sh stop DIR    stops it (DIR can then be removed)
 #
 # Run as root, the cluster belongs to the unprivileged user `nobody`: PostgreSQL refuses to
-# run as root. Authentication is `trust` on 127.0.0.1 only, and durability is off: nothing in
-# it outlives the run.
+# run as root. Authentication is `trust` on 127.0.0.1 only, and durability is off (nothing in
+# it outlives the run) unless FILEWRIGHT_PG_DURABLE=1, as the store benchmark sets, keeps
+# PostgreSQL's defaults (fsync of the WAL at every commit).
 set -euo pipefail
 cmd=${1:?start or stop}
 dir=${2:?a directory for the cluster}
@@ -47,9 +48,12 @@ start)
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     as_owner "$bin/initdb" -D "$dir/data" -U filewright --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c max_connections=200" \
-        start >&2 || { cat "$dir/server.log" >&2; exit 1; }
+    options="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200"
+    if [ "${FILEWRIGHT_PG_DURABLE:-0}" != 1 ]; then
+        options="$options -c fsync=off -c synchronous_commit=off"
+    fi
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$options" start >&2 \
+        || { cat "$dir/server.log" >&2; exit 1; }
     echo "postgres://filewright@127.0.0.1:$port/postgres"
     ;;
 stop)

@@ -17,8 +17,10 @@
 //!   `search_files` (ripgrep's matcher and searcher over files read through the sandbox).
 //! - [`cleanup`]: undo what models send by mistake (read_file's line prefixes, a Markdown
 //!   fence around a whole file), only when certain.
-//! - [`store`]: claims and the artifact journal in SQLite, shared by every process on a root,
-//!   and the intents of appends in flight, by which a kill part way is repaired.
+//! - [`store`]: claims (with fencing tokens), the artifact journal and undo's versions, shared
+//!   by every process on a root: in SQLite for one machine, or in PostgreSQL for several hosts
+//!   (`--store`); the rules are written once over both. Also the intents of appends in flight,
+//!   by which a kill part way is repaired.
 //! - [`hooks`]: the `--after-write` command (formatter or linter), with a time limit.
 //! - [`session`]: per-process state and one file per tool, composing the above; plain Rust in
 //!   and out.
@@ -42,8 +44,8 @@
 //! # Doors to host paths (ambient authority)
 //! Everything else reaches files through the sandbox. The doors, each with an "Ambient
 //! authority" section: [`workspace::Workspace::open_root`] and [`workspace::Workspace::reserve`],
-//! [`store::Store::open`] (the state
-//! directory), [`session::Session::open`] (both), the client's roots (`server/roots.rs`) and
+//! [`store::Store::open_at`] (the state
+//! directory; a `--store` URL is a network door, not a path), [`session::Session::open`] (both), the client's roots (`server/roots.rs`) and
 //! [`hooks::Hook::run`]. [`session::Session::file_uri`] names a host path (the links in
 //! results) but opens nothing.
 //!

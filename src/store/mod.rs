@@ -8,10 +8,10 @@
 //! journal, and that transaction serialises the writers of the path: two processes can never
 //! both win a claim, and appends never interleave.
 //!
-//! Two backends hold it, behind the statements of [`tx::Tx`]:
-//! - [`sqlite`], the default: one database in the state directory, for the processes of one
+//! Two backends hold it, behind the statements of `tx::Tx`:
+//! - `sqlite`, the default: one database in the state directory, for the processes of one
 //!   machine;
-//! - [`postgres`], chosen with `--store postgres://...`: for processes on several hosts that
+//! - `postgres`, chosen with `--store postgres://...`: for processes on several hosts that
 //!   share one workspace, keyed by a root identity every host agrees on.
 //!
 //! The rules (claims, fencing, the history budget, undo's reach) are written once over those
