@@ -121,6 +121,14 @@ impl Postgres {
             "cannot read the --store URL: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
                 .to_string()
         })?;
+        if config.get_ssl_mode() == postgres::config::SslMode::Require {
+            anyhow::bail!(
+                "the --store URL asks for TLS (sslmode=require), which filewright does not support yet: \
+                 reach the database over a private network, a Unix socket or a tunnel, with sslmode=disable"
+            );
+        }
+        // TLS is not offered, so `prefer` (the default) connects without it at once.
+        config.ssl_mode(postgres::config::SslMode::Disable);
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
@@ -277,9 +285,20 @@ impl Postgres {
                 Error::Store { busy, detail: format!("{}: {}", self.describe(), db.message()) }
             }
             // No answer from the server: it is down, unreachable, or the connection broke.
-            None => Error::StoreDown { store: self.describe(), detail: e.to_string() },
+            None if unreachable(&e) => Error::StoreDown { store: self.describe(), detail: e.to_string() },
+            // The server answered with something this version cannot read.
+            None => Error::Store { busy: false, detail: format!("{}: {e}", self.describe()) },
         }
     }
+}
+
+/// Whether `e` says the server could not be reached or the connection broke, rather than
+/// that it answered with something unreadable.
+fn unreachable(e: &postgres::Error) -> bool {
+    use std::error::Error as _;
+    e.is_closed()
+        || e.source().is_some_and(|s| s.is::<std::io::Error>())
+        || e.to_string().starts_with("timeout")
 }
 
 /// The statements, inside one transaction.
@@ -597,6 +616,22 @@ mod tests {
         let sql = s.lock_sql(Lock::Paths(&["a/b.js", "a"]));
         assert!(sql.contains(&format!("pg_advisory_xact_lock({})", s.key("a"))), "{sql}");
         assert!(!sql.contains(&format!("pg_advisory_xact_lock_shared({})", s.key("a"))), "{sql}");
+    }
+
+    #[test]
+    fn a_url_that_requires_tls_is_refused_at_start_with_what_to_do() {
+        let err = Postgres::open("postgres://u@127.0.0.1:1/db?sslmode=require", "r").unwrap_err();
+        assert!(format!("{err:#}").contains("sslmode=require"), "{err:#}");
+    }
+
+    #[test]
+    fn a_server_that_cannot_be_reached_is_a_store_down_error_and_not_fatal_at_start() {
+        // Port 1 on the loopback: nothing listens, the connection is refused at once.
+        let store = Postgres::open("postgres://u@127.0.0.1:1/db", "r").expect("starts without the database");
+        let err = store.read(|tx| tx.claimed_by("a")).unwrap_err();
+        assert!(matches!(err, Error::StoreDown { .. }), "{err:?}");
+        assert!(err.to_string().contains("cannot be reached"), "{err}");
+        assert!(err.to_string().contains("nothing was written"), "{err}");
     }
 
     #[test]
