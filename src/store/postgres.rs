@@ -468,7 +468,8 @@ impl Tx for PgTx<'_> {
             "INSERT INTO filewright_versions (journal_id, root, kind, size, content) VALUES ($1, $2, $3, $4, $5)",
             &[&v.journal_id, &root, &v.kind, &(v.size as i64), &v.content],
         )?;
-        let len = v.content.map_or(0, |c| c.len() as i64);
+        let Some(content) = v.content else { return Ok(()) };
+        let len = content.len() as i64;
         self.execute(
             "INSERT INTO filewright_kept (root, bytes) VALUES ($1, $2)
              ON CONFLICT (root) DO UPDATE SET bytes = filewright_kept.bytes + EXCLUDED.bytes",
