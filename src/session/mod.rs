@@ -185,12 +185,15 @@ impl Session {
 
     /// A session over an opened root.
     pub fn new(ws: Workspace, config: Config, store: Store) -> Self {
+        // By the store's clock, which journal times are in: a shared database's, not this
+        // host's (this host's when the database cannot be reached now).
+        let started = store.now().unwrap_or_else(|_| Timestamp::now());
         Session {
             ws,
             config,
             store,
             seen: Mutex::new(HashSet::new()),
-            started: Timestamp::now(),
+            started,
             checks: CheckCache::new(DEFAULT_BUDGET_BYTES),
             digests: Digests::default(),
         }

@@ -369,6 +369,12 @@ impl Store {
         self.backend.read(|tx| journal::artifacts(tx, agent, path, history))
     }
 
+    /// The time by the store's clock: the database's for PostgreSQL, whose journal times and
+    /// claim expiries are in it, so that hosts whose clocks differ agree.
+    pub fn now(&self) -> Result<Timestamp> {
+        self.backend.read(|tx| tx.now())
+    }
+
     /// Every path the journal recorded a write for at or after `since`, in order.
     pub fn journal_paths(&self, since: Timestamp) -> Result<Vec<String>> {
         self.backend.read(|tx| tx.paths_since(since))

@@ -86,7 +86,39 @@ pub(super) struct Postgres {
     root: String,
     /// The open connection, if any; None after it failed, until the next call connects.
     conn: Mutex<Option<Connection>>,
+    /// The last attempt to connect that failed slowly (a host that does not answer), and its
+    /// error: for [`RETRY_AFTER`] calls fail at once with it, so that a start, which makes
+    /// three calls, costs one connect timeout and not three. A refused connection fails at
+    /// once anyway and is not kept, so a database that is back is used at the next call.
+    failed: Mutex<Option<(std::time::Instant, Failure)>>,
 }
+
+/// A failed connect, kept to be told again (the error itself cannot be copied).
+#[derive(Debug, Clone)]
+struct Failure {
+    down: bool,
+    detail: String,
+}
+
+impl Failure {
+    fn of(e: &Error) -> Failure {
+        match e {
+            Error::StoreDown { detail, .. } => Failure { down: true, detail: detail.clone() },
+            Error::Store { detail, .. } => Failure { down: false, detail: detail.clone() },
+            other => Failure { down: false, detail: other.to_string() },
+        }
+    }
+
+    fn error(&self, store: &Postgres) -> Error {
+        match self.down {
+            true => Error::StoreDown { store: store.describe(), detail: self.detail.clone() },
+            false => Error::Store { busy: false, detail: self.detail.clone() },
+        }
+    }
+}
+
+/// How long after a failed connect calls fail without trying again.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
 
 impl std::fmt::Debug for Postgres {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -136,10 +168,18 @@ impl Postgres {
             config.application_name("filewright");
         }
         config.keepalives(true).keepalives_idle(Duration::from_secs(30));
-        let store = Postgres { config, root: root.to_string(), conn: Mutex::new(None) };
+        let store =
+            Postgres { config, root: root.to_string(), conn: Mutex::new(None), failed: Mutex::new(None) };
+        let started = std::time::Instant::now();
         match store.connect() {
             Ok(conn) => *store.lock() = Some(conn),
-            Err(e) => tracing::warn!("{e}; the server starts, and each write will try to connect again"),
+            Err(e) => {
+                tracing::warn!("{e}; the server starts, and each write will try to connect again");
+                if started.elapsed() >= RETRY_AFTER {
+                    *store.failed.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Some((std::time::Instant::now(), Failure::of(&e)));
+                }
+            }
         }
         Ok(store)
     }
@@ -204,7 +244,22 @@ impl Postgres {
         let mut guard = self.lock();
         if guard.as_ref().is_none_or(|c| c.client.is_closed()) {
             *guard = None;
-            *guard = Some(self.connect()?);
+            let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((when, failure)) = failed.as_ref()
+                && when.elapsed() < RETRY_AFTER
+            {
+                return Err(failure.error(self));
+            }
+            let started = std::time::Instant::now();
+            match self.connect() {
+                Ok(conn) => *guard = Some(conn),
+                Err(e) => {
+                    if started.elapsed() >= RETRY_AFTER {
+                        *failed = Some((std::time::Instant::now(), Failure::of(&e)));
+                    }
+                    return Err(e);
+                }
+            }
         }
         let Some(conn) = guard.as_mut() else { unreachable!("connected above") };
         let outcome = self.run(conn, lock, f);
@@ -589,7 +644,12 @@ mod tests {
     use super::*;
 
     fn store(root: &str) -> Postgres {
-        Postgres { config: "postgres://u@h/db".parse().unwrap(), root: root.into(), conn: Mutex::new(None) }
+        Postgres {
+            config: "postgres://u@h/db".parse().unwrap(),
+            root: root.into(),
+            conn: Mutex::new(None),
+            failed: Mutex::new(None),
+        }
     }
 
     #[test]
@@ -648,6 +708,7 @@ mod tests {
             config: "postgres://fw:secret@db.internal:6543/shared".parse().unwrap(),
             root: "team".into(),
             conn: Mutex::new(None),
+            failed: Mutex::new(None),
         };
         let text = s.describe();
         assert_eq!(text, "postgres db.internal:6543/shared (root id \"team\")");
