@@ -45,8 +45,20 @@ start)
     mkdir -p "$dir"
     chmod 755 "$dir"
     [ "$(id -u)" = 0 ] && chown nobody "$dir"
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    as_owner "$bin/initdb" -D "$dir/data" -U filewright --auth=trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 \
+    # A free local port: bash alone, as a fresh machine may have nothing else.
+    port=""
+    for _ in $(seq 50); do
+        candidate=$((20000 + RANDOM % 30000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then port=$candidate; break; fi
+    done
+    [ -n "$port" ] || { echo "no free local port found" >&2; exit 1; }
+    # The default collation is ICU's English, as on most production servers, so that a query
+    # that sorts by the default collation instead of bytewise shows in the tests (PostgreSQL
+    # before 15 has no ICU default: plain C then).
+    as_owner "$bin/initdb" -D "$dir/data" -U filewright --auth=trust -E UTF8 --no-sync \
+        --locale=C.UTF-8 --locale-provider=icu --icu-locale=en >"$dir/initdb.log" 2>&1 \
+        || { rm -rf "$dir/data"; as_owner "$bin/initdb" -D "$dir/data" -U filewright --auth=trust -E UTF8 --no-sync \
+            >"$dir/initdb.log" 2>&1; } \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     options="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200"
     if [ "${FILEWRIGHT_PG_DURABLE:-0}" != 1 ]; then

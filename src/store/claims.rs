@@ -101,12 +101,18 @@ pub(super) fn take(
         });
     }
     match claim {
-        Some(claim) if claim.agent == agent && claim.token != 0 => {
+        Some(claim) if claim.agent == agent => {
             tx.touch_claim(path, now)?;
-            Ok(claim.token)
+            match claim.token {
+                // A claim made before fencing tokens existed gets one now, and keeps its time.
+                0 => tx.new_token(path, agent),
+                token => Ok(token),
+            }
         }
-        // A claim made before fencing tokens existed gets one now.
-        _ => tx.new_claim(path, agent, now),
+        _ => {
+            tx.put_claim(path, agent, now)?;
+            tx.new_token(path, agent)
+        }
     }
 }
 

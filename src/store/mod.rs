@@ -305,11 +305,14 @@ impl Store {
         change: impl FnOnce(&mut dyn Tx) -> Result<(T, Vec<(String, Action, WriteFacts)>)>,
     ) -> Result<(T, Option<String>)> {
         let mut tokens = Vec::with_capacity(paths.len());
+        // Held from before the transaction until its tokens are kept, so that a release by
+        // another call of this process cannot fall in between.
+        let mut held = self.held_tokens();
         let (value, unrecorded) = self.backend.write(Lock::Paths(paths), |tx| {
             let now = tx.now()?;
             for path in paths {
-                let held = self.held_token(path, agent);
-                tokens.push((path.to_string(), claims::take(tx, path, agent, now, self.claim_ttl, held)?));
+                let token = held.get(&(agent.to_string(), path.to_string())).copied();
+                tokens.push((path.to_string(), claims::take(tx, path, agent, now, self.claim_ttl, token)?));
             }
             let (value, rows) = change(tx)?;
             let recorded = rows.iter().try_for_each(|(path, action, facts)| {
@@ -318,13 +321,15 @@ impl Store {
             Ok((value, recorded))
         })?;
         if unrecorded.is_none() {
-            self.hold(agent, tokens);
+            hold(&mut held, agent, tokens);
         }
+        drop(held);
         let unrecorded = unrecorded.map(|e| {
             format!(
                 "{} WAS changed by this call, but its claim and journal row could not be recorded \
-                 ({e}): do not repeat the call; list_artifacts will not show this change",
-                paths.join(" and ")
+                 ({}): do not repeat the call; list_artifacts will not show this change",
+                paths.join(" and "),
+                cause(&e)
             )
         });
         Ok((value, unrecorded))
@@ -334,11 +339,12 @@ impl Store {
     /// claim is how an agent whose claim was superseded takes the path back.
     pub fn claim(&self, paths: &[String], agent: &str) -> Result<ClaimOutcome> {
         let locked: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let mut held = self.held_tokens();
         let (outcome, tokens) = self.backend.change(Lock::Paths(&locked), |tx| {
             let now = tx.now()?;
             claims::take_all(tx, paths, agent, now, self.claim_ttl)
         })?;
-        self.hold(agent, tokens);
+        hold(&mut held, agent, tokens);
         Ok(outcome)
     }
 
@@ -346,15 +352,12 @@ impl Store {
     pub fn release(&self, paths: Option<&[String]>, agent: &str) -> Result<ReleaseOutcome> {
         let locked: Vec<&str> = paths.unwrap_or_default().iter().map(String::as_str).collect();
         let lock = if paths.is_some() { Lock::Paths(&locked) } else { Lock::Root };
-        let outcome = self.backend.change(lock, |tx| claims::release(tx, paths, agent))?;
         let mut held = self.held_tokens();
-        match paths {
-            Some(paths) => {
-                for path in paths {
-                    held.remove(&(agent.to_string(), path.clone()));
-                }
-            }
-            None => held.retain(|(owner, _), _| owner != agent),
+        let outcome = self.backend.change(lock, |tx| claims::release(tx, paths, agent))?;
+        // Only what was released: a token superseded by another agent's claim stays held, so
+        // that the stale write is still refused after that agent lets go.
+        for path in &outcome.released {
+            held.remove(&(agent.to_string(), path.clone()));
         }
         Ok(outcome)
     }
@@ -418,16 +421,22 @@ impl Store {
         // Only plain inserts and removals happen under it: a poisoned map is still whole.
         self.held.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
 
-    fn held_token(&self, path: &str, agent: &str) -> Option<u64> {
-        self.held_tokens().get(&(agent.to_string(), path.to_string())).copied()
+/// Keeps the tokens `agent` now holds.
+fn hold(held: &mut HashMap<(String, String), u64>, agent: &str, tokens: Vec<(String, u64)>) {
+    for (path, token) in tokens {
+        held.insert((agent.to_string(), path), token);
     }
+}
 
-    fn hold(&self, agent: &str, tokens: Vec<(String, u64)>) {
-        let mut held = self.held_tokens();
-        for (path, token) in tokens {
-            held.insert((agent.to_string(), path), token);
-        }
+/// What went wrong in the store, without the advice its error gives to a call that wrote
+/// nothing ("retry"): quoted in the warning of a call whose bytes did land.
+fn cause(e: &Error) -> String {
+    match e {
+        Error::Store { detail, .. } => detail.clone(),
+        Error::StoreDown { store, detail } => format!("{store} could not be reached: {detail}"),
+        other => other.to_string(),
     }
 }
 
@@ -626,6 +635,21 @@ mod tests {
             let epoch = Timestamp::from_millis(0);
             assert_eq!(s.journal_paths(epoch).unwrap(), vec!["a.js".to_string(), "b.py".to_string()]);
             assert!(s.journal_paths(Timestamp::now().after(Duration::from_secs(60))).unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn paths_are_listed_bytewise_on_every_backend() {
+        for (_d, s) in stores(None) {
+            for path in ["b.js", "B.js", "a.js", "_x.js"] {
+                s.write_claimed(path, "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+            }
+            let listed: Vec<String> =
+                s.artifacts(None, None, false).unwrap().into_iter().map(|a| a.path).collect();
+            assert_eq!(listed, ["B.js", "_x.js", "a.js", "b.js"], "{}", s.describe());
+            assert_eq!(s.journal_paths(Timestamp::from_millis(0)).unwrap(), listed, "{}", s.describe());
+            let released = s.release(None, "alice").unwrap().released;
+            assert_eq!(released, listed, "{}", s.describe());
         }
     }
 

@@ -77,6 +77,17 @@ CREATE TABLE IF NOT EXISTS filewright_kept (
 );
 ";
 
+/// Whether every table, index and sequence of [`SCHEMA`] exists.
+const SCHEMA_READY: &str = "SELECT to_regclass('filewright_claims') IS NOT NULL
+    AND to_regclass('filewright_fences') IS NOT NULL
+    AND to_regclass('filewright_fencing_tokens') IS NOT NULL
+    AND to_regclass('filewright_journal') IS NOT NULL
+    AND to_regclass('filewright_journal_by_path') IS NOT NULL
+    AND to_regclass('filewright_journal_by_time') IS NOT NULL
+    AND to_regclass('filewright_versions') IS NOT NULL
+    AND to_regclass('filewright_versions_kept') IS NOT NULL
+    AND to_regclass('filewright_kept') IS NOT NULL";
+
 /// The advisory lock key the schema is created under.
 const SCHEMA_LOCK: i64 = 0x6669_6c65_7772_6974; // "filewrit"
 
@@ -199,13 +210,24 @@ impl Postgres {
 
     fn connect(&self) -> Result<Connection> {
         let mut client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
-        let setup = format!(
-            "SET lock_timeout = {}; SET statement_timeout = {};
-             BEGIN; SELECT pg_advisory_xact_lock({SCHEMA_LOCK}); {SCHEMA} COMMIT;",
+        let session = format!(
+            "SET lock_timeout = {}; SET statement_timeout = {};",
             BUSY_TIMEOUT.as_millis(),
             STATEMENT_TIMEOUT.as_millis()
         );
-        client.batch_execute(&setup).map_err(|e| self.error(e))?;
+        client.batch_execute(&session).map_err(|e| self.error(e))?;
+        // The tables are created once, by the first process: `CREATE ... IF NOT EXISTS` would
+        // need the right to create (and, for an index, to own the table) on every connection,
+        // and would lock the journal against the inserts of other hosts while it ran.
+        let ready: bool =
+            client.query_one(SCHEMA_READY, &[]).and_then(|row| row.try_get(0)).map_err(|e| self.error(e))?;
+        if !ready {
+            client
+                .batch_execute(&format!(
+                    "BEGIN; SELECT pg_advisory_xact_lock({SCHEMA_LOCK}); {SCHEMA} COMMIT;"
+                ))
+                .map_err(|e| self.error(e))?;
+        }
         Ok(Connection { client, statements: HashMap::new() })
     }
 
@@ -222,10 +244,7 @@ impl Postgres {
         lock: Lock<'_>,
         f: impl FnOnce(&mut dyn Tx) -> Result<(T, Result<()>)>,
     ) -> Result<(T, Option<Error>)> {
-        self.transaction(Some(lock), |tx| {
-            let (value, then) = f(tx)?;
-            Ok((value, then))
-        })
+        self.transaction(Some(lock), f)
     }
 
     /// Runs `f` in a transaction that takes no lock.
@@ -236,35 +255,79 @@ impl Postgres {
         }
     }
 
+    /// Connects when there is no connection; says whether there was one already.
+    fn ensure_connected(&self, guard: &mut Option<Connection>) -> Result<bool> {
+        if guard.as_ref().is_some_and(|c| !c.client.is_closed()) {
+            return Ok(true);
+        }
+        *guard = None;
+        let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((when, failure)) = failed.as_ref()
+            && when.elapsed() < RETRY_AFTER
+        {
+            return Err(failure.error(self));
+        }
+        let started = std::time::Instant::now();
+        match self.connect() {
+            Ok(conn) => {
+                *guard = Some(conn);
+                *failed = None;
+                Ok(false)
+            }
+            Err(e) => {
+                if started.elapsed() >= RETRY_AFTER {
+                    *failed = Some((std::time::Instant::now(), Failure::of(&e)));
+                }
+                Err(e)
+            }
+        }
+    }
+
     fn transaction<T>(
         &self,
         lock: Option<Lock<'_>>,
         f: impl FnOnce(&mut dyn Tx) -> Result<(T, Result<()>)>,
     ) -> Result<(T, Option<Error>)> {
         let mut guard = self.lock();
-        if guard.as_ref().is_none_or(|c| c.client.is_closed()) {
-            *guard = None;
-            let mut failed = self.failed.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some((when, failure)) = failed.as_ref()
-                && when.elapsed() < RETRY_AFTER
-            {
-                return Err(failure.error(self));
-            }
-            let started = std::time::Instant::now();
-            match self.connect() {
-                Ok(conn) => *guard = Some(conn),
-                Err(e) => {
-                    if started.elapsed() >= RETRY_AFTER {
-                        *failed = Some((std::time::Instant::now(), Failure::of(&e)));
-                    }
-                    return Err(e);
-                }
-            }
-        }
+        let reused = self.ensure_connected(&mut guard)?;
         let Some(conn) = guard.as_mut() else { unreachable!("connected above") };
-        let outcome = self.run(conn, lock, f);
-        if conn.client.is_closed() {
-            // Whatever failed, the next call starts from a new connection.
+        // A connection left idle may have been closed by the server (a restart, a failover,
+        // an idle timeout): the client learns it only when it next speaks, at BEGIN. Nothing
+        // has run yet then, so the call goes on over a new connection.
+        let mut f = Some(f);
+        let first = match conn.client.transaction() {
+            Ok(tx) => Ok(self.run(tx, &mut conn.statements, lock, f.take().expect("runs once"))),
+            Err(e) => Err(e),
+        };
+        let lost = match first {
+            Ok(outcome) => return self.settled(&mut guard, outcome),
+            Err(e) if reused && lost(&e) => e,
+            Err(e) => {
+                let e = self.error(e);
+                return self.settled(&mut guard, Err(e));
+            }
+        };
+        tracing::info!(
+            "the connection to {} was lost while idle ({lost}); connecting again",
+            self.describe()
+        );
+        *guard = None;
+        self.ensure_connected(&mut guard)?;
+        let Some(conn) = guard.as_mut() else { unreachable!("connected above") };
+        let outcome = match conn.client.transaction() {
+            Ok(tx) => {
+                self.run(tx, &mut conn.statements, lock, f.take().expect("not run on the lost connection"))
+            }
+            Err(e) => Err(self.error(e)),
+        };
+        self.settled(&mut guard, outcome)
+    }
+
+    /// Drops a connection the call found broken, so that the next call starts a new one.
+    fn settled<V>(&self, guard: &mut Option<Connection>, outcome: Result<V>) -> Result<V> {
+        if guard.as_ref().is_some_and(|c| c.client.is_closed())
+            || matches!(outcome, Err(Error::StoreDown { .. }))
+        {
             *guard = None;
         }
         outcome
@@ -272,11 +335,11 @@ impl Postgres {
 
     fn run<T>(
         &self,
-        conn: &mut Connection,
+        mut tx: Transaction<'_>,
+        statements: &mut HashMap<&'static str, Statement>,
         lock: Option<Lock<'_>>,
         f: impl FnOnce(&mut dyn Tx) -> Result<(T, Result<()>)>,
     ) -> Result<(T, Option<Error>)> {
-        let mut tx = conn.client.transaction().map_err(|e| self.error(e))?;
         let now = match lock {
             Some(lock) => Some(
                 tx.query_one(&self.lock_sql(lock), &[])
@@ -286,7 +349,7 @@ impl Postgres {
             ),
             None => None,
         };
-        let mut pg = PgTx { store: self, tx, statements: &mut conn.statements, now };
+        let mut pg = PgTx { store: self, tx, statements, now };
         let (value, then) = f(&mut pg)?;
         let PgTx { tx, .. } = pg;
         let unrecorded = then.and_then(|()| tx.commit().map_err(|e| self.error(e))).err();
@@ -331,6 +394,10 @@ impl Postgres {
     }
 
     fn error(&self, e: postgres::Error) -> Error {
+        if lost(&e) {
+            let detail = e.as_db_error().map_or_else(|| e.to_string(), |db| db.message().to_string());
+            return Error::StoreDown { store: self.describe(), detail };
+        }
         match e.as_db_error() {
             Some(db) => {
                 use postgres::error::SqlState;
@@ -339,18 +406,24 @@ impl Postgres {
                         .contains(db.code());
                 Error::Store { busy, detail: format!("{}: {}", self.describe(), db.message()) }
             }
-            // No answer from the server: it is down, unreachable, or the connection broke.
-            None if unreachable(&e) => Error::StoreDown { store: self.describe(), detail: e.to_string() },
             // The server answered with something this version cannot read.
             None => Error::Store { busy: false, detail: format!("{}: {e}", self.describe()) },
         }
     }
 }
 
-/// Whether `e` says the server could not be reached or the connection broke, rather than
-/// that it answered with something unreadable.
-fn unreachable(e: &postgres::Error) -> bool {
+/// Whether `e` says the server could not be reached or the connection is gone (it broke, or
+/// the server ended it: a shutdown, a restart, an administrator), rather than that the
+/// server refused a statement.
+fn lost(e: &postgres::Error) -> bool {
+    use postgres::error::SqlState;
     use std::error::Error as _;
+    if let Some(db) = e.as_db_error() {
+        let code = db.code();
+        return code.code().starts_with("08")
+            || [SqlState::ADMIN_SHUTDOWN, SqlState::CRASH_SHUTDOWN, SqlState::CANNOT_CONNECT_NOW]
+                .contains(code);
+    }
     e.is_closed()
         || e.source().is_some_and(|s| s.is::<std::io::Error>())
         || e.to_string().starts_with("timeout")
@@ -455,13 +528,17 @@ impl Tx for PgTx<'_> {
         )
     }
 
-    fn new_claim(&mut self, path: &str, agent: &str, now: Timestamp) -> Result<u64> {
+    fn put_claim(&mut self, path: &str, agent: &str, now: Timestamp) -> Result<()> {
         let root = self.store.root.clone();
         self.execute(
             "INSERT INTO filewright_claims (root, path, agent, since, touched) VALUES ($1, $2, $3, $4, $4)
              ON CONFLICT (root, path) DO UPDATE SET agent = $3, since = $4, touched = $4",
             &[&root, &path, &agent, &ms(now)],
-        )?;
+        )
+    }
+
+    fn new_token(&mut self, path: &str, agent: &str) -> Result<u64> {
+        let root = self.store.root.clone();
         let rows = self.query(
             "INSERT INTO filewright_fences (root, path, token, agent)
              VALUES ($1, $2, nextval('filewright_fencing_tokens'), $3)
@@ -480,7 +557,7 @@ impl Tx for PgTx<'_> {
     fn claimed_by(&mut self, agent: &str) -> Result<Vec<String>> {
         let root = self.store.root.clone();
         let rows = self.query(
-            "SELECT path FROM filewright_claims WHERE root = $1 AND agent = $2 ORDER BY path",
+            "SELECT path FROM filewright_claims WHERE root = $1 AND agent = $2 ORDER BY path COLLATE \"C\"",
             &[&root, &agent],
         )?;
         rows.iter().map(|row| self.get(row, 0)).collect()
@@ -492,7 +569,7 @@ impl Tx for PgTx<'_> {
             "SELECT c.path, c.agent, c.since, c.touched, COALESCE(f.token, 0)
              FROM filewright_claims c
              LEFT JOIN filewright_fences f ON f.root = c.root AND f.path = c.path
-             WHERE c.root = $1 ORDER BY c.since, c.path",
+             WHERE c.root = $1 ORDER BY c.since, c.path COLLATE \"C\"",
             &[&root],
         )?;
         rows.iter().map(|row| self.claim_of(row)).collect()
@@ -578,14 +655,14 @@ impl Tx for PgTx<'_> {
     fn latest(&mut self, agent: Option<&str>, path: Option<&str>) -> Result<Vec<Artifact>> {
         let root = self.store.root.clone();
         let rows = self.query(
-            "SELECT DISTINCT ON (j.path) j.path, j.agent, j.action, j.time, j.size, j.sha256,
+            "SELECT DISTINCT ON (j.path COLLATE \"C\") j.path, j.agent, j.action, j.time, j.size, j.sha256,
                     COUNT(*) OVER (PARTITION BY j.path)
              FROM filewright_journal j
              WHERE j.root = $1
                AND ($3::text IS NULL OR j.path = $3)
                AND ($2::text IS NULL OR EXISTS (
                     SELECT 1 FROM filewright_journal a WHERE a.root = $1 AND a.path = j.path AND a.agent = $2))
-             ORDER BY j.path, j.id DESC",
+             ORDER BY j.path COLLATE \"C\", j.id DESC",
             &[&root, &agent, &path],
         )?;
         rows.iter()
@@ -632,7 +709,8 @@ impl Tx for PgTx<'_> {
     fn paths_since(&mut self, since: Timestamp) -> Result<Vec<String>> {
         let root = self.store.root.clone();
         let rows = self.query(
-            "SELECT DISTINCT path FROM filewright_journal WHERE root = $1 AND time >= $2 ORDER BY path",
+            "SELECT path FROM filewright_journal WHERE root = $1 AND time >= $2
+             GROUP BY path ORDER BY path COLLATE \"C\"",
             &[&root, &ms(since)],
         )?;
         rows.iter().map(|row| self.get(row, 0)).collect()

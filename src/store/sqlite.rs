@@ -222,17 +222,21 @@ impl Tx for SqliteTx<'_> {
             .map_err(db_error)
     }
 
-    fn new_claim(&mut self, path: &str, agent: &str, now: Timestamp) -> Result<u64> {
-        let token: i64 = self
-            .0
-            .prepare_cached("UPDATE fencing_tokens SET last = last + 1 WHERE id = 1 RETURNING last")
-            .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(db_error)?;
+    fn put_claim(&mut self, path: &str, agent: &str, now: Timestamp) -> Result<()> {
         self.0
             .prepare_cached(
                 "INSERT OR REPLACE INTO claims (path, agent, since, touched) VALUES (?1, ?2, ?3, ?3)",
             )
             .and_then(|mut s| s.execute(params![path, agent, now.as_millis()]))
+            .map(drop)
+            .map_err(db_error)
+    }
+
+    fn new_token(&mut self, path: &str, agent: &str) -> Result<u64> {
+        let token: i64 = self
+            .0
+            .prepare_cached("UPDATE fencing_tokens SET last = last + 1 WHERE id = 1 RETURNING last")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
             .map_err(db_error)?;
         self.0
             .prepare_cached("INSERT OR REPLACE INTO fences (path, token, agent) VALUES (?1, ?2, ?3)")

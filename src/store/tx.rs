@@ -53,9 +53,11 @@ pub(super) trait Tx {
     fn fence(&mut self, path: &str) -> Result<Option<Fence>>;
     /// The owner wrote again: the claim's time to live restarts.
     fn touch_claim(&mut self, path: &str, now: Timestamp) -> Result<()>;
-    /// Gives `path` to `agent` under a new token from the root's sequence, replacing any
-    /// claim and fence; returns the token.
-    fn new_claim(&mut self, path: &str, agent: &str, now: Timestamp) -> Result<u64>;
+    /// Gives `path` to `agent` from `now`, replacing any claim.
+    fn put_claim(&mut self, path: &str, agent: &str, now: Timestamp) -> Result<()>;
+    /// Takes the next token of the sequence for `agent`'s claim on `path` and makes it the
+    /// path's fence; returns it.
+    fn new_token(&mut self, path: &str, agent: &str) -> Result<u64>;
     /// Drops the claim on `path` (its fence stays).
     fn drop_claim(&mut self, path: &str) -> Result<()>;
     /// The paths `agent` holds claims on, sorted.

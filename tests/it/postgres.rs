@@ -157,9 +157,19 @@ async fn appends_from_several_hosts_never_interleave() {
             assert_eq!(*line, format!("{head} line {l}"), "a chunk was interleaved");
         }
     }
-    let artifacts = hosts[0].call("list_artifacts", json!({"path": "log.txt"})).await.ok();
+    let artifacts = hosts[0].call("list_artifacts", json!({"path": "log.txt", "history": true})).await.ok();
     assert_eq!(artifacts.json()["artifacts"][0]["writes"], 3 * CHUNKS as u64);
     assert_eq!(artifacts.json()["artifacts"][0]["size"], text.len() as u64);
+    // The journal tells the appends in the order they landed: each row's size is the last
+    // one's plus what it added, and its sha256 is that of the file up to there. Appends that
+    // raced (each a single write, atomic on a local disk) would still be recorded out of order.
+    let mut size = 0u64;
+    for row in artifacts.json()["artifacts"][0]["history"].as_array().unwrap() {
+        size += row["added"].as_u64().unwrap();
+        assert_eq!(row["size"].as_u64(), Some(size), "{row}");
+        let prefix = &text.as_bytes()[..size as usize];
+        assert_eq!(row["sha256"].as_str(), Some(filewright::files::sha256_hex(prefix).as_str()), "{row}");
+    }
     for h in hosts {
         h.stop().await;
     }
@@ -228,6 +238,38 @@ async fn undo_takes_back_a_change_made_on_another_host() {
     assert_eq!(latest.json()["artifacts"][0]["action"], "undo");
     a.stop().await;
     b.stop().await;
+}
+
+#[tokio::test]
+async fn a_connection_the_server_ended_while_idle_is_replaced_without_failing_a_call() {
+    let Some(url) = database("a_connection_the_server_ended_while_idle_is_replaced_without_failing_a_call")
+    else {
+        return;
+    };
+    let root = Root::new();
+    let id = root_id("idle");
+    let name = format!("fw-{id}");
+    let tagged = format!("{url}?application_name={name}");
+    let a = host(&root, &tagged, &id, "a", "alice", &[]).await;
+    a.call("write_file", json!({"path": "a.txt", "content": "one\n"})).await.ok();
+    // A restart, a failover or an idle timeout: the server ends the connection between calls.
+    let ended = tokio::task::spawn_blocking(move || {
+        let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let row = admin
+            .query_one(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1",
+                &[&name],
+            )
+            .unwrap();
+        row.get::<_, i64>(0)
+    })
+    .await
+    .unwrap();
+    assert!(ended >= 1, "the server's connection was found and ended");
+    a.call("append_file", json!({"path": "a.txt", "content": "two\n"})).await.ok();
+    a.call("list_claims", json!({})).await.ok();
+    assert_eq!(root.read("a.txt"), b"one\ntwo\n");
+    a.stop().await;
 }
 
 /// A TCP proxy in front of the database that the test can cut and restore: the database
