@@ -544,6 +544,8 @@ mod tests {
             s.write_claimed("a.js", "bob", Action::Write, || Ok(((), facts(2)))).unwrap();
             let bob_token = s.claims().unwrap()[0].token;
             assert!(bob_token > alice_token, "tokens come from one sequence: {alice_token} then {bob_token}");
+            // Alice letting go of a path she no longer holds does not forget her old token.
+            assert!(s.release(Some(&["a.js".into()]), "alice").unwrap().released.is_empty());
             s.release(None, "bob").unwrap();
             assert!(s.claims().unwrap().is_empty());
             let mut ran = false;
@@ -579,6 +581,30 @@ mod tests {
             s.write_claimed("a.js", "alice", Action::Append, || Ok(((), facts(2)))).unwrap();
             assert_eq!(s.claims().unwrap()[0].token, token);
         }
+    }
+
+    #[test]
+    fn a_change_whose_journal_row_fails_comes_back_with_a_warning_that_never_says_retry() {
+        let (_d, s) = store(None);
+        {
+            let Backend::Sqlite(db) = &s.backend else { unreachable!() };
+            db.conn()
+                .execute_batch(
+                    "CREATE TRIGGER refuse BEFORE INSERT ON journal BEGIN SELECT RAISE(FAIL, 'disk I/O error'); END;",
+                )
+                .unwrap();
+        }
+        let (value, warning) =
+            s.write_claimed("a.js", "alice", Action::Append, || Ok(("landed", facts(4)))).unwrap();
+        assert_eq!(value, "landed");
+        let warning = warning.expect("a warning");
+        assert!(warning.starts_with("a.js WAS changed by this call"), "{warning}");
+        assert!(
+            warning.contains("disk I/O error") && warning.contains("do not repeat the call"),
+            "{warning}"
+        );
+        assert!(!warning.contains("Retry") && !warning.contains("nothing was written"), "{warning}");
+        assert!(s.claims().unwrap().is_empty(), "the claim went with the rolled back transaction");
     }
 
     #[test]
