@@ -101,6 +101,14 @@ impl Sqlite {
                 path.display()
             )
         };
+        if let Some(kind) = network_filesystem(state_dir) {
+            tracing::warn!(
+                "the state directory {} is on {kind}: SQLite's locking is unsafe there, so processes on \
+                 different hosts could both win a claim and lose journal rows. Give --state-dir a local \
+                 directory, or share claims across hosts with --store postgres://...",
+                state_dir.display()
+            );
+        }
         let conn = Connection::open(&path).with_context(hint)?;
         conn.busy_timeout(BUSY_TIMEOUT).with_context(hint)?;
         conn.pragma_update(None, "journal_mode", "WAL").with_context(hint)?;
@@ -156,6 +164,37 @@ impl Sqlite {
     #[cfg(test)]
     pub(super) fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         self.lock()
+    }
+}
+
+/// The network filesystem `dir` is on, when it is one where SQLite's file locks do not
+/// coordinate hosts (as SQLite's own documentation warns).
+fn network_filesystem(dir: &Path) -> Option<&'static str> {
+    #[cfg(target_os = "linux")]
+    {
+        let fs = rustix::fs::statfs(dir).ok()?;
+        network_kind(fs.f_type as u64)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = dir;
+        None
+    }
+}
+
+/// The name of a Linux filesystem magic number's network filesystem.
+fn network_kind(magic: u64) -> Option<&'static str> {
+    match magic & 0xFFFF_FFFF {
+        0x6969 => Some("NFS"),
+        0x517B => Some("SMB"),
+        0xFF53_4D42 => Some("CIFS"),
+        0xFE53_4D42 => Some("SMB2"),
+        0x0102_1997 => Some("9P"),
+        0x00C3_6400 => Some("CephFS"),
+        0x0BD0_0BD0 => Some("Lustre"),
+        0x5346_414F => Some("AFS"),
+        0x6573_5546 => Some("a FUSE filesystem (often a network one: sshfs, s3fs)"),
+        _ => None,
     }
 }
 
@@ -411,6 +450,23 @@ impl Tx for SqliteTx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn network_filesystems_are_told_from_local_ones() {
+        assert_eq!(network_kind(0x6969), Some("NFS"));
+        assert_eq!(network_kind(0xFF53_4D42), Some("CIFS"));
+        // statfs reports the magic sign-extended on some targets.
+        assert_eq!(network_kind(0xFFFF_FFFF_FF53_4D42), Some("CIFS"));
+        for local in [
+            0xEF53,      /* ext4 */
+            0x5846_5342, /* xfs */
+            0x0102_1994, /* tmpfs */
+            0x794C_7630, /* overlay */
+        ] {
+            assert_eq!(network_kind(local), None, "{local:#x}");
+        }
+        assert_eq!(network_filesystem(Path::new("/definitely/not/here")), None);
+    }
 
     #[test]
     fn actions_are_read_back_from_their_stored_names() {
