@@ -61,6 +61,22 @@ start)
             >"$dir/initdb.log" 2>&1; } \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     options="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200"
+    # TLS with a throwaway certificate authority (DIR/tls/ca.pem), for the tests of
+    # sslmode=require; openssl comes with the server package.
+    if command -v openssl >/dev/null; then
+        tls="$dir/tls"
+        mkdir -p "$tls"
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=filewright test CA" \
+            -keyout "$tls/ca.key" -out "$tls/ca.pem" >"$tls/log" 2>&1
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+            -keyout "$tls/server.key" -out "$tls/server.csr" >>"$tls/log" 2>&1
+        printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >"$tls/ext"
+        openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial \
+            -days 2 -extfile "$tls/ext" -out "$tls/server.pem" >>"$tls/log" 2>&1
+        chmod 600 "$tls/server.key"
+        [ "$(id -u)" = 0 ] && chown nobody "$tls/server.key" "$tls/server.pem"
+        options="$options -c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key"
+    fi
     if [ "${FILEWRIGHT_PG_DURABLE:-0}" != 1 ]; then
         options="$options -c fsync=off -c synchronous_commit=off"
     fi

@@ -56,6 +56,10 @@ struct Cli {
     /// the workspace at the same path.
     #[arg(long, value_name = "NAME", env = "FILEWRIGHT_ROOT_ID")]
     root_id: Option<String>,
+    /// PEM certificates to trust, besides the system's, for a --store URL with
+    /// sslmode=require (a private certificate authority).
+    #[arg(long, value_name = "FILE", env = "FILEWRIGHT_STORE_CA")]
+    store_ca: Option<PathBuf>,
     /// Which tools to list: full (all), coding (write/append/edit/move/delete/undo/read/outline/
     /// find/list/check) or readonly (read/outline/find/list/check).
     #[arg(long, value_name = "PROFILE", default_value = "full")]
@@ -142,6 +146,7 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         claim_ttl: cli.claim_ttl.map(Duration::from_secs),
         store: cli.store,
         root_id: cli.root_id,
+        store_ca: cli.store_ca,
         after_write: cli.after_write,
         hook_timeout: Duration::from_secs(cli.hook_timeout),
         history_bytes: cli.history_bytes,

@@ -75,6 +75,8 @@ pub struct Settings {
     pub store: StoreUrl,
     /// `--root-id`; None for the canonical root path.
     pub root_id: Option<String>,
+    /// `--store-ca`: more trusted certificates for a PostgreSQL store over TLS.
+    pub store_ca: Option<PathBuf>,
     /// `--after-write`.
     pub after_write: Option<String>,
     /// `--hook-timeout`.
@@ -154,9 +156,15 @@ impl Session {
         // The key of this root's rows in a shared store: hosts that mount the workspace at
         // different paths must agree on it with --root-id.
         let root_id = settings.root_id.clone().unwrap_or_else(|| ws.host_root().display().to_string());
-        let store = Store::open_at(&settings.store, &root_id, &state_dir, settings.claim_ttl)?
-            .with_history_budget(settings.history_bytes)
-            .durable(settings.durable)?;
+        let store = Store::open_at(
+            &settings.store,
+            &root_id,
+            settings.store_ca.as_deref(),
+            &state_dir,
+            settings.claim_ttl,
+        )?
+        .with_history_budget(settings.history_bytes)
+        .durable(settings.durable)?;
         ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
         tracing::info!(
             root = %ws.host_root().display(),

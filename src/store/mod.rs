@@ -169,12 +169,13 @@ impl Backend {
 impl Store {
     /// Opens (creating if needed) the SQLite store in `state_dir`.
     pub fn open(state_dir: &Path, claim_ttl: Option<Duration>) -> anyhow::Result<Self> {
-        Store::open_at(&StoreUrl::Sqlite, "", state_dir, claim_ttl)
+        Store::open_at(&StoreUrl::Sqlite, "", None, state_dir, claim_ttl)
     }
 
     /// Opens the store `url` names for the root `root_id` (the key of its rows in a shared
-    /// PostgreSQL; unused by SQLite, whose database is the root's own). `state_dir` holds the
-    /// SQLite database and, for both, the intents of appends in flight.
+    /// PostgreSQL; unused by SQLite, whose database is the root's own). `ca` adds trusted
+    /// certificates for a PostgreSQL URL with `sslmode=require`. `state_dir` holds the SQLite
+    /// database and, for both, the intents of appends in flight.
     ///
     /// A PostgreSQL that cannot be reached does not stop the server: reads need no store, and
     /// each write says the store is down, with nothing written, until it is back.
@@ -185,6 +186,7 @@ impl Store {
     pub fn open_at(
         url: &StoreUrl,
         root_id: &str,
+        ca: Option<&Path>,
         state_dir: &Path,
         claim_ttl: Option<Duration>,
     ) -> anyhow::Result<Self> {
@@ -203,7 +205,9 @@ impl Store {
         })?;
         let backend = match url {
             StoreUrl::Sqlite => Backend::Sqlite(sqlite::Sqlite::open(state_dir)?),
-            StoreUrl::Postgres(url) => Backend::Postgres(Box::new(postgres::Postgres::open(url, root_id)?)),
+            StoreUrl::Postgres(url) => {
+                Backend::Postgres(Box::new(postgres::Postgres::open(url, root_id, ca)?))
+            }
         };
         Ok(Store {
             backend,
@@ -473,7 +477,9 @@ mod tests {
                 let nanos =
                     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
                 let root = format!("unit-{}-{nanos}", std::process::id());
-                let store = Store::open_at(&StoreUrl::Postgres(url), &root, dir.path(), ttl).unwrap();
+                let ca = std::env::var_os("FILEWRIGHT_TEST_POSTGRES_CA").map(PathBuf::from);
+                let store =
+                    Store::open_at(&StoreUrl::Postgres(url), &root, ca.as_deref(), dir.path(), ttl).unwrap();
                 out.push((dir, store));
             }
             _ => assert!(

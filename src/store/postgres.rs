@@ -94,6 +94,8 @@ const SCHEMA_LOCK: i64 = 0x6669_6c65_7772_6974; // "filewrit"
 /// The PostgreSQL store of one root.
 pub(super) struct Postgres {
     config: postgres::Config,
+    /// The TLS connector when the URL asks for `sslmode=require`.
+    tls: Option<tokio_postgres_rustls::MakeRustlsConnect>,
     root: String,
     /// The open connection, if any; None after it failed, until the next call connects.
     conn: Mutex<Option<Connection>>,
@@ -158,20 +160,23 @@ impl Postgres {
     /// Reads `url` and connects once, to create the tables and to say at start whether the
     /// database is there. A database that cannot be reached is logged, not fatal: the server
     /// still reads files, and each write connects again.
-    pub(super) fn open(url: &str, root: &str) -> anyhow::Result<Postgres> {
+    pub(super) fn open(url: &str, root: &str, ca: Option<&std::path::Path>) -> anyhow::Result<Postgres> {
         use anyhow::Context;
         let mut config: postgres::Config = url.parse().with_context(|| {
             "cannot read the --store URL: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
                 .to_string()
         })?;
-        if config.get_ssl_mode() == postgres::config::SslMode::Require {
-            anyhow::bail!(
-                "the --store URL asks for TLS (sslmode=require), which filewright does not support yet: \
-                 reach the database over a private network, a Unix socket or a tunnel, with sslmode=disable"
-            );
-        }
-        // TLS is not offered, so `prefer` (the default) connects without it at once.
-        config.ssl_mode(postgres::config::SslMode::Disable);
+        // `sslmode=require` encrypts, and verifies the server's certificate against the system's
+        // roots and --store-ca: a stricter reading than libpq's, which would encrypt without
+        // knowing whom to. Without it (libpq's `prefer`) the connection is plain, as it would be
+        // with a server whose certificate is self-signed.
+        let tls = match config.get_ssl_mode() {
+            postgres::config::SslMode::Require => Some(tls_connector(ca)?),
+            _ => {
+                config.ssl_mode(postgres::config::SslMode::Disable);
+                None
+            }
+        };
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
@@ -179,8 +184,13 @@ impl Postgres {
             config.application_name("filewright");
         }
         config.keepalives(true).keepalives_idle(Duration::from_secs(30));
-        let store =
-            Postgres { config, root: root.to_string(), conn: Mutex::new(None), failed: Mutex::new(None) };
+        let store = Postgres {
+            config,
+            tls,
+            root: root.to_string(),
+            conn: Mutex::new(None),
+            failed: Mutex::new(None),
+        };
         let started = std::time::Instant::now();
         match store.connect() {
             Ok(conn) => *store.lock() = Some(conn),
@@ -209,7 +219,11 @@ impl Postgres {
     }
 
     fn connect(&self) -> Result<Connection> {
-        let mut client = self.config.connect(NoTls).map_err(|e| self.error(e))?;
+        let mut client = match &self.tls {
+            Some(tls) => self.config.connect(tls.clone()),
+            None => self.config.connect(NoTls),
+        }
+        .map_err(|e| self.error(e))?;
         let session = format!(
             "SET lock_timeout = {}; SET statement_timeout = {};",
             BUSY_TIMEOUT.as_millis(),
@@ -395,7 +409,7 @@ impl Postgres {
 
     fn error(&self, e: postgres::Error) -> Error {
         if lost(&e) {
-            let detail = e.as_db_error().map_or_else(|| e.to_string(), |db| db.message().to_string());
+            let detail = e.as_db_error().map_or_else(|| with_causes(&e), |db| db.message().to_string());
             return Error::StoreDown { store: self.describe(), detail };
         }
         match e.as_db_error() {
@@ -410,6 +424,50 @@ impl Postgres {
             None => Error::Store { busy: false, detail: format!("{}: {e}", self.describe()) },
         }
     }
+}
+
+/// `e` with the errors under it ("error performing TLS handshake: invalid peer certificate:
+/// UnknownIssuer"), and what to do about a certificate nobody vouched for.
+fn with_causes(e: &postgres::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(inner) = cause {
+        text.push_str(&format!(": {inner}"));
+        cause = inner.source();
+    }
+    if text.contains("UnknownIssuer") {
+        text.push_str(" (pass the authority that signed the server's certificate with --store-ca)");
+    }
+    text
+}
+
+/// A TLS connector that trusts the system's roots and the certificates in `ca` (PEM).
+fn tls_connector(ca: Option<&std::path::Path>) -> anyhow::Result<tokio_postgres_rustls::MakeRustlsConnect> {
+    use anyhow::Context;
+    use rustls::pki_types::{CertificateDer, pem::PemObject};
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls_native_certs::load_native_certs().certs {
+        // A system certificate rustls cannot use is skipped, as browsers do.
+        let _ = roots.add(cert);
+    }
+    if let Some(ca) = ca {
+        let certs: Vec<CertificateDer> = CertificateDer::pem_file_iter(ca)
+            .and_then(|certs| certs.collect::<Result<_, _>>())
+            .with_context(|| format!("cannot read --store-ca {}: expected PEM certificates", ca.display()))?;
+        anyhow::ensure!(!certs.is_empty(), "--store-ca {} holds no PEM certificate", ca.display());
+        for cert in certs {
+            roots
+                .add(cert)
+                .with_context(|| format!("--store-ca {}: a certificate is not usable", ca.display()))?;
+        }
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .context("cannot set up TLS")?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
 }
 
 /// Whether `e` says the server could not be reached or the connection is gone (it broke, or
@@ -724,6 +782,7 @@ mod tests {
     fn store(root: &str) -> Postgres {
         Postgres {
             config: "postgres://u@h/db".parse().unwrap(),
+            tls: None,
             root: root.into(),
             conn: Mutex::new(None),
             failed: Mutex::new(None),
@@ -758,15 +817,19 @@ mod tests {
     }
 
     #[test]
-    fn a_url_that_requires_tls_is_refused_at_start_with_what_to_do() {
-        let err = Postgres::open("postgres://u@127.0.0.1:1/db?sslmode=require", "r").unwrap_err();
-        assert!(format!("{err:#}").contains("sslmode=require"), "{err:#}");
+    fn a_ca_file_that_holds_no_certificate_is_a_startup_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca.pem");
+        std::fs::write(&ca, "not a certificate\n").unwrap();
+        let err = Postgres::open("postgres://u@127.0.0.1:1/db?sslmode=require", "r", Some(&ca)).unwrap_err();
+        assert!(format!("{err:#}").contains("ca.pem"), "{err:#}");
     }
 
     #[test]
     fn a_server_that_cannot_be_reached_is_a_store_down_error_and_not_fatal_at_start() {
         // Port 1 on the loopback: nothing listens, the connection is refused at once.
-        let store = Postgres::open("postgres://u@127.0.0.1:1/db", "r").expect("starts without the database");
+        let store =
+            Postgres::open("postgres://u@127.0.0.1:1/db", "r", None).expect("starts without the database");
         let err = store.read(|tx| tx.claimed_by("a")).unwrap_err();
         assert!(matches!(err, Error::StoreDown { .. }), "{err:?}");
         assert!(err.to_string().contains("cannot be reached"), "{err}");
@@ -784,6 +847,7 @@ mod tests {
     fn the_description_names_the_server_and_root_but_never_the_password() {
         let s = Postgres {
             config: "postgres://fw:secret@db.internal:6543/shared".parse().unwrap(),
+            tls: None,
             root: "team".into(),
             conn: Mutex::new(None),
             failed: Mutex::new(None),

@@ -272,6 +272,71 @@ async fn a_connection_the_server_ended_while_idle_is_replaced_without_failing_a_
     a.stop().await;
 }
 
+#[tokio::test]
+async fn sslmode_require_encrypts_and_trusts_only_a_known_certificate_authority() {
+    let test = "sslmode_require_encrypts_and_trusts_only_a_known_certificate_authority";
+    let Some(url) = database(test) else { return };
+    let ca = match std::env::var("FILEWRIGHT_TEST_POSTGRES_CA") {
+        Ok(ca) if std::path::Path::new(&ca).is_file() => ca,
+        _ => {
+            assert!(
+                std::env::var("FILEWRIGHT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+                "FILEWRIGHT_REQUIRE_POSTGRES=1 but FILEWRIGHT_TEST_POSTGRES_CA names no file"
+            );
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED postgres::{test}: FILEWRIGHT_TEST_POSTGRES_CA names no certificate authority file \
+                 (the database's TLS is unknown). `bash .ci/run` provisions one with TLS."
+            );
+            return;
+        }
+    };
+    let root = Root::new();
+    let id = root_id("tls");
+    let name = format!("fw-{id}");
+    let a = host(
+        &root,
+        &format!("{url}?sslmode=require&application_name={name}"),
+        &id,
+        "a",
+        "alice",
+        &["--store-ca", &ca],
+    )
+    .await;
+    a.call("write_file", json!({"path": "a.txt", "content": "over TLS\n"})).await.ok();
+    let (connections, encrypted) = tokio::task::spawn_blocking(move || {
+        let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let row = admin
+            .query_one(
+                "SELECT count(*), COALESCE(bool_and(s.ssl), false) FROM pg_stat_ssl s
+                 JOIN pg_stat_activity a ON a.pid = s.pid WHERE a.application_name = $1",
+                &[&name],
+            )
+            .unwrap();
+        (row.get::<_, i64>(0), row.get::<_, bool>(1))
+    })
+    .await
+    .unwrap();
+    assert!(connections >= 1 && encrypted, "{connections} connection(s), encrypted: {encrypted}");
+
+    // Without the authority the server's certificate is not trusted: nothing is written.
+    let b = host(
+        &root,
+        &format!("{}?sslmode=require", std::env::var("FILEWRIGHT_TEST_POSTGRES").unwrap()),
+        &id,
+        "b",
+        "bob",
+        &[],
+    )
+    .await;
+    let text = b.call("write_file", json!({"path": "b.txt", "content": "not over TLS\n"})).await.err();
+    assert!(text.contains("cannot be reached") && text.contains("nothing was written"), "{text}");
+    assert!(text.contains("certificate"), "the error names the certificate: {text}");
+    assert!(!root.exists("b.txt"));
+    a.stop().await;
+    b.stop().await;
+}
+
 /// A TCP proxy in front of the database that the test can cut and restore: the database
 /// "going away" for one server without stopping it for the other tests.
 struct Proxy {
