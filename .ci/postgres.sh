@@ -42,6 +42,10 @@ start)
             || { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends postgresql >&2; }
         bin=$(bindir)
     fi
+    if ! command -v openssl >/dev/null && [ "$(id -u)" = 0 ]; then
+        # For the TLS tests' certificates (the server package brings it; an older install may not).
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends openssl >&2 || true
+    fi
     mkdir -p "$dir"
     chmod 755 "$dir"
     [ "$(id -u)" = 0 ] && chown nobody "$dir"
