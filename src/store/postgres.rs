@@ -556,7 +556,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn claim(&mut self, path: &str) -> Result<Option<Claim>> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT c.path, c.agent, c.since, c.touched, COALESCE(f.token, 0)
              FROM filewright_claims c
@@ -568,7 +568,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn fence(&mut self, path: &str) -> Result<Option<Fence>> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT token, agent FROM filewright_fences WHERE root = $1 AND path = $2",
             &[&root, &path],
@@ -579,7 +579,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn touch_claim(&mut self, path: &str, now: Timestamp) -> Result<()> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         self.execute(
             "UPDATE filewright_claims SET touched = $3 WHERE root = $1 AND path = $2",
             &[&root, &path, &ms(now)],
@@ -587,7 +587,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn put_claim(&mut self, path: &str, agent: &str, now: Timestamp) -> Result<()> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         self.execute(
             "INSERT INTO filewright_claims (root, path, agent, since, touched) VALUES ($1, $2, $3, $4, $4)
              ON CONFLICT (root, path) DO UPDATE SET agent = $3, since = $4, touched = $4",
@@ -596,7 +596,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn new_token(&mut self, path: &str, agent: &str) -> Result<u64> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "INSERT INTO filewright_fences (root, path, token, agent)
              VALUES ($1, $2, nextval('filewright_fencing_tokens'), $3)
@@ -608,12 +608,12 @@ impl Tx for PgTx<'_> {
     }
 
     fn drop_claim(&mut self, path: &str) -> Result<()> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         self.execute("DELETE FROM filewright_claims WHERE root = $1 AND path = $2", &[&root, &path])
     }
 
     fn claimed_by(&mut self, agent: &str) -> Result<Vec<String>> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT path FROM filewright_claims WHERE root = $1 AND agent = $2 ORDER BY path COLLATE \"C\"",
             &[&root, &agent],
@@ -622,7 +622,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn all_claims(&mut self) -> Result<Vec<Claim>> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT c.path, c.agent, c.since, c.touched, COALESCE(f.token, 0)
              FROM filewright_claims c
@@ -634,7 +634,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn add_row(&mut self, row: NewRow<'_>) -> Result<i64> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "INSERT INTO filewright_journal (root, time, agent, action, path, size, added, sha256)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
@@ -653,7 +653,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn add_version(&mut self, v: NewVersion<'_>) -> Result<()> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         self.execute(
             "INSERT INTO filewright_versions (journal_id, root, kind, size, content) VALUES ($1, $2, $3, $4, $5)",
             &[&v.journal_id, &root, &v.kind, &(v.size as i64), &v.content],
@@ -668,13 +668,13 @@ impl Tx for PgTx<'_> {
     }
 
     fn kept_bytes(&mut self) -> Result<i64> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query("SELECT bytes FROM filewright_kept WHERE root = $1", &[&root])?;
         rows.first().map_or(Ok(0), |row| self.get(row, 0))
     }
 
     fn oldest_kept(&mut self) -> Result<Option<(i64, i64)>> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT journal_id, LENGTH(content)::bigint FROM filewright_versions
              WHERE root = $1 AND content IS NOT NULL ORDER BY journal_id LIMIT 1",
@@ -684,13 +684,13 @@ impl Tx for PgTx<'_> {
     }
 
     fn drop_kept(&mut self, journal_id: i64, len: i64) -> Result<()> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         self.execute("UPDATE filewright_versions SET content = NULL WHERE journal_id = $1", &[&journal_id])?;
         self.execute("UPDATE filewright_kept SET bytes = bytes - $2 WHERE root = $1", &[&root, &len])
     }
 
     fn last_changes(&mut self, path: &str, steps: usize) -> Result<Vec<UndoStep>> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT j.action, j.agent, j.time, j.sha256, v.kind, v.size, v.content
              FROM filewright_journal j LEFT JOIN filewright_versions v ON v.journal_id = j.id
@@ -711,7 +711,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn latest(&mut self, agent: Option<&str>, path: Option<&str>) -> Result<Vec<Artifact>> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT DISTINCT ON (j.path COLLATE \"C\") j.path, j.agent, j.action, j.time, j.size, j.sha256,
                     COUNT(*) OVER (PARTITION BY j.path)
@@ -740,7 +740,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn history(&mut self, path: &str) -> Result<Vec<(JournalEntry, bool)>> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT j.time, j.agent, j.action, j.size, j.added, j.sha256,
                     COALESCE(v.kind IS NOT NULL AND (v.kind <> 'content' OR v.content IS NOT NULL), false)
@@ -765,7 +765,7 @@ impl Tx for PgTx<'_> {
     }
 
     fn paths_since(&mut self, since: Timestamp) -> Result<Vec<String>> {
-        let root = self.store.root.clone();
+        let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT path FROM filewright_journal WHERE root = $1 AND time >= $2
              GROUP BY path ORDER BY path COLLATE \"C\"",

@@ -21,20 +21,25 @@ use crate::util::{Root, Server};
 fn database(test: &str) -> Option<String> {
     match std::env::var("FILEWRIGHT_TEST_POSTGRES") {
         Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("FILEWRIGHT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
-                "FILEWRIGHT_REQUIRE_POSTGRES=1 but FILEWRIGHT_TEST_POSTGRES is not set"
-            );
-            // Straight to stderr, past the test harness's capture, so that the skip shows.
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED postgres::{test}: FILEWRIGHT_TEST_POSTGRES is not set (no PostgreSQL to test the \
-                 shared store against). `bash .ci/run` provisions one and runs these tests."
-            );
-            None
-        }
+        _ => skipped(
+            test,
+            "FILEWRIGHT_TEST_POSTGRES is not set (no PostgreSQL to test the shared store against)",
+        ),
     }
+}
+
+/// Says why `test` is skipped, or fails it when CI requires the database (and what it needs).
+fn skipped<T>(test: &str, why: &str) -> Option<T> {
+    assert!(
+        std::env::var("FILEWRIGHT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+        "FILEWRIGHT_REQUIRE_POSTGRES=1 but {why}"
+    );
+    // Straight to stderr, past the test harness's capture, so that the skip shows.
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED postgres::{test}: {why}. `bash .ci/run` provisions a PostgreSQL and runs these tests."
+    );
+    None
 }
 
 /// A root identity no other test uses.
@@ -279,15 +284,8 @@ async fn sslmode_require_encrypts_and_trusts_only_a_known_certificate_authority(
     let ca = match std::env::var("FILEWRIGHT_TEST_POSTGRES_CA") {
         Ok(ca) if std::path::Path::new(&ca).is_file() => ca,
         _ => {
-            assert!(
-                std::env::var("FILEWRIGHT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
-                "FILEWRIGHT_REQUIRE_POSTGRES=1 but FILEWRIGHT_TEST_POSTGRES_CA names no file"
-            );
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED postgres::{test}: FILEWRIGHT_TEST_POSTGRES_CA names no certificate authority file \
-                 (the database's TLS is unknown). `bash .ci/run` provisions one with TLS."
-            );
+            let why = "FILEWRIGHT_TEST_POSTGRES_CA names no certificate authority file (the database's TLS is unknown)";
+            skipped::<()>(test, why);
             return;
         }
     };
@@ -304,8 +302,9 @@ async fn sslmode_require_encrypts_and_trusts_only_a_known_certificate_authority(
     )
     .await;
     a.call("write_file", json!({"path": "a.txt", "content": "over TLS\n"})).await.ok();
+    let admin_url = url.clone();
     let (connections, encrypted) = tokio::task::spawn_blocking(move || {
-        let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let mut admin = postgres::Client::connect(&admin_url, postgres::NoTls).unwrap();
         let row = admin
             .query_one(
                 "SELECT count(*), COALESCE(bool_and(s.ssl), false) FROM pg_stat_ssl s
@@ -320,15 +319,7 @@ async fn sslmode_require_encrypts_and_trusts_only_a_known_certificate_authority(
     assert!(connections >= 1 && encrypted, "{connections} connection(s), encrypted: {encrypted}");
 
     // Without the authority the server's certificate is not trusted: nothing is written.
-    let b = host(
-        &root,
-        &format!("{}?sslmode=require", std::env::var("FILEWRIGHT_TEST_POSTGRES").unwrap()),
-        &id,
-        "b",
-        "bob",
-        &[],
-    )
-    .await;
+    let b = host(&root, &format!("{url}?sslmode=require"), &id, "b", "bob", &[]).await;
     let text = b.call("write_file", json!({"path": "b.txt", "content": "not over TLS\n"})).await.err();
     assert!(text.contains("cannot be reached") && text.contains("nothing was written"), "{text}");
     assert!(text.contains("certificate"), "the error names the certificate: {text}");
