@@ -2,6 +2,7 @@
 //! protocol), open the root and serve MCP over stdio; or write the tool schemas to a directory.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -97,6 +98,9 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    bound_malloc_arenas();
+    // Parsing the tools' schemas takes as long as opening the root: both at once.
+    filewright::server::schemas::parse_in_background();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -105,7 +109,6 @@ fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| DEFAULT_LOG.into()),
         )
         .init();
-    bound_malloc_arenas();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Some(Command::Schemas { ref dir }) => write_schemas(dir),
@@ -152,13 +155,18 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         history_bytes: cli.history_bytes,
         durable: cli.durable,
     };
+    let mut opening = None;
     let slot = match cli.root {
         // Named explicitly: served as given, even `/` or the home directory.
-        Some(root) => SessionSlot::fixed(Session::open(&root, &settings)?, settings),
+        Some(root) => {
+            let slot = Arc::new(SessionSlot::opening(settings.clone()));
+            opening = Some(open_in_background(root, settings, slot.clone())?);
+            slot
+        }
         None => {
             let cwd = std::env::current_dir().context("cannot read the current directory; pass --root")?;
             tracing::info!(fallback = %cwd.display(), "no --root: the client's roots decide, else the current directory");
-            SessionSlot::from_client(settings, cwd)
+            Arc::new(SessionSlot::from_client(settings, cwd))
         }
     };
     // One thread for the protocol: tool calls run on blocking threads anyway (file I/O,
@@ -190,7 +198,33 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     // The stdin reader runs on a blocking thread that a client holding stdin open would keep
     // alive; do not wait for it when stopping.
     runtime.shutdown_background();
+    // A client that left at once must still learn that the root could not be opened: the
+    // opening thread exits the process with the error.
+    if let Some(opening) = opening {
+        let _ = opening.join();
+    }
     outcome
+}
+
+/// Opens `--root` on a thread of its own while the protocol starts: opening the store is as
+/// long as the rest of a start, and `initialize` does not need it (calls wait for it). A root
+/// that cannot be opened still stops the process with the error and a failure status, as it
+/// did before the protocol started; a client sees the server exit.
+fn open_in_background(
+    root: PathBuf,
+    settings: Settings,
+    slot: Arc<SessionSlot>,
+) -> anyhow::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("open-root".into())
+        .spawn(move || match Session::open(&root, &settings) {
+            Ok(session) => slot.serve(session),
+            Err(e) => {
+                eprintln!("filewright: error: {e:#}");
+                std::process::exit(1);
+            }
+        })
+        .context("cannot start the thread that opens the root")
 }
 
 fn write_schemas(dir: &std::path::Path) -> anyhow::Result<()> {

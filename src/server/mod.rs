@@ -10,7 +10,7 @@ mod tools;
 
 pub use roots::{SessionSlot, file_uri_to_path};
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -99,7 +99,10 @@ impl std::str::FromStr for Profile {
 pub struct FilewrightServer {
     slot: Arc<SessionSlot>,
     profile: Profile,
-    tool_router: ToolRouter<Self>,
+    /// Built when first needed (`tools/list` or a call), not before `initialize` is answered:
+    /// it needs every tool's schemas, which a start parses meanwhile on another thread
+    /// ([`schemas::parse_in_background`]).
+    tool_router: Arc<OnceLock<ToolRouter<Self>>>,
     prompt_router: PromptRouter<Self>,
 }
 
@@ -107,14 +110,7 @@ impl FilewrightServer {
     /// A server for the sessions of `slot` listing the tools of `profile`. A tool outside the profile is
     /// removed from the router, so it is neither listed nor callable (a call gets a tool error
     /// that names the profile).
-    pub fn new(slot: SessionSlot, profile: Profile) -> Self {
-        let mut tool_router = Self::tool_router();
-        if let Some(keep) = profile.tools() {
-            let names: Vec<String> = tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect();
-            for name in names.iter().filter(|n| !keep.contains(&n.as_str())) {
-                tool_router.remove_route(name);
-            }
-        }
+    pub fn new(slot: Arc<SessionSlot>, profile: Profile) -> Self {
         let mut prompt_router = Self::prompt_router();
         if profile == Profile::Readonly {
             // Both prompts ask the model to write files, which this profile cannot.
@@ -122,7 +118,22 @@ impl FilewrightServer {
                 prompt_router.remove_route(&prompt.name);
             }
         }
-        FilewrightServer { slot: Arc::new(slot), profile, tool_router, prompt_router }
+        FilewrightServer { slot, profile, tool_router: Arc::default(), prompt_router }
+    }
+
+    /// The tools of this server's profile.
+    fn tools(&self) -> &ToolRouter<Self> {
+        self.tool_router.get_or_init(|| {
+            let mut tool_router = Self::tool_router();
+            if let Some(keep) = self.profile.tools() {
+                let names: Vec<String> =
+                    tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect();
+                for name in names.iter().filter(|n| !keep.contains(&n.as_str())) {
+                    tool_router.remove_route(name);
+                }
+            }
+            tool_router
+        })
     }
 
     /// Runs one tool call on the current session on a blocking thread (file I/O, parsing,
@@ -147,7 +158,7 @@ impl FilewrightServer {
     }
 }
 
-#[tool_handler(router = self.tool_router)]
+#[tool_handler(router = self.tools())]
 #[prompt_handler(router = self.prompt_router)]
 impl ServerHandler for FilewrightServer {
     fn get_info(&self) -> ServerConfig {
@@ -165,7 +176,7 @@ impl ServerHandler for FilewrightServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.slot.on_request(&context).await;
-        if !self.tool_router.has_route(&request.name) && Self::tool_router().has_route(&request.name) {
+        if !self.tools().has_route(&request.name) && Self::tool_router().has_route(&request.name) {
             let text = format!(
                 "{} is not available: this server runs with --profile {}, which leaves it out. Use the \
                  tools it lists, or ask the user to start filewright with --profile full.",
@@ -173,7 +184,7 @@ impl ServerHandler for FilewrightServer {
             );
             return Ok(render::error_result(&text).into());
         }
-        self.tool_router.call(ToolCallContext::new(self, request, context)).await
+        self.tools().call(ToolCallContext::new(self, request, context)).await
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<rmcp::RoleServer>) {

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::ProtocolVersion;
@@ -35,6 +35,8 @@ pub struct SessionSlot {
     deciding: AtomicBool,
     /// Held while the first decision is made, so that it is made once.
     decision: tokio::sync::Mutex<()>,
+    /// Wakes the calls waiting for the first decision.
+    decided: tokio::sync::Notify,
 }
 
 /// What the slot serves.
@@ -62,13 +64,34 @@ enum RootSource {
 impl SessionSlot {
     /// A slot serving `session` for the whole process (`--root` given).
     pub fn fixed(session: Session, settings: Settings) -> Self {
+        let slot = Self::opening(settings);
+        slot.serve(session);
+        slot
+    }
+
+    /// A slot for `--root` whose session is still being opened, on another thread, so that
+    /// the protocol starts meanwhile: calls wait for [`SessionSlot::serve`].
+    pub fn opening(settings: Settings) -> Self {
         SessionSlot {
             settings,
             source: RootSource::Explicit,
-            current: RwLock::new(Served::Root(Arc::new(session))),
-            deciding: AtomicBool::new(false),
+            current: RwLock::new(Served::Nothing),
+            deciding: AtomicBool::new(true),
             decision: tokio::sync::Mutex::new(()),
+            decided: tokio::sync::Notify::new(),
         }
+    }
+
+    /// Serves `session`, the `--root` this slot was [opening](SessionSlot::opening), from now on.
+    pub fn serve(&self, session: Session) {
+        self.settle(Served::Root(Arc::new(session)));
+    }
+
+    /// Makes `served` the first decision and wakes the calls that wait for it.
+    fn settle(&self, served: Served) {
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = served;
+        self.deciding.store(false, Ordering::Release);
+        self.decided.notify_waiters();
     }
 
     /// A slot whose root is chosen once the client has initialized (or, on MCP 2026-07-28,
@@ -80,16 +103,23 @@ impl SessionSlot {
             current: RwLock::new(Served::Nothing),
             deciding: AtomicBool::new(true),
             decision: tokio::sync::Mutex::new(()),
+            decided: tokio::sync::Notify::new(),
         }
     }
 
-    /// The current session, waiting (up to 10 s) while the first root is still being chosen.
+    /// The current session, waiting (up to 10 s) while the first root is still being chosen
+    /// or opened.
     pub async fn wait(&self) -> Result<Arc<Session>, Error> {
-        let started = Instant::now();
-        while self.deciding.load(Ordering::Acquire) && started.elapsed() < DECISION_WAIT {
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let deadline = tokio::time::Instant::now() + DECISION_WAIT;
+        loop {
+            // Registered before the check, so that a decision made in between still wakes it.
+            let decided = self.decided.notified();
+            if !self.deciding.load(Ordering::Acquire)
+                || tokio::time::timeout_at(deadline, decided).await.is_err()
+            {
+                return self.get();
+            }
         }
-        self.get()
     }
 
     /// The current session, or why there is none.
@@ -122,13 +152,16 @@ impl SessionSlot {
     /// Makes the first root decision, once: from the client's roots when `peer` may be asked
     /// for them, else the current directory.
     async fn decide_once(&self, peer: Option<&Peer<RoleServer>>) {
+        // `--root` is decided by the command line alone (see `serve`).
+        if self.source == RootSource::Explicit {
+            return;
+        }
         let _deciding = self.decision.lock().await;
         if !self.deciding.load(Ordering::Acquire) {
             return;
         }
         let served = self.decide(peer).await;
-        *self.current.write().unwrap_or_else(|p| p.into_inner()) = served;
-        self.deciding.store(false, Ordering::Release);
+        self.settle(served);
     }
 
     async fn decide(&self, peer: Option<&Peer<RoleServer>>) -> Served {
@@ -239,6 +272,41 @@ mod tests {
         assert_eq!(file_uri_to_path("file:///srv/my%20project"), Some(PathBuf::from("/srv/my project")));
         assert_eq!(file_uri_to_path("https://example.com/x"), None);
         assert_eq!(file_uri_to_path("not a uri"), None);
+    }
+
+    fn settings(state: &Path) -> Settings {
+        Settings {
+            agent: "tester".into(),
+            max_file_bytes: 1 << 20,
+            state_dir: Some(state.to_path_buf()),
+            claim_ttl: None,
+            store: crate::store::StoreUrl::Sqlite,
+            root_id: None,
+            store_ca: None,
+            after_write: None,
+            hook_timeout: Duration::from_secs(1),
+            history_bytes: 1 << 20,
+            durable: false,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_call_before_the_root_is_open_waits_for_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let settings = settings(&tmp.path().join("state"));
+        let slot = Arc::new(SessionSlot::opening(settings.clone()));
+        assert!(matches!(slot.get(), Err(Error::NoRoot)), "nothing is served before it opens");
+        let waiting = tokio::spawn({
+            let slot = slot.clone();
+            async move { slot.wait().await.map(|s| s.file_uri("a.txt").unwrap_or_default()) }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!waiting.is_finished(), "the call waits while the root opens");
+        let opened = std::time::Instant::now();
+        slot.serve(Session::open(tmp.path(), &settings).unwrap());
+        let uri = waiting.await.unwrap().expect("served once open");
+        assert!(uri.ends_with("/a.txt"), "{uri}");
+        assert!(opened.elapsed() < DECISION_WAIT / 10, "woken when it opened, not by the time limit");
     }
 
     #[test]

@@ -62,15 +62,27 @@ static SCHEMAS: LazyLock<HashMap<&'static str, Pair>> = LazyLock::new(|| {
     FILES
         .iter()
         .map(|(name, json)| {
-            let tool: serde_json::Value = serde_json::from_str(json).expect("schemas/ holds JSON");
-            let object = |key: &str| match &tool[key] {
-                serde_json::Value::Object(map) => Arc::new(map.clone()),
+            let mut tool: JsonObject = serde_json::from_str(json).expect("schemas/ holds a JSON object");
+            let mut take = |key: &str| match tool.remove(key) {
+                Some(serde_json::Value::Object(map)) => Arc::new(map),
                 _ => panic!("schemas/{name}.json has no {key}"),
             };
-            (*name, (object("inputSchema"), object("outputSchema")))
+            (*name, (take("inputSchema"), take("outputSchema")))
         })
         .collect()
 });
+
+/// Parses the schemas on a thread of its own. Parsing them is about a millisecond, as long as
+/// opening the root and its store: a start calls this first, so that both happen at once. The
+/// router, which needs them, waits for this thread (or parses them itself if the thread could
+/// not start).
+pub fn parse_in_background() {
+    let spawned =
+        std::thread::Builder::new().name("schemas".into()).spawn(|| LazyLock::force(&SCHEMAS).len());
+    if let Err(e) = spawned {
+        tracing::debug!("schemas will be parsed when first needed: {e}");
+    }
+}
 
 /// The input schema of `tool`, as `schemas/` holds it.
 pub fn input(tool: &str) -> Arc<JsonObject> {

@@ -764,7 +764,7 @@ mod tests {
             let conn = db.conn();
             conn.execute_batch(
                 "DROP TRIGGER kept_after_insert; DROP TRIGGER kept_after_update; DROP TRIGGER kept_after_delete;
-                 DROP TABLE kept;
+                 DROP TABLE kept; PRAGMA user_version = 0;
                  INSERT INTO versions (journal_id, kind, size, content) VALUES (1, 'content', 3, x'616263'), (2, 'prefix', 3, NULL);",
             )
             .unwrap();
