@@ -23,7 +23,7 @@ pub fn count_lines_before_and_all(text: &[u8], at: usize) -> (usize, usize) {
 }
 
 /// Lines as an editor shows them, for a text holding `newlines` line breaks.
-fn lines_given(text: &[u8], newlines: usize) -> usize {
+pub fn lines_given(text: &[u8], newlines: usize) -> usize {
     match text {
         [] => 0,
         [.., b'\n'] => newlines,

@@ -26,6 +26,23 @@ pub const DEFAULT_BUDGET_BYTES: usize = 64 * 1024 * 1024;
 /// What a resume point costs to keep: the entry itself.
 const RESUME_COST: usize = 64;
 
+/// Texts at least this long are kept after an append, for the next one: below it, reading
+/// the file back costs a few microseconds, and keeping every text would cost their memory.
+pub const KEEP_TEXT_MIN: usize = 256 * 1024;
+
+/// A file's whole text as the last append left it, with the version it has on disk and its
+/// line breaks: the next append adds its chunk instead of reading the file back, and counts
+/// lines in the chunk alone.
+#[derive(Debug)]
+pub struct KnownText<V> {
+    /// The file's version on disk holding `text`.
+    pub version: V,
+    /// The whole file.
+    pub text: String,
+    /// `\n` bytes in `text`.
+    pub newlines: usize,
+}
+
 /// Checks of recently written files, with what each left behind, by file key (the
 /// root-relative path). `V` identifies one version of a file on disk: the server uses the
 /// file's metadata; anything that changes when the file does will do.
@@ -85,6 +102,33 @@ impl<V: PartialEq + Copy> CheckCache<V> {
         report
     }
 
+    /// [`CheckCache::check_appended`] for a whole text already known to be UTF-8, with its
+    /// line breaks counted. A long text is kept for the next append to
+    /// [take](CheckCache::take_text).
+    pub fn check_appended_text(
+        &self,
+        key: &str,
+        text: String,
+        newlines: usize,
+        before: V,
+        after: V,
+    ) -> Report {
+        let old = self.lock().take_for_append(key, before, &text);
+        let checked = old.as_ref().map_or(0, |(_, len)| *len);
+        let (report, prior) = check_appended(key, &text, old.map(|(prior, _)| prior), checked);
+        self.keep(key, &text, prior, Some(after));
+        if text.len() >= KEEP_TEXT_MIN {
+            self.lock().keep_text(key, KnownText { version: after, text, newlines });
+        }
+        report
+    }
+
+    /// Takes the text the last append to `key` left, if it was kept; the caller compares its
+    /// version with the file's before relying on it.
+    pub fn take_text(&self, key: &str) -> Option<KnownText<V>> {
+        self.lock().take_text(key)
+    }
+
     /// Checks `text`, the whole new content of `key` after an edit turned `old` into it;
     /// `before` is the file's version just before the edit. When the last check of `key`
     /// was of that version, only the part around the change may need parsing (see
@@ -127,6 +171,8 @@ impl<V> CheckCache<V> {
 
 struct Entry<V> {
     prior: Prior,
+    /// The whole text, when an append left it to the next one (counted in `cost`).
+    known: Option<KnownText<V>>,
     version: V,
     /// Bytes of source the entry was made from, and where that source ended.
     text_len: usize,
@@ -144,6 +190,32 @@ struct Entries<V> {
 }
 
 impl<V: PartialEq + Copy> Entries<V> {
+    /// Keeps `known` with the entry of `key`, when that entry is of the same version and
+    /// the budget allows.
+    fn keep_text(&mut self, key: &str, known: KnownText<V>) {
+        let cost = known.text.capacity();
+        if self.used + cost > self.budget {
+            return;
+        }
+        if let Some(entry) = self.map.get_mut(key)
+            && entry.version == known.version
+            && entry.text_len == known.text.len()
+        {
+            entry.cost += cost;
+            self.used += cost;
+            entry.known = Some(known);
+        }
+    }
+
+    fn take_text(&mut self, key: &str) -> Option<KnownText<V>> {
+        let entry = self.map.get_mut(key)?;
+        let known = entry.known.take()?;
+        let cost = known.text.capacity();
+        entry.cost -= cost;
+        self.used -= cost;
+        Some(known)
+    }
+
     /// Removes and returns what the last check of `key` left, made fit for an append that
     /// turned the old text into `new_text` (the old text must be a prefix of it; a tree is
     /// edited), but only when the file still had `before` as its version just before the
@@ -203,7 +275,7 @@ impl<V: PartialEq + Copy> Entries<V> {
         };
         self.map.insert(
             key.to_string(),
-            Entry { prior, version, text_len: text.len(), end, cost, last_used: self.clock },
+            Entry { prior, known: None, version, text_len: text.len(), end, cost, last_used: self.clock },
         );
     }
 

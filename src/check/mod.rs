@@ -164,17 +164,17 @@ fn check_from(
         }
         _ => {
             let valid = |at: usize| at <= text.len() && text.is_char_boundary(at);
-            let (from, before) = match prior {
-                Some(Prior::Resume(at)) if valid(at) => (at, None),
+            let (from, before, dialect) = match prior {
+                Some(Prior::Resume(at)) if valid(at) => (at, None, None),
                 // An append to a text of known statements: the last is parsed again, and the
-                // ones before it stay known.
-                Some(Prior::Statements { mut starts, .. }) => match starts.pop() {
-                    Some(last) if valid(last) => (last, Some(starts)),
-                    _ => (0, Some(Vec::new())),
+                // ones before it stay known, as does the dialect of the text before it.
+                Some(Prior::Statements { mut starts, dialect }) => match starts.pop() {
+                    Some(last) if valid(last) => (last, Some(starts), Some(dialect.grown(path, text, last))),
+                    _ => (0, Some(Vec::new()), None),
                 },
-                _ => (0, Some(Vec::new())),
+                _ => (0, Some(Vec::new()), None),
             };
-            check_with_parser(lang, path, text, from, before)
+            check_with_parser(lang, path, text, from, before, dialect)
         }
     }
 }
@@ -214,15 +214,17 @@ fn check_with_parser(
     text: &str,
     from: usize,
     before: Option<Vec<usize>>,
+    dialect: Option<parsers::javascript::Dialect>,
 ) -> (Report, Option<Prior>) {
     let name = lang.name();
     let depth = nesting_depth(&text[from..]);
     if depth > MAX_NESTING {
         return (Report::not_checked(Some(name), NotChecked::NestedTooDeeply), None);
     }
-    // Decided once per check: it reads the whole text of a `.js` file.
+    // Decided once per check, unless the check resumes with it known: it reads the whole
+    // text of a `.js` file.
     let dialect = (lang.spec().validator == Validator::JavaScript)
-        .then(|| parsers::javascript::Dialect::of(path, text));
+        .then(|| dialect.unwrap_or_else(|| parsers::javascript::Dialect::of(path, text)));
     let Parsed { failure, resume, statements } = reference_parse(lang, path, text, from, depth, dialect);
     let prior = match (before, statements, dialect) {
         (Some(mut starts), Some(part), Some(dialect)) if failure.is_none() => {

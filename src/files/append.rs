@@ -22,8 +22,10 @@ pub struct Appended {
     pub added: u64,
     /// The file already ended with this chunk, so nothing was appended.
     pub duplicate_skipped: bool,
-    /// The whole file after the call, for the syntax check.
-    pub contents: Vec<u8>,
+    /// The whole file after the call, read back for the syntax check; None when the caller
+    /// said it knows the file as it was before (`known`): it is then that, plus the chunk
+    /// unless `duplicate_skipped`.
+    pub contents: Option<Vec<u8>>,
     /// The file as it was just before the append (identity, size, mtime).
     pub before: FileInfo,
     /// The file just after the append.
@@ -74,8 +76,10 @@ pub struct Pending<'a> {
 /// Nothing is written when `guard` says the file is not what the caller expects, when the
 /// result would exceed `max_bytes`, or when the file already ends with `chunk` (see
 /// [`DEDUPE_MIN_BYTES`]). Otherwise `intent` is told what is about to be appended, and an
-/// error from it means nothing is. Precondition: `path` has been followed through in-root
-/// symlinks.
+/// error from it means nothing is. `known`: a version of the file whose content the caller
+/// holds; when the file is still at it, the file is not read back (reading a large file back
+/// after each of many small appends made the later ones slower than the first). Precondition:
+/// `path` has been followed through in-root symlinks.
 pub fn append(
     ws: &Workspace,
     path: &RootPath,
@@ -83,6 +87,7 @@ pub fn append(
     guard: &Expected,
     max_bytes: u64,
     intent: &mut dyn FnMut(Pending) -> Result<()>,
+    known: Option<&FileInfo>,
 ) -> Result<Appended> {
     let Expected { size: expected_size, sha256: expected_sha256 } = guard;
     let expected_size = *expected_size;
@@ -127,12 +132,15 @@ pub fn append(
         intent(Pending { before: &before, creates: !existed, chunk })?;
         handle.append(chunk, size_before)?;
     }
+    let size_after = if duplicate { size_before } else { size_after };
     // The chunk has landed: from here on nothing may turn this into an error (the caller
     // would retry and duplicate it). Reading back cannot reasonably fail; if it does, report
     // what we know.
-    let contents = handle.read_all().unwrap_or_else(|e| {
-        tracing::warn!("could not read {} back after appending: {e}", path.display());
-        Vec::new()
+    let contents = (known != Some(&before)).then(|| {
+        handle.read_all().unwrap_or_else(|e| {
+            tracing::warn!("could not read {} back after appending: {e}", path.display());
+            Vec::new()
+        })
     });
     let after = handle.info().unwrap_or(FileInfo { size: size_after, ..before });
     Ok(Appended {
@@ -140,7 +148,10 @@ pub fn append(
         after,
         created: !existed,
         size_before,
-        size: if contents.is_empty() { size_after } else { contents.len() as u64 },
+        size: match &contents {
+            Some(read) if !read.is_empty() => read.len() as u64,
+            _ => size_after,
+        },
         added: if duplicate { 0 } else { chunk.len() as u64 },
         duplicate_skipped: duplicate,
         contents,
@@ -223,7 +234,7 @@ mod tests {
             seen = Some((pending.before.size, pending.chunk.to_vec()));
             Err(Error::StateDir { reason: "read-only".into() })
         };
-        assert!(append(&ws, &p, b" more", &Expected::default(), 1 << 20, refuse).is_err());
+        assert!(append(&ws, &p, b" more", &Expected::default(), 1 << 20, refuse, None).is_err());
         assert_eq!(seen, Some((4, b" more".to_vec())), "told before writing");
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"kept");
     }
@@ -265,12 +276,12 @@ mod tests {
     fn append_with_a_stale_sha256_writes_nothing() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"12345", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
+        append(&ws, &p, b"12345", &Expected::default(), 1 << 20, &mut |_| Ok(()), None).unwrap();
         let stale = Expected { size: None, sha256: Some(sha256_hex(b"1234")) };
-        let err = append(&ws, &p, b"6", &stale, 1 << 20, &mut |_| Ok(())).unwrap_err();
+        let err = append(&ws, &p, b"6", &stale, 1 << 20, &mut |_| Ok(()), None).unwrap_err();
         assert!(matches!(err, Error::ContentChanged { actual: Some(_), .. }), "{err}");
         let fresh = Expected { size: None, sha256: Some(sha256_hex(b"12345")) };
-        append(&ws, &p, b"6", &fresh, 1 << 20, &mut |_| Ok(())).unwrap();
+        append(&ws, &p, b"6", &fresh, 1 << 20, &mut |_| Ok(()), None).unwrap();
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"123456");
     }
 
@@ -278,7 +289,7 @@ mod tests {
     fn append_creates_missing_file_and_parents() {
         let (t, ws) = ws();
         let p = ws.resolve("a/b/c.txt").unwrap();
-        let out = append(&ws, &p, b"hello", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
+        let out = append(&ws, &p, b"hello", &Expected::default(), 1 << 20, &mut |_| Ok(()), None).unwrap();
         assert!(out.created);
         assert_eq!(std::fs::read(t.path().join("a/b/c.txt")).unwrap(), b"hello");
     }
@@ -287,10 +298,17 @@ mod tests {
     fn append_with_stale_expected_size_writes_nothing() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"12345", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
-        let err =
-            append(&ws, &p, b"more", &Expected { size: Some(3), sha256: None }, 1 << 20, &mut |_| Ok(()))
-                .unwrap_err();
+        append(&ws, &p, b"12345", &Expected::default(), 1 << 20, &mut |_| Ok(()), None).unwrap();
+        let err = append(
+            &ws,
+            &p,
+            b"more",
+            &Expected { size: Some(3), sha256: None },
+            1 << 20,
+            &mut |_| Ok(()),
+            None,
+        )
+        .unwrap_err();
         assert!(matches!(err, Error::SizeMismatch { expected: 3, actual: 5, .. }));
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"12345");
     }
@@ -300,9 +318,9 @@ mod tests {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
         let chunk = "x".repeat(DEDUPE_MIN_BYTES) + "\n";
-        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
+        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20, &mut |_| Ok(()), None).unwrap();
         let again =
-            append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
+            append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20, &mut |_| Ok(()), None).unwrap();
         assert!(again.duplicate_skipped);
         assert_eq!(again.added, 0);
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), chunk.as_bytes());
@@ -313,7 +331,7 @@ mod tests {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
         let chunk = "y".repeat(DEDUPE_MIN_BYTES);
-        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
+        append(&ws, &p, chunk.as_bytes(), &Expected::default(), 1 << 20, &mut |_| Ok(()), None).unwrap();
         let again = append(
             &ws,
             &p,
@@ -321,6 +339,7 @@ mod tests {
             &Expected { size: Some(chunk.len() as u64), sha256: None },
             1 << 20,
             &mut |_| Ok(()),
+            None,
         )
         .unwrap();
         assert!(!again.duplicate_skipped);
@@ -331,8 +350,8 @@ mod tests {
     fn short_repeated_chunk_is_appended() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
-        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20, &mut |_| Ok(())).unwrap();
+        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20, &mut |_| Ok(()), None).unwrap();
+        append(&ws, &p, b"}\n", &Expected::default(), 1 << 20, &mut |_| Ok(()), None).unwrap();
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"}\n}\n");
     }
 
@@ -354,7 +373,7 @@ mod tests {
                 let guarded = i % 2 == 1;
                 let retry = !guarded && chunk.len() >= DEDUPE_MIN_BYTES && expected.ends_with(chunk);
                 let size = guarded.then_some(expected.len() as u64);
-                let out = append(&ws, &p, chunk, &Expected { size, sha256: None }, 1 << 20, &mut |_| Ok(())).unwrap();
+                let out = append(&ws, &p, chunk, &Expected { size, sha256: None }, 1 << 20, &mut |_| Ok(()), None).unwrap();
                 proptest::prop_assert_eq!(out.duplicate_skipped, retry);
                 if !retry {
                     expected.extend_from_slice(chunk);
@@ -369,11 +388,28 @@ mod tests {
     fn append_over_the_size_limit_writes_nothing() {
         let (t, ws) = ws();
         let p = ws.resolve("f").unwrap();
-        append(&ws, &p, b"1234", &Expected::default(), 6, &mut |_| Ok(())).unwrap();
+        append(&ws, &p, b"1234", &Expected::default(), 6, &mut |_| Ok(()), None).unwrap();
         assert!(matches!(
-            append(&ws, &p, b"567", &Expected::default(), 6, &mut |_| Ok(())),
+            append(&ws, &p, b"567", &Expected::default(), 6, &mut |_| Ok(()), None),
             Err(Error::TooLarge { size: 7, .. })
         ));
         assert_eq!(std::fs::read(t.path().join("f")).unwrap(), b"1234");
+    }
+
+    #[test]
+    fn a_known_file_is_not_read_back_and_a_changed_one_is() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = Workspace::open_root(t.path()).unwrap();
+        let p = ws.resolve("f").unwrap();
+        let first = append(&ws, &p, b"abc", &Expected::default(), 1 << 20, &mut |_| Ok(()), None).unwrap();
+        assert_eq!(first.contents.as_deref(), Some(&b"abc"[..]));
+        let known =
+            append(&ws, &p, b"def", &Expected::default(), 1 << 20, &mut |_| Ok(()), Some(&first.after))
+                .unwrap();
+        assert_eq!((known.contents, known.size), (None, 6), "at the version known: not read back");
+        std::fs::write(t.path().join("f"), "changed").unwrap();
+        let stale = append(&ws, &p, b"!", &Expected::default(), 1 << 20, &mut |_| Ok(()), Some(&known.after))
+            .unwrap();
+        assert_eq!(stale.contents.as_deref(), Some(&b"changed!"[..]), "changed since: read back");
     }
 }

@@ -11,9 +11,11 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Session;
+use crate::check::cache::KnownText;
 use crate::check::{self, Report};
 use crate::files::sha256_hex;
 use crate::hooks::HookReport;
+use crate::lines;
 use crate::store::{Action, Before, WriteFacts};
 use crate::workspace::{FileInfo, RootPath};
 
@@ -39,10 +41,10 @@ pub(super) enum Landed<'a> {
         sha256: &'a str,
     },
     /// An append turned the file from version `before` into version `after`, whose whole
-    /// content is `bytes`.
+    /// content is `whole`.
     Appended {
         /// The file's content after the append.
-        bytes: &'a [u8],
+        whole: Whole,
         /// Its hex sha256.
         sha256: &'a str,
         /// The file's metadata just before the append.
@@ -50,6 +52,61 @@ pub(super) enum Landed<'a> {
         /// The file's metadata just after it.
         after: FileInfo,
     },
+}
+
+/// The whole file after an append, as the check takes it.
+pub(super) enum Whole {
+    /// UTF-8 text, with its `\n` bytes counted: all of them, and those before the append.
+    Text { text: String, newlines: usize, newlines_before: usize },
+    /// Bytes that are not UTF-8: checked as they are, and not kept.
+    Bytes(Vec<u8>),
+}
+
+impl Whole {
+    /// A file read back after an append, `size_before` of its bytes there before it.
+    pub(super) fn read(bytes: Vec<u8>, size_before: usize) -> Whole {
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                let (head, tail) = text.as_bytes().split_at(size_before.min(text.len()));
+                let newlines_before = lines::newlines(head);
+                let newlines = newlines_before + lines::newlines(tail);
+                Whole::Text { text, newlines, newlines_before }
+            }
+            Err(not_utf8) => Whole::Bytes(not_utf8.into_bytes()),
+        }
+    }
+
+    /// The text this session kept of the file before the append, with `chunk` added when it
+    /// was `appended` (not skipped as a retry).
+    pub(super) fn known(known: KnownText<FileInfo>, chunk: &str, appended: bool) -> Whole {
+        let KnownText { mut text, newlines: newlines_before, .. } = known;
+        let mut newlines = newlines_before;
+        if appended {
+            text.push_str(chunk);
+            newlines += lines::newlines(chunk.as_bytes());
+        }
+        Whole::Text { text, newlines, newlines_before }
+    }
+
+    pub(super) fn bytes(&self) -> &[u8] {
+        match self {
+            Whole::Text { text, .. } => text.as_bytes(),
+            Whole::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// The lines of the file's first `size_before` bytes and of all of it, as an editor
+    /// shows them.
+    pub(super) fn lines(&self, size_before: usize) -> (usize, usize) {
+        match self {
+            Whole::Text { text, newlines, newlines_before } => {
+                let bytes = text.as_bytes();
+                let head = &bytes[..size_before.min(bytes.len())];
+                (lines::lines_given(head, *newlines_before), lines::lines_given(bytes, *newlines))
+            }
+            Whole::Bytes(bytes) => lines::count_lines_before_and_all(bytes, size_before),
+        }
+    }
 }
 
 /// What every writing tool reports besides its own facts: the warnings, the syntax check of
@@ -131,9 +188,9 @@ impl Session {
         let (syntax, sha256) = match (rewritten, landed) {
             // The hook rewrote the file (a formatter): check its text, as it is now.
             (Some(now), landed) => {
-                let written: &[u8] = match landed {
+                let written: &[u8] = match &landed {
                     Landed::Replaced { text, .. } | Landed::Edited { text, .. } => text.as_bytes(),
-                    Landed::Appended { bytes, .. } => bytes,
+                    Landed::Appended { whole, .. } => whole.bytes(),
                 };
                 let sha256 = sha256_hex(&now);
                 let facts = WriteFacts {
@@ -162,8 +219,14 @@ impl Session {
             (None, Landed::Edited { old, before, text, sha256 }) => {
                 (self.checks.check_edited(&key, old, text, before, on_disk), sha256.to_owned())
             }
-            (None, Landed::Appended { bytes, sha256, before, after }) => {
-                (self.checks.check_appended(&key, bytes, before, after), sha256.to_owned())
+            (None, Landed::Appended { whole, sha256, before, after }) => {
+                let syntax = match whole {
+                    Whole::Text { text, newlines, .. } => {
+                        self.checks.check_appended_text(&key, text, newlines, before, after)
+                    }
+                    Whole::Bytes(bytes) => self.checks.check_appended(&key, &bytes, before, after),
+                };
+                (syntax, sha256.to_owned())
             }
         };
         (hook, syntax, sha256, unrecorded)

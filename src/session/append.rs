@@ -3,14 +3,13 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::after_write::{AfterWrite, Landed};
+use super::after_write::{AfterWrite, Landed, Whole};
 use super::warnings::{self, APPEND_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required_or_truncated};
 use crate::cleanup;
 use crate::error::Result;
 use crate::files;
 use crate::files::sha256_hex;
-use crate::lines::count_lines_before_and_all;
 use crate::store::{Action, AppendIntent, Before, WriteFacts};
 use crate::unescape;
 
@@ -69,7 +68,10 @@ impl Session {
         } else {
             (content.to_string(), false)
         };
-        let ((out, sha256), unrecorded) = self
+        // The file's text as this session's last append left it (kept for large files): when
+        // the file is still at that version, it is not read back.
+        let known = self.checks.take_text(&path.display());
+        let ((out, whole, sha256), unrecorded) = self
             .store
             .write_claimed(&path.display(), &agent, Action::Append, || {
                 self.settle_locked(&path);
@@ -96,6 +98,7 @@ impl Session {
                     &expected,
                     self.config.max_file_bytes,
                     &mut record,
+                    known.as_ref().map(|k| &k.version),
                 );
                 // This process saw how the append ended and reports it: only a kill leaves the
                 // intent behind. Cleared before the commit, so a kill after it leaves a whole
@@ -103,17 +106,22 @@ impl Session {
                 if recorded {
                     self.store.clear_append_intent(&key);
                 }
-                let out = appended?;
+                let mut out = appended?;
+                let whole = match (out.contents.take(), known) {
+                    (Some(read), _) => Whole::read(read, out.size_before as usize),
+                    (None, Some(known)) => Whole::known(known, &text, out.added > 0),
+                    (None, None) => unreachable!("files::append reads the file back unless told it is known"),
+                };
                 // Only the new part is hashed when this session left the file as it was.
-                let sha256 = match out.contents.len() as u64 == out.size {
+                let sha256 = match whole.bytes().len() as u64 == out.size {
                     true => self.digests.after_append(
                         &key,
                         out.before,
                         out.after,
-                        &out.contents,
+                        whole.bytes(),
                         out.size_before as usize,
                     ),
-                    false => sha256_hex(&out.contents),
+                    false => sha256_hex(whole.bytes()),
                 };
                 let facts = (out.added > 0 || out.created).then(|| WriteFacts {
                     size: out.size,
@@ -121,7 +129,7 @@ impl Session {
                     sha256: sha256.clone(),
                     before: Some(if out.created { Before::Absent } else { Before::Prefix(out.size_before) }),
                 });
-                Ok(((out, sha256), facts))
+                Ok(((out, whole, sha256), facts))
             })
             .map_err(|e| self.with_last_write(e))?;
         // The bytes have landed: from here on nothing may turn this call into an error.
@@ -132,13 +140,12 @@ impl Session {
         if content.is_empty() {
             warnings.push(warnings::NOTHING_APPENDED.into());
         }
-        let (lines_before, lines) = count_lines_before_and_all(&out.contents, out.size_before as usize);
+        let (lines_before, lines) = whole.lines(out.size_before as usize);
         let first_new_line = lines_before + 1;
         warnings.extend(stub_warnings(&stubs_of(&path.display(), &text, APPEND_STUB_KINDS), first_new_line));
         warnings.extend(cleaned.iter().map(|c| c.describe()));
         warnings.extend(content_warnings(content, &text, unescaped));
-        let landed =
-            Landed::Appended { bytes: &out.contents, sha256: &sha256, before: out.before, after: out.after };
+        let landed = Landed::Appended { whole, sha256: &sha256, before: out.before, after: out.after };
         let after = self.after_write(seen, &path, &agent, landed, warnings);
         Ok(AppendOutcome {
             action: Action::Append,

@@ -17,6 +17,40 @@ fn session() -> (tempfile::TempDir, Session) {
     )
 }
 
+/// Past `KEEP_TEXT_MIN` the text an append leaves is kept for the next one, which is then not
+/// read back: every report must still be what a fresh look at the file says, also after the
+/// file was changed behind the session's back.
+#[test]
+fn appends_to_a_large_file_report_what_a_fresh_look_at_it_says() {
+    use std::io::Write;
+    let (t, s) = session();
+    let disk = t.path().join("root/big.js");
+    let mut expected = "function f(a) {\n  return a + 1;\n}\n".repeat(9_000);
+    assert!(expected.len() > crate::check::cache::KEEP_TEXT_MIN);
+    s.write_file(Some("big.js"), Some(&expected), None, None).unwrap();
+    let parts = ["function a() {\n", "  return 1;\n", "}\n", "export const b = 2;\n", "let c = [", "1];"];
+    for (i, part) in parts.iter().enumerate() {
+        if i == 3 {
+            let extra = "// added by an editor\n";
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&disk)
+                .unwrap()
+                .write_all(extra.as_bytes())
+                .unwrap();
+            expected.push_str(extra);
+        }
+        let out = s.append_file(Some("big.js"), Some(part), crate::files::Expected::default(), None).unwrap();
+        expected.push_str(part);
+        assert_eq!(std::fs::read_to_string(&disk).unwrap(), expected, "step {i}");
+        assert_eq!(out.size, expected.len() as u64, "step {i}");
+        let lines = crate::lines::count_lines_before_and_all(expected.as_bytes(), 0).1;
+        assert_eq!(out.lines, lines, "step {i}");
+        assert_eq!(out.after.sha256, crate::files::sha256_hex(expected.as_bytes()), "step {i}");
+        assert_eq!(out.after.syntax, crate::check::check("big.js", &expected), "step {i}");
+    }
+}
+
 #[test]
 fn replacing_an_unread_file_warns_but_writes() {
     let (t, s) = session();

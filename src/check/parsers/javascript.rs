@@ -33,7 +33,7 @@ impl Dialect {
         let ext = lower.rsplit('.').next().unwrap_or_default();
         match ext {
             "mjs" => Dialect::Module,
-            "js" | "jsx" if has_module_syntax(text) => Dialect::Module,
+            "js" | "jsx" if has_module_syntax(text.as_bytes(), 0) => Dialect::Module,
             "cjs" => Dialect::CommonJs,
             "tsx" => Dialect::Tsx,
             "ts" | "mts" | "cts"
@@ -43,6 +43,23 @@ impl Dialect {
             }
             "ts" | "mts" | "cts" => Dialect::TypeScript,
             _ => Dialect::CommonJs,
+        }
+    }
+
+    /// The dialect of `text`, a text that grew at its end from one whose dialect was `self`,
+    /// reading only from `from` on (a point in the old text): the same as [`Dialect::of`]
+    /// the whole text, without reading all of it on every append. A `.js` script becomes a
+    /// module when an `import` or `export` line appears.
+    pub(crate) fn grown(self, path: &str, text: &str, from: usize) -> Dialect {
+        // The longest word searched for is seven bytes with its line break, and the byte
+        // after it decides: a match that the growth made starts at most eight bytes before
+        // the old text's end.
+        match self {
+            // What the extension allows: a module for `.js` `.jsx`, still CommonJS for `.cjs`.
+            Dialect::CommonJs if has_module_syntax(text.as_bytes(), from.saturating_sub(8)) => {
+                Dialect::of(path, "export {}")
+            }
+            other => other,
         }
     }
 
@@ -310,13 +327,17 @@ fn first_failure(text: &str, reported: impl Iterator<Item = Reported>) -> Option
 /// A line at column 0 that imports or exports (not `import(`, a dynamic import). Found by
 /// searching for a line break followed by either word rather than visiting every line: it
 /// runs on the whole text of every append.
-fn has_module_syntax(text: &str) -> bool {
-    let bytes = text.as_bytes();
+/// A line of `bytes` that starts with `import` or `export`, looking at lines that start
+/// from byte `from` on.
+fn has_module_syntax(bytes: &[u8], from: usize) -> bool {
+    let from = from.min(bytes.len());
     let followed_well = |end: usize| bytes.get(end).is_some_and(|b| b" {*\"'\t".contains(b));
     ["import", "export"].iter().any(|word| {
-        let at_start = bytes.starts_with(word.as_bytes()) && followed_well(word.len());
+        let at_start = from == 0 && bytes.starts_with(word.as_bytes()) && followed_well(word.len());
         let needle = format!("\n{word}");
-        at_start || memchr::memmem::find_iter(bytes, &needle).any(|i| followed_well(i + needle.len()))
+        at_start
+            || memchr::memmem::find_iter(&bytes[from..], &needle)
+                .any(|i| followed_well(from + i + needle.len()))
     })
 }
 
@@ -410,7 +431,7 @@ mod tests {
             "x\nimport * as y from 'z'",
             "export\tconst a = 1;",
         ] {
-            assert!(has_module_syntax(text), "{text:?}");
+            assert!(has_module_syntax(text.as_bytes(), 0), "{text:?}");
         }
         for text in [
             "import('x');\n",
@@ -420,7 +441,34 @@ mod tests {
             "a.export {}",
             "export",
         ] {
-            assert!(!has_module_syntax(text), "{text:?}");
+            assert!(!has_module_syntax(text.as_bytes(), 0), "{text:?}");
+        }
+    }
+
+    /// Resuming after an append, the dialect is what the whole text's would be, wherever the
+    /// text was cut and wherever the resumed part starts.
+    #[test]
+    fn the_dialect_of_a_grown_text_is_that_of_the_whole() {
+        let texts = [
+            "a;\nexport { b };\n",
+            "x = 1;\nimport y from 'z';\n",
+            "import x from 'y'",
+            "a;\nexports.b = 1;\n",
+        ];
+        for path in ["a.js", "a.jsx", "a.cjs", "a.mjs", "a.ts"] {
+            for text in texts {
+                let whole = Dialect::of(path, text);
+                for cut in 0..=text.len() {
+                    let start = Dialect::of(path, &text[..cut]);
+                    for from in 0..=cut {
+                        assert_eq!(
+                            start.grown(path, text, from),
+                            whole,
+                            "{path} {text:?} cut at {cut}, from {from}"
+                        );
+                    }
+                }
+            }
         }
     }
 
