@@ -64,6 +64,7 @@
 //!   number or a time is formatted in one place.
 #![warn(missing_docs)]
 
+pub mod background;
 pub mod check;
 pub mod cleanup;
 pub mod error;

@@ -215,16 +215,14 @@ fn open_in_background(
     settings: Settings,
     slot: Arc<SessionSlot>,
 ) -> anyhow::Result<std::thread::JoinHandle<()>> {
-    std::thread::Builder::new()
-        .name("open-root".into())
-        .spawn(move || match Session::open(&root, &settings) {
-            Ok(session) => slot.serve(session),
-            Err(e) => {
-                eprintln!("filewright: error: {e:#}");
-                std::process::exit(1);
-            }
-        })
-        .context("cannot start the thread that opens the root")
+    filewright::background::spawn("open-root", move || match Session::open(&root, &settings) {
+        Ok(session) => slot.serve(session),
+        Err(e) => {
+            eprintln!("filewright: error: {e:#}");
+            std::process::exit(1);
+        }
+    })
+    .context("cannot start the thread that opens the root")
 }
 
 fn write_schemas(dir: &std::path::Path) -> anyhow::Result<()> {

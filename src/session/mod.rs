@@ -175,7 +175,7 @@ impl Session {
         // Temporary files left by a kill of some earlier process: removed in the background,
         // so that a large tree does not delay the first call.
         if let Ok(sweeper) = ws.try_clone() {
-            let spawned = std::thread::Builder::new().name("temp-sweep".into()).spawn(move || {
+            let spawned = crate::background::spawn("temp-sweep", move || {
                 let removed = sweeper.sweep_temps(TEMP_SWEEP_ENTRIES);
                 if removed > 0 {
                     tracing::info!("removed {removed} temporary files left by an interrupted write");

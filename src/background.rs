@@ -1,0 +1,25 @@
+//! Work a start does beside answering the client (parsing the tool schemas, opening the root)
+//! runs on threads of its own, at the lowest priority, so that it takes only the time the
+//! protocol and the client leave: on a two-core machine three busy threads of ours otherwise
+//! kept the client from reading the `initialize` reply.
+
+/// Starts `work` on a thread named `name` at the lowest scheduling priority. An error means
+/// the thread could not be started (and `work` was not run).
+pub fn spawn<T: Send + 'static>(
+    name: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<std::thread::JoinHandle<T>> {
+    std::thread::Builder::new().name(name.into()).spawn(move || {
+        lower_priority();
+        work()
+    })
+}
+
+/// Gives the calling thread the lowest priority (nice 19; on Linux each thread has its own).
+/// Failing to is harmless: the work runs at the normal priority.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::process::setpriority_process(None, 19) {
+        tracing::debug!("background work keeps the normal priority: {e}");
+    }
+}
