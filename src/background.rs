@@ -1,7 +1,8 @@
-//! Work a start does beside answering the client (parsing the tool schemas, opening the root)
-//! runs on threads of its own, at the lowest priority, so that it takes only the time the
-//! protocol and the client leave: on a two-core machine three busy threads of ours otherwise
-//! kept the client from reading the `initialize` reply.
+//! Work a start does beside answering the client (parsing the tool schemas, sweeping leftover
+//! temporary files) runs on threads of its own, at the lowest priority, so that it takes only
+//! the time the protocol and the client leave: on a two-core machine our busy threads
+//! otherwise kept the client from reading the `initialize` reply. Only for work that starts
+//! no lasting threads: those would inherit the priority, and it cannot be raised again.
 
 /// Starts `work` on a thread named `name` at the lowest scheduling priority. An error means
 /// the thread could not be started (and `work` was not run).

@@ -215,14 +215,18 @@ fn open_in_background(
     settings: Settings,
     slot: Arc<SessionSlot>,
 ) -> anyhow::Result<std::thread::JoinHandle<()>> {
-    filewright::background::spawn("open-root", move || match Session::open(&root, &settings) {
-        Ok(session) => slot.serve(session),
-        Err(e) => {
-            eprintln!("filewright: error: {e:#}");
-            std::process::exit(1);
-        }
-    })
-    .context("cannot start the thread that opens the root")
+    // At the normal priority, unlike the other work of a start: threads it starts (a
+    // PostgreSQL client's) would inherit a lower one for good.
+    std::thread::Builder::new()
+        .name("open-root".into())
+        .spawn(move || match Session::open(&root, &settings) {
+            Ok(session) => slot.serve(session),
+            Err(e) => {
+                eprintln!("filewright: error: {e:#}");
+                std::process::exit(1);
+            }
+        })
+        .context("cannot start the thread that opens the root")
 }
 
 fn write_schemas(dir: &std::path::Path) -> anyhow::Result<()> {
