@@ -95,11 +95,7 @@ impl<V: PartialEq + Copy> CheckCache<V> {
             self.lock().remove(key);
             return check_bytes(key, bytes);
         };
-        let old = self.lock().take_for_append(key, before, text);
-        let checked = old.as_ref().map_or(0, |(_, len)| *len);
-        let (report, prior) = check_appended(key, text, old.map(|(prior, _)| prior), checked);
-        self.keep(key, text, prior, Some(after));
-        report
+        self.check_grown(key, text, before, after)
     }
 
     /// [`CheckCache::check_appended`] for a whole text already known to be UTF-8, with its
@@ -113,13 +109,20 @@ impl<V: PartialEq + Copy> CheckCache<V> {
         before: V,
         after: V,
     ) -> Report {
-        let old = self.lock().take_for_append(key, before, &text);
-        let checked = old.as_ref().map_or(0, |(_, len)| *len);
-        let (report, prior) = check_appended(key, &text, old.map(|(prior, _)| prior), checked);
-        self.keep(key, &text, prior, Some(after));
+        let report = self.check_grown(key, &text, before, after);
         if text.len() >= KEEP_TEXT_MIN {
             self.lock().keep_text(key, KnownText { version: after, text, newlines });
         }
+        report
+    }
+
+    /// The check of `text` after an append that turned version `before` into `after`,
+    /// resuming from what the last check of `before` left; keeps what this one leaves.
+    fn check_grown(&self, key: &str, text: &str, before: V, after: V) -> Report {
+        let old = self.lock().take_for_append(key, before, text);
+        let checked = old.as_ref().map_or(0, |(_, len)| *len);
+        let (report, prior) = check_appended(key, text, old.map(|(prior, _)| prior), checked);
+        self.keep(key, text, prior, Some(after));
         report
     }
 

@@ -62,13 +62,6 @@ enum RootSource {
 }
 
 impl SessionSlot {
-    /// A slot serving `session` for the whole process (`--root` given).
-    pub fn fixed(session: Session, settings: Settings) -> Self {
-        let slot = Self::opening(settings);
-        slot.serve(session);
-        slot
-    }
-
     /// A slot for `--root` whose session is still being opened, on another thread, so that
     /// the protocol starts meanwhile: calls wait for [`SessionSlot::serve`].
     pub fn opening(settings: Settings) -> Self {
