@@ -469,6 +469,9 @@ impl Workspace {
         // A hidden name that says whose it is: listings never show it, and a start sweeps
         // the ones whose process died between creating and renaming them (see `sweep_temps`).
         let tmp_name = temp_name();
+        // The file being replaced stays open until after the call has answered: ext4 frees
+        // its blocks when the last reference goes, which would otherwise be part of the rename.
+        let replaced = existing.as_ref().and_then(|_| hold(&parent_dir, name));
         let mut options = OpenOptions::new();
         options.write(true).create_new(true).follow(FollowSymlinks::No);
         let mut tmp = parent_dir
@@ -488,6 +491,7 @@ impl Workspace {
             let _ = parent_dir.remove_file(&tmp_name);
         }
         written?;
+        crate::background::drop_later(replaced);
         // The file is in place: a failed directory sync must not report "nothing written".
         if let Err(e) = self.sync_dir(&parent_dir, path) {
             tracing::warn!("{e}");
@@ -679,6 +683,20 @@ impl Workspace {
         }
         Ok(dir)
     }
+}
+
+/// A handle that keeps the inode of `name` in `dir` alive without opening it for reading or
+/// writing (`O_PATH`, so a FIFO or device put there meanwhile is not opened either). None
+/// when it cannot be had: the replace then simply frees the old file itself.
+#[cfg(target_os = "linux")]
+fn hold(dir: &Dir, name: &std::ffi::OsStr) -> Option<std::os::fd::OwnedFd> {
+    use rustix::fs::{Mode, OFlags, openat};
+    openat(dir, name, OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty()).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn hold(_dir: &Dir, _name: &std::ffi::OsStr) -> Option<()> {
+    None
 }
 
 /// An open file positioned for appends, with the checks of [`Workspace::open_append`] done.

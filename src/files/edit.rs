@@ -302,11 +302,27 @@ fn closest_lines(text: &str, old: &str) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// Lines of context a diff shows around each change.
+const DIFF_CONTEXT: usize = 3;
+
 /// A unified diff of the change, at most `max_lines` lines (then a note of how many more).
+///
+/// Only the lines between those both texts start and end with are compared, with the context
+/// around them: an edit of a few lines in a 20 KB file otherwise split all of it into lines
+/// twice, a twentieth of the edit's time. The hunks are those of the whole texts, renumbered.
 pub fn unified_diff(path: &str, before: &str, after: &str, max_lines: usize) -> String {
-    let diff = similar::TextDiff::configure().timeout(DIFF_DEADLINE).diff_lines(before, after);
-    let text =
-        diff.unified_diff().context_radius(3).header(&format!("a/{path}"), &format!("b/{path}")).to_string();
+    let window = Window::of(before, after, DIFF_CONTEXT);
+    let diff = similar::TextDiff::configure().timeout(DIFF_DEADLINE).diff_lines(window.before, window.after);
+    let (a, b) = (format!("a/{path}"), format!("b/{path}"));
+    // A change slid along repeated lines (similar may show an inserted `x` after the `x`
+    // beside it) can end nearer the window's edge than the context: the whole texts then.
+    let text = if window.holds_context(&diff, before.len(), DIFF_CONTEXT) {
+        let text = diff.unified_diff().context_radius(DIFF_CONTEXT).header(&a, &b).to_string();
+        renumber_hunks(&text, window.lines_before)
+    } else {
+        let diff = similar::TextDiff::configure().timeout(DIFF_DEADLINE).diff_lines(before, after);
+        diff.unified_diff().context_radius(DIFF_CONTEXT).header(&a, &b).to_string()
+    };
     let total = text.lines().count();
     if total <= max_lines {
         return text;
@@ -314,6 +330,104 @@ pub fn unified_diff(path: &str, before: &str, after: &str, max_lines: usize) -> 
     let mut cut: String = text.lines().take(max_lines).collect::<Vec<_>>().join("\n");
     cut.push_str(&format!("\n... diff cut: {} more lines (read_file shows the result)\n", total - max_lines));
     cut
+}
+
+/// The part of two texts a diff needs: whole lines, from `context` lines before the first
+/// byte that differs to `context` lines after the last.
+#[derive(Debug, PartialEq)]
+struct Window<'a> {
+    /// Lines of both texts before the window.
+    lines_before: usize,
+    /// Where the window ends in the text before.
+    end: usize,
+    before: &'a str,
+    after: &'a str,
+}
+
+impl<'a> Window<'a> {
+    fn of(before: &'a str, after: &'a str, context: usize) -> Window<'a> {
+        let (old, new) = (before.as_bytes(), after.as_bytes());
+        let same_start = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        // Back to the start of the line the difference is in, then `context` lines more.
+        let mut start = memchr::memrchr(b'\n', &old[..same_start]).map_or(0, |i| i + 1);
+        for _ in 0..context {
+            start = match start.checked_sub(1) {
+                Some(end) => memchr::memrchr(b'\n', &old[..end]).map_or(0, |i| i + 1),
+                None => break,
+            };
+        }
+        // The common end, not reaching back into the common start.
+        let room = old.len().min(new.len()) - start;
+        let same_end = old.iter().rev().zip(new.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
+        // Forward to the first line that starts inside the common end (after a newline of its
+        // own, so it is a line start in both texts), then `context` lines more.
+        let tail = &old[old.len() - same_end..];
+        let mut end = match memchr::memchr(b'\n', tail) {
+            Some(i) => i + 1,
+            None => same_end,
+        };
+        for _ in 0..context {
+            if end >= same_end {
+                break;
+            }
+            end = memchr::memchr(b'\n', &tail[end..]).map_or(same_end, |i| end + i + 1);
+        }
+        let kept_end = same_end - end.min(same_end);
+        Window {
+            lines_before: memchr::memchr_iter(b'\n', &old[..start]).count(),
+            end: before.len() - kept_end,
+            before: &before[start..before.len() - kept_end],
+            after: &after[start..after.len() - kept_end],
+        }
+    }
+}
+
+impl Window<'_> {
+    /// Whether `diff` (of this window) leaves `context` unchanged lines between its changes
+    /// and each edge of the window that is not an end of the text (`text_len` bytes).
+    fn holds_context(&self, diff: &similar::TextDiff<'_, '_, str>, text_len: usize, context: usize) -> bool {
+        let ops = diff.ops();
+        let unchanged = |op: Option<&similar::DiffOp>| match op {
+            Some(similar::DiffOp::Equal { len, .. }) => *len,
+            _ => 0,
+        };
+        let (starts_text, ends_text) = (self.lines_before == 0, self.end == text_len);
+        (starts_text || unchanged(ops.first()) >= context) && (ends_text || unchanged(ops.last()) >= context)
+    }
+}
+
+/// `diff` (of a window) with each hunk header's line numbers moved down by `lines`.
+fn renumber_hunks(diff: &str, lines: usize) -> String {
+    if lines == 0 {
+        return diff.to_owned();
+    }
+    let mut out = String::with_capacity(diff.len() + 16);
+    for line in diff.split_inclusive('\n') {
+        match line.strip_prefix("@@ -").and_then(|rest| rest.split_once(" @@")) {
+            Some((ranges, rest)) => {
+                let shifted: Vec<String> = ranges
+                    .split(' ')
+                    .map(|range| {
+                        let (sign, range) = range.split_at(range.starts_with('+') as usize);
+                        let (start, count) = match range.split_once(',') {
+                            Some((start, count)) => (start, Some(count)),
+                            None => (range, None),
+                        };
+                        let start = start
+                            .parse::<usize>()
+                            .map_or_else(|_| start.to_owned(), |n| (n + lines).to_string());
+                        match count {
+                            Some(count) => format!("{sign}{start},{count}"),
+                            None => format!("{sign}{start}"),
+                        }
+                    })
+                    .collect();
+                out.push_str(&format!("@@ -{} @@{rest}", shifted.join(" ")));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -404,6 +518,117 @@ mod tests {
         assert_eq!(apply("n.txt", "", &[edit("", "hello\n")]).unwrap().text, "hello\n");
         let err = apply("n.txt", "x", &[edit("", "hello\n")]).unwrap_err().to_string();
         assert!(err.contains("empty"), "{err}");
+    }
+
+    /// The diff as it was made before windows: of the whole texts.
+    fn whole_diff(before: &str, after: &str) -> String {
+        similar::TextDiff::configure()
+            .diff_lines(before, after)
+            .unified_diff()
+            .context_radius(DIFF_CONTEXT)
+            .header("a/f", "b/f")
+            .to_string()
+    }
+
+    /// Whether every hunk of `diff` shows, at its line numbers, the lines of `before` and
+    /// `after` it claims (line endings aside), with full context where the text goes on.
+    fn hunks_match(diff: &str, before: &str, after: &str) -> bool {
+        let lines =
+            |t: &str| -> Vec<String> { t.lines().map(|l| l.trim_end_matches('\r').to_owned()).collect() };
+        let (old, new) = (lines(before), lines(after));
+        let mut rest = diff.lines().skip(2).peekable();
+        while let Some(header) = rest.next() {
+            let Some(ranges) = header.strip_prefix("@@ -").and_then(|r| r.split_once(" @@")).map(|r| r.0)
+            else {
+                return false;
+            };
+            let range = |r: &str| -> (usize, usize) {
+                let (start, count) = r.split_once(',').unwrap_or((r, "1"));
+                (start.parse().unwrap(), count.parse().unwrap())
+            };
+            let (o, n) = ranges.split_once(" +").unwrap();
+            let ((o_start, o_len), (n_start, n_len)) = (range(o), range(n));
+            let (mut o_side, mut n_side, mut kinds) = (Vec::new(), Vec::new(), Vec::new());
+            while let Some(line) = rest.next_if(|l| !l.starts_with("@@")) {
+                let text = line.get(1..).unwrap_or("").trim_end_matches('\r').to_owned();
+                kinds.extend(line.bytes().next().filter(|k| b" +-".contains(k)));
+                match line.as_bytes().first() {
+                    Some(b' ') => {
+                        o_side.push(text.clone());
+                        n_side.push(text);
+                    }
+                    Some(b'-') => o_side.push(text),
+                    Some(b'+') => n_side.push(text),
+                    _ => {}
+                }
+            }
+            let from = |start: usize, len: usize| if len == 0 { start } else { start - 1 };
+            let (o_from, n_from) = (from(o_start, o_len), from(n_start, n_len));
+            if o_side.len() != o_len || n_side.len() != n_len {
+                return false;
+            }
+            let leading = kinds.iter().take_while(|&&k| k == b' ').count();
+            let trailing = kinds.iter().rev().take_while(|&&k| k == b' ').count();
+            if (o_from > 0 && leading < DIFF_CONTEXT)
+                || (o_from + o_len < old.len() && trailing < DIFF_CONTEXT)
+            {
+                return false;
+            }
+            if old.get(o_from..o_from + o_len) != Some(&o_side[..])
+                || new.get(n_from..n_from + n_len) != Some(&n_side[..])
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn a_window_keeps_the_context_lines_around_the_change() {
+        let before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
+        let after = "1\n2\n3\n4\nfive\n6\n7\n8\n9\n";
+        let window = Window::of(before, after, 2);
+        assert_eq!(
+            window,
+            Window { lines_before: 2, end: 14, before: "3\n4\n5\n6\n7\n", after: "3\n4\nfive\n6\n7\n" }
+        );
+        assert_eq!(unified_diff("f", before, after, 100), whole_diff(before, after));
+        assert!(unified_diff("f", before, after, 100).contains("@@ -2,7 +2,7 @@"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Whatever the texts, every hunk of the windowed diff shows the lines it claims at
+        /// its line numbers, with full context, and it changes as many lines as the whole
+        /// texts' diff.
+        #[test]
+        fn a_windowed_diff_shows_the_change_at_its_lines_with_full_context(
+            lines in proptest::collection::vec("(a|b|c|é|x y)", 0..40),
+            cut in 0usize..40,
+            removed in 0usize..6,
+            inserted in proptest::collection::vec("(a|b|z|é)", 0..5),
+            newline_at_end in proptest::bool::ANY,
+            joined_with_crlf in proptest::bool::ANY,
+        ) {
+            let eol = if joined_with_crlf { "\r\n" } else { "\n" };
+            let mut before = lines.join(eol);
+            if newline_at_end && !before.is_empty() {
+                before.push_str(eol);
+            }
+            let old: Vec<&str> = before.split_inclusive('\n').collect();
+            let at = cut.min(old.len());
+            let gone = removed.min(old.len() - at);
+            let mut new: Vec<String> = old[..at].iter().map(|l| l.to_string()).collect();
+            new.extend(inserted.iter().map(|l| format!("{l}{eol}")));
+            new.extend(old[at + gone..].iter().map(|l| l.to_string()));
+            let after = new.concat();
+            let diff = unified_diff("f", &before, &after, usize::MAX);
+            let whole = whole_diff(&before, &after);
+            let changed = |d: &str| d.lines().skip(2).filter(|l| l.starts_with(['+', '-'])).count();
+            proptest::prop_assert_eq!(changed(&diff), changed(&whole), "{}\n{}", diff, whole);
+            proptest::prop_assert!(hunks_match(&diff, &before, &after), "{}", diff);
+        }
     }
 
     #[test]
