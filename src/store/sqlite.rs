@@ -86,7 +86,11 @@ INSERT OR IGNORE INTO kept (id, bytes)
 
 /// How large the WAL may grow (in 4 KB pages) before a commit copies it into the database
 /// itself: only reached when the checkpoint thread falls behind (SQLite's default is 1000).
-const COMMIT_CHECKPOINT_PAGES: u32 = 16_384;
+const COMMIT_CHECKPOINT_PAGES: u32 = 8_192;
+
+/// Passes the checkpoint thread makes after a burst, at most, to copy the commits that came
+/// during the one before.
+const CHECKPOINT_PASSES: usize = 8;
 
 /// How long the checkpoint thread gathers commits before it copies them: one checkpoint (and
 /// its sync) for a burst of calls, not one each.
@@ -231,10 +235,23 @@ fn checkpoint_after_commits(path: &Path, committed: &Receiver<()>) {
                 .map_err(|e| tracing::warn!("cannot checkpoint the state database in the background: {e}"))
                 .ok();
         }
-        if let Some(conn) = &conn
-            && let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
-        {
-            tracing::debug!("background checkpoint: {e}");
+        let Some(conn) = &conn else { continue };
+        // Commits that land during a pass leave it incomplete, and SQLite starts the WAL
+        // over only after a complete one: a few quick passes more catch up with a client
+        // that keeps writing (each copies only what came meanwhile), instead of letting the
+        // WAL grow until a commit checkpoints all of it.
+        for _ in 0..CHECKPOINT_PASSES {
+            let pass = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                Ok((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+            });
+            match pass {
+                Ok((in_wal, copied)) if copied < in_wal => continue,
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::debug!("background checkpoint: {e}");
+                    break;
+                }
+            }
         }
     }
 }
