@@ -181,7 +181,14 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         // stdin and stdout as non-blocking pipes on the IO reactor when they are FIFOs (as MCP
         // clients start servers), else the blocking handles.
         let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
-        let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes));
+        let direct = match filewright::server::direct::Direct::start(slot.clone(), cli.profile) {
+            Ok(direct) => Some(direct),
+            Err(e) => {
+                tracing::warn!("every call goes through rmcp: cannot start the thread for calls ({e})");
+                None
+            }
+        };
+        let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes), direct);
         // The framing enforces the line limit and answers what rmcp would drop.
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(framed.input, framed.output)
             .with_max_line_length(usize::MAX);

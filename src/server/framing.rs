@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 
+use super::direct::Direct;
+
 /// JSON-RPC "Invalid Request": used for a request over the line limit.
 const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC "Invalid params": used for a lone surrogate and for non-object `arguments`.
@@ -43,8 +45,9 @@ pub struct Guarded {
 }
 
 /// Wraps `input` and `output` (stdin and stdout) for rmcp. Two tasks do the work: the reader
-/// ends with the input, the writer once rmcp closes its output.
-pub fn guard<R, W>(input: R, output: W, limit: usize) -> Guarded
+/// ends with the input, the writer once rmcp closes its output. The lines `direct` takes are
+/// answered there, beside rmcp.
+pub fn guard<R, W>(input: R, output: W, limit: usize, direct: Option<Direct>) -> Guarded
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -54,7 +57,7 @@ where
     let (rmcp_writes, from_rmcp) = tokio::io::duplex(PIPE);
     let (replies, own_replies) = mpsc::unbounded_channel();
     tokio::spawn(async move {
-        if let Err(e) = read_requests(input, to_rmcp, replies, limit).await {
+        if let Err(e) = read_requests(input, to_rmcp, replies, limit, direct).await {
             tracing::error!("reading requests stopped: {e}");
         }
     });
@@ -72,6 +75,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
     mut to_rmcp: DuplexStream,
     replies: mpsc::UnboundedSender<Vec<u8>>,
     limit: usize,
+    direct: Option<Direct>,
 ) -> std::io::Result<()> {
     let mut input = BufReader::with_capacity(1 << 16, input);
     let mut line: Vec<u8> = Vec::new();
@@ -115,7 +119,11 @@ async fn read_requests<R: AsyncRead + Unpin>(
             continue;
         }
         match judge(&line) {
-            Verdict::Pass => to_rmcp.write_all(&line).await?,
+            Verdict::Pass => {
+                if !direct.as_ref().is_some_and(|direct| direct.take(&line, &replies)) {
+                    to_rmcp.write_all(&line).await?
+                }
+            }
             Verdict::Skip => {}
             Verdict::Answer { id, code, message } => send(&replies, id, code, &message),
         }
@@ -204,8 +212,9 @@ async fn write_replies<W: AsyncWrite + Unpin>(
             // Cancel-safe: a line read in part stays in `line`, and the next call goes on.
             read = from_rmcp.read_until(b'\n', &mut line) => {
                 if read? == 0 {
-                    // rmcp is done: write the replies of ours already made, and stop.
-                    while let Ok(bytes) = own.try_recv() {
+                    // rmcp is done: write our replies, those made and those of the calls still
+                    // running beside rmcp (each holds a sender until it has answered), and stop.
+                    while let Some(bytes) = own.recv().await {
                         output.write_all(&bytes).await?;
                     }
                     output.flush().await?;

@@ -1,6 +1,7 @@
 //! The MCP layer: server identity, instructions, and the tool router. Thin glue over
 //! [`crate::session::Session`]; no file or parsing logic lives here.
 
+pub mod direct;
 pub mod framing;
 mod prompts;
 mod render;
@@ -150,6 +151,18 @@ impl FilewrightServer {
         let links = session.clone();
         let outcome = tokio::task::spawn_blocking(move || call(&session)).await;
         render::result(outcome, &|path| links.file_uri(path))
+    }
+
+    /// Answers `call` on the current session, on a blocking thread.
+    async fn answer(&self, call: tools::Call) -> rmcp::model::CallToolResult {
+        let session = match self.slot.wait().await {
+            Ok(session) => session,
+            Err(no_root) => return render::error_result(&no_root.to_string()),
+        };
+        match tokio::task::spawn_blocking(move || call.run(&session)).await {
+            Ok(result) => result,
+            Err(failed) => render::task_failed(&failed),
+        }
     }
 
     /// Every tool exactly as listed on the wire (name, schemas, annotations), for `schemas/`.

@@ -31,16 +31,29 @@ pub fn result<T: Rendered>(
     uri: &dyn Fn(&str) -> Option<String>,
 ) -> CallToolResult {
     match outcome {
-        Ok(Ok(value)) => success(&value, uri),
-        Ok(Err(error)) => error_result(&error.to_string()),
-        Err(join) => {
-            tracing::error!("tool task failed: {join}");
-            error_result(
-                "internal error: the tool stopped unexpectedly; nothing is known to have been written. \
-                 Run read_file on the path to see its current state before retrying.",
-            )
-        }
+        Ok(outcome) => rendered(outcome, uri),
+        Err(join) => task_failed(&join),
     }
+}
+
+/// Renders a tool's result or its error.
+pub fn rendered<T: Rendered>(
+    outcome: Result<T, Error>,
+    uri: &dyn Fn(&str) -> Option<String>,
+) -> CallToolResult {
+    match outcome {
+        Ok(value) => success(&value, uri),
+        Err(error) => error_result(&error.to_string()),
+    }
+}
+
+/// The result of a call whose thread stopped (a panic) before it answered.
+pub fn task_failed(why: &dyn std::fmt::Display) -> CallToolResult {
+    tracing::error!("tool task failed: {why}");
+    error_result(
+        "internal error: the tool stopped unexpectedly; nothing is known to have been written. \
+         Run read_file on the path to see its current state before retrying.",
+    )
 }
 
 fn success<T: Rendered>(value: &T, uri: &dyn Fn(&str) -> Option<String>) -> CallToolResult {

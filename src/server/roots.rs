@@ -115,6 +115,18 @@ impl SessionSlot {
         }
     }
 
+    /// The current session, without waiting: None while the root is being decided or opened,
+    /// and when none is served.
+    pub fn ready(&self) -> Option<Arc<Session>> {
+        if self.deciding.load(Ordering::Acquire) {
+            return None;
+        }
+        match &*self.current.read().unwrap_or_else(|p| p.into_inner()) {
+            Served::Root(session) => Some(session.clone()),
+            _ => None,
+        }
+    }
+
     /// The current session, or why there is none.
     pub fn get(&self) -> Result<Arc<Session>, Error> {
         match &*self.current.read().unwrap_or_else(|p| p.into_inner()) {

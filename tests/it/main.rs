@@ -9,6 +9,7 @@ mod check_files;
 mod claims;
 mod cleanup;
 mod cli;
+mod direct;
 mod edit;
 mod find;
 mod framing;

@@ -1,0 +1,175 @@
+//! The calls agents make thousands of times in a build (write, append, read and edit a file),
+//! answered beside rmcp instead of through it.
+//!
+//! Through rmcp a call is decoded into its message types, routed, handed to a blocking thread
+//! and encoded back, and its lines cross two in-memory pipes: for a 100-line read that was a
+//! third of the server's time. Here the framing hands such a line to one thread of our own,
+//! which runs it with the same code as rmcp's tool methods ([`Call::run`]) and writes the
+//! reply through the framing's writer. Calls on this lane run one at a time, in the order
+//! they arrived (two appends sent back to back land in that order); rmcp keeps reading and
+//! answering everything else meanwhile.
+//!
+//! A line is taken only when nothing about it needs rmcp: a `tools/call` of one of those
+//! tools, on a session that has been initialized and whose root is open, with a plain id,
+//! arguments that parse, and no other field (`_meta`, which carries progress tokens and the
+//! protocol version of sessions without `initialize`, goes to rmcp). Any other line, or any
+//! doubt, is passed to rmcp unchanged, which answers it as before.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::ProtocolVersion;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::tools::Call;
+use super::{Profile, SessionSlot, render};
+use crate::session::Session;
+
+/// The lane: decides which lines it takes and queues them for its thread.
+pub struct Direct {
+    slot: Arc<SessionSlot>,
+    profile: Profile,
+    /// Set when the client's `initialize` asked for a revision before MCP 2026-07-28, whose
+    /// results this lane writes (rmcp writes both kinds).
+    legacy: AtomicBool,
+    /// Set once such a client has sent `notifications/initialized`: a call before that is
+    /// rmcp's to refuse.
+    initialized: AtomicBool,
+    calls: Mutex<Sender<Job>>,
+}
+
+/// A call taken, with what its reply needs.
+struct Job {
+    id: Id,
+    call: Call,
+    session: Arc<Session>,
+    replies: UnboundedSender<Vec<u8>>,
+}
+
+/// A JSON-RPC request id as MCP allows it.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(untagged)]
+enum Id {
+    Number(i64),
+    Text(String),
+}
+
+/// A request line, as this lane accepts it: nothing more than these fields.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    jsonrpc: String,
+    id: Id,
+    method: String,
+    params: Params,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    name: String,
+    #[serde(default)]
+    arguments: Option<serde_json::Map<String, Value>>,
+}
+
+impl Direct {
+    /// Starts the lane's thread for the sessions of `slot` and the tools of `profile`.
+    pub fn start(slot: Arc<SessionSlot>, profile: Profile) -> std::io::Result<Direct> {
+        let (calls, jobs) = channel::<Job>();
+        // At the normal priority: this thread is the call's path, not work beside it.
+        std::thread::Builder::new().name("calls".into()).spawn(move || {
+            for job in jobs {
+                answer(job);
+            }
+        })?;
+        Ok(Direct {
+            slot,
+            profile,
+            legacy: AtomicBool::new(false),
+            initialized: AtomicBool::new(false),
+            calls: Mutex::new(calls),
+        })
+    }
+
+    /// Takes `line` when this lane answers it (its reply then goes to `replies`); false to
+    /// pass it on to rmcp.
+    pub fn take(&self, line: &[u8], replies: &UnboundedSender<Vec<u8>>) -> bool {
+        if !self.initialized.load(Ordering::Acquire) {
+            self.watch_handshake(line);
+            return false;
+        }
+        if memchr::memmem::find(line, b"\"tools/call\"").is_none() {
+            return false;
+        }
+        let Ok(request) = serde_json::from_slice::<Request>(line) else { return false };
+        if request.jsonrpc != "2.0" || request.method != "tools/call" {
+            return false;
+        }
+        let name = request.params.name;
+        if self.profile.tools().is_some_and(|listed| !listed.contains(&name.as_str())) {
+            return false;
+        }
+        let Some(session) = self.slot.ready() else { return false };
+        let arguments = Value::Object(request.params.arguments.unwrap_or_default());
+        let Some(Ok(call)) = Call::parse(&name, arguments) else { return false };
+        tracing::trace!(tool = %name, "answered beside rmcp");
+        let job = Job { id: request.id, call, session, replies: replies.clone() };
+        // A send fails only when the thread has died: rmcp answers instead.
+        self.calls.lock().unwrap_or_else(|p| p.into_inner()).send(job).is_ok()
+    }
+}
+
+impl Direct {
+    /// Opens the lane once a client that asked for a revision before MCP 2026-07-28 has
+    /// initialized; a later revision (no `initialize`, results with `resultType`) stays
+    /// with rmcp.
+    fn watch_handshake(&self, line: &[u8]) {
+        #[derive(Deserialize)]
+        struct Message {
+            method: String,
+            #[serde(default)]
+            params: Option<Value>,
+        }
+        let method = |name: &[u8]| memchr::memmem::find(line, name).is_some();
+        if !method(b"\"initialize\"") && !method(b"notifications/initialized") {
+            return;
+        }
+        let Ok(message) = serde_json::from_slice::<Message>(line) else { return };
+        match message.method.as_str() {
+            "initialize" => {
+                let asked =
+                    message.params.as_ref().and_then(|p| p.get("protocolVersion")).and_then(Value::as_str);
+                let legacy = asked.is_some_and(|v| v < ProtocolVersion::V_2026_07_28.as_str());
+                self.legacy.store(legacy, Ordering::Release);
+            }
+            "notifications/initialized" if self.legacy.load(Ordering::Acquire) => {
+                self.initialized.store(true, Ordering::Release);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Runs one call and sends its reply line. A panic inside the call becomes the same tool
+/// error rmcp's path gives for one.
+fn answer(job: Job) {
+    let Job { id, call, session, replies } = job;
+    let mut result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.run(&session)))
+        .unwrap_or_else(|_| render::task_failed(&"the call panicked"));
+    // As rmcp writes results for the revisions before 2026-07-28: without `resultType`.
+    result.result_type.take_if(|kind| kind.is_complete());
+    let reply = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result});
+    let mut line = match serde_json::to_vec(&reply) {
+        Ok(line) => line,
+        Err(e) => {
+            let failed = render::error_result(&format!("internal error: could not encode the result ({e})"));
+            serde_json::to_vec(&serde_json::json!({"jsonrpc": "2.0", "id": id, "result": failed}))
+                .unwrap_or_default()
+        }
+    };
+    line.push(b'\n');
+    let _ = replies.send(line);
+}
