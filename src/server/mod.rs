@@ -137,29 +137,31 @@ impl FilewrightServer {
         })
     }
 
-    /// Runs one tool call on the current session on a blocking thread (file I/O, parsing,
-    /// SQLite) and renders its outcome.
+    /// Runs one tool call on the current session and renders its outcome.
     async fn run<T, F>(&self, call: F) -> rmcp::model::CallToolResult
     where
         T: render::Rendered + Send + 'static,
         F: FnOnce(&Session) -> crate::error::Result<T> + Send + 'static,
     {
-        let session = match self.slot.wait().await {
-            Ok(session) => session,
-            Err(no_root) => return render::error_result(&no_root.to_string()),
-        };
-        let links = session.clone();
-        let outcome = tokio::task::spawn_blocking(move || call(&session)).await;
-        render::result(outcome, &|path| links.file_uri(path))
+        self.on_session(move |session| render::rendered(call(session), &|path| session.file_uri(path))).await
     }
 
-    /// Answers `call` on the current session, on a blocking thread.
+    /// Answers `call` (write, append, read, edit) on the current session.
     async fn answer(&self, call: tools::Call) -> rmcp::model::CallToolResult {
+        self.on_session(move |session| call.run(session)).await
+    }
+
+    /// Runs `call` on the current session on a blocking thread (file I/O, parsing, SQLite),
+    /// once a root is decided; without one, the reason is the result.
+    async fn on_session<F>(&self, call: F) -> rmcp::model::CallToolResult
+    where
+        F: FnOnce(&Session) -> rmcp::model::CallToolResult + Send + 'static,
+    {
         let session = match self.slot.wait().await {
             Ok(session) => session,
             Err(no_root) => return render::error_result(&no_root.to_string()),
         };
-        match tokio::task::spawn_blocking(move || call.run(&session)).await {
+        match tokio::task::spawn_blocking(move || call(&session)).await {
             Ok(result) => result,
             Err(failed) => render::task_failed(&failed),
         }

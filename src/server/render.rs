@@ -24,19 +24,8 @@ pub trait Rendered: Serialize {
     }
 }
 
-/// Renders a tool's result, or its error, or a failure of the blocking task itself. `uri` turns
-/// the path of a written file into the link the result carries.
-pub fn result<T: Rendered>(
-    outcome: Result<Result<T, Error>, tokio::task::JoinError>,
-    uri: &dyn Fn(&str) -> Option<String>,
-) -> CallToolResult {
-    match outcome {
-        Ok(outcome) => rendered(outcome, uri),
-        Err(join) => task_failed(&join),
-    }
-}
-
-/// Renders a tool's result or its error.
+/// Renders a tool's result or its error. `uri` turns the path of a written file into the
+/// link the result carries.
 pub fn rendered<T: Rendered>(
     outcome: Result<T, Error>,
     uri: &dyn Fn(&str) -> Option<String>,
