@@ -205,26 +205,52 @@ impl RawServer {
 
     /// Starts a server on `root` with `extra` arguments.
     pub fn start_with(root: &Root, extra: &[&str]) -> RawServer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_filewright"))
+        Self::spawn(root, extra, None).initialized()
+    }
+
+    /// Starts a server on `root` with `extra` arguments and answers its `initialize`, without
+    /// sending `notifications/initialized` yet. With `log`, the server logs at that filter
+    /// (`FILEWRIGHT_LOG`) into that file; without, errors only, nowhere.
+    pub fn spawn(root: &Root, extra: &[&str], log: Option<(&str, &std::path::Path)>) -> RawServer {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_filewright"));
+        command
             .arg("--root")
             .arg(root.path())
             .arg("--state-dir")
             .arg(root.state())
             .args(extra)
-            .env("FILEWRIGHT_LOG", "error")
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn filewright");
+            .stdout(Stdio::piped());
+        match log {
+            Some((filter, file)) => command
+                .env("FILEWRIGHT_LOG", filter)
+                .stderr(std::fs::File::create(file).expect("create the log file")),
+            None => command.env("FILEWRIGHT_LOG", "error").stderr(Stdio::null()),
+        };
+        let mut child = command.spawn().expect("spawn filewright");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut server = RawServer { child, stdin, stdout, next_id: 1 };
         server.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "kills", "version": "0"}}}));
         server.receive();
-        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         server
+    }
+
+    /// Sends `notifications/initialized`.
+    pub fn initialized(mut self) -> RawServer {
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        self
+    }
+
+    /// Sends a request with the next id and returns its whole reply, with the id checked.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let reply = self.receive();
+        assert_eq!(reply["id"], json!(id), "{reply}");
+        reply
     }
 
     pub fn send(&mut self, message: &Value) {
