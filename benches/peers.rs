@@ -10,7 +10,8 @@
 //! A peer that cannot be installed is reported as skipped; the run goes on without it.
 //!
 //! Workloads (p50 and p95 in ms):
-//! - start-up: spawn to the `initialize` reply (a fresh process each time);
+//! - start-up: spawn to the `initialize` reply (a fresh process each time, every server in
+//!   turn);
 //! - write 4 KB of JavaScript, over 20 files;
 //! - read a 100-line file;
 //! - edit a 20 KB JavaScript file (one unique replacement);
@@ -185,25 +186,31 @@ struct Measured {
     peak_rss: u64,
 }
 
+/// Start-up of every subject: a fresh process each time, on one root (and one state
+/// directory) per subject, as a client starts the server for each session on a project. In
+/// rounds that start each subject once, so that a busier or quieter stretch of the machine
+/// falls on all of them alike.
+fn startups(subjects: &[Subject], full: bool) -> Vec<Timings> {
+    let starts = if full { 30 } else { 2 };
+    let dirs: Vec<_> =
+        subjects.iter().map(|_| (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())).collect();
+    for (subject, (root, state)) in subjects.iter().zip(&dirs) {
+        drop(subject.start(root.path(), state.path()));
+    }
+    let mut timings: Vec<Timings> = subjects.iter().map(|_| Timings(Vec::new())).collect();
+    for _ in 0..starts {
+        for ((subject, (root, state)), timing) in subjects.iter().zip(&dirs).zip(&mut timings) {
+            let (server, took) = subject.start(root.path(), state.path());
+            drop(server);
+            timing.0.push(took.as_secs_f64() * 1000.0);
+        }
+    }
+    timings
+}
+
 fn measure(subject: &Subject, full: bool) -> Measured {
     let runs = if full { 200 } else { 3 };
-    let starts = if full { 30 } else { 2 };
     let mut measured = Measured::default();
-
-    // Start-up: a fresh process each time, on one root (and one state directory), as a client
-    // starts the server for each session on a project.
-    let root = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    drop(subject.start(root.path(), state.path()));
-    measured.startup = Some(Timings(
-        (0..starts)
-            .map(|_| {
-                let (server, took) = subject.start(root.path(), state.path());
-                drop(server);
-                took.as_secs_f64() * 1000.0
-            })
-            .collect(),
-    ));
 
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
@@ -395,11 +402,14 @@ fn main() {
         skipped = not;
     }
 
+    eprintln!("measuring start-up...");
+    let startups = startups(&subjects, full);
     let results: Vec<(String, Measured)> = subjects
         .iter()
-        .map(|s| {
+        .zip(startups)
+        .map(|(s, startup)| {
             eprintln!("measuring {}...", s.name);
-            (s.name.clone(), measure(s, full))
+            (s.name.clone(), Measured { startup: Some(startup), ..measure(s, full) })
         })
         .collect();
     report(&results, &skipped, full);
