@@ -33,11 +33,10 @@ pub struct Direct {
     slot: Arc<SessionSlot>,
     profile: Profile,
     /// Set when the client's `initialize` asked for a revision before MCP 2026-07-28, whose
-    /// results this lane writes (rmcp writes both kinds).
+    /// results this lane writes (rmcp writes both kinds). The lane then opens once rmcp has
+    /// handled `notifications/initialized` ([`SessionSlot::initialized`]): a call before that
+    /// is rmcp's to refuse, and the `initialize` reply is written before any of the lane's.
     legacy: AtomicBool,
-    /// Set once such a client has sent `notifications/initialized`: a call before that is
-    /// rmcp's to refuse.
-    initialized: AtomicBool,
     calls: Mutex<Sender<Job>>,
 }
 
@@ -85,20 +84,17 @@ impl Direct {
                 answer(job);
             }
         })?;
-        Ok(Direct {
-            slot,
-            profile,
-            legacy: AtomicBool::new(false),
-            initialized: AtomicBool::new(false),
-            calls: Mutex::new(calls),
-        })
+        Ok(Direct { slot, profile, legacy: AtomicBool::new(false), calls: Mutex::new(calls) })
     }
 
     /// Takes `line` when this lane answers it (its reply then goes to `replies`); false to
     /// pass it on to rmcp.
     pub fn take(&self, line: &[u8], replies: &UnboundedSender<Vec<u8>>) -> bool {
-        if !self.initialized.load(Ordering::Acquire) {
-            self.watch_handshake(line);
+        if !self.legacy.load(Ordering::Acquire) {
+            self.watch_initialize(line);
+            return false;
+        }
+        if !self.slot.initialized() {
             return false;
         }
         if memchr::memmem::find(line, b"\"tools/call\"").is_none() {
@@ -123,32 +119,25 @@ impl Direct {
 }
 
 impl Direct {
-    /// Opens the lane once a client that asked for a revision before MCP 2026-07-28 has
-    /// initialized; a later revision (no `initialize`, results with `resultType`) stays
+    /// Notes whether `line`, when it is the client's `initialize`, asks for a revision
+    /// before MCP 2026-07-28; a later one (no `initialize`, results with `resultType`) stays
     /// with rmcp.
-    fn watch_handshake(&self, line: &[u8]) {
+    fn watch_initialize(&self, line: &[u8]) {
         #[derive(Deserialize)]
         struct Message {
             method: String,
             #[serde(default)]
             params: Option<Value>,
         }
-        let method = |name: &[u8]| memchr::memmem::find(line, name).is_some();
-        if !method(b"\"initialize\"") && !method(b"notifications/initialized") {
+        if memchr::memmem::find(line, b"\"initialize\"").is_none() {
             return;
         }
         let Ok(message) = serde_json::from_slice::<Message>(line) else { return };
-        match message.method.as_str() {
-            "initialize" => {
-                let asked =
-                    message.params.as_ref().and_then(|p| p.get("protocolVersion")).and_then(Value::as_str);
-                let legacy = asked.is_some_and(|v| v < ProtocolVersion::V_2026_07_28.as_str());
-                self.legacy.store(legacy, Ordering::Release);
-            }
-            "notifications/initialized" if self.legacy.load(Ordering::Acquire) => {
-                self.initialized.store(true, Ordering::Release);
-            }
-            _ => {}
+        if message.method == "initialize" {
+            let asked =
+                message.params.as_ref().and_then(|p| p.get("protocolVersion")).and_then(Value::as_str);
+            let legacy = asked.is_some_and(|v| v < ProtocolVersion::V_2026_07_28.as_str());
+            self.legacy.store(legacy, Ordering::Release);
         }
     }
 }

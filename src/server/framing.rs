@@ -209,6 +209,9 @@ async fn write_replies<W: AsyncWrite + Unpin>(
     let mut own_open = true;
     loop {
         tokio::select! {
+            // rmcp's lines first when both are ready: its `initialize` reply goes out before
+            // any reply of the lane beside it (which opens only after rmcp has made it).
+            biased;
             // Cancel-safe: a line read in part stays in `line`, and the next call goes on.
             read = from_rmcp.read_until(b'\n', &mut line) => {
                 if read? == 0 {

@@ -37,6 +37,9 @@ pub struct SessionSlot {
     decision: tokio::sync::Mutex<()>,
     /// Wakes the calls waiting for the first decision.
     decided: tokio::sync::Notify,
+    /// Set once rmcp has handled the client's `notifications/initialized` (so it has sent its
+    /// `initialize` reply).
+    initialized: AtomicBool,
 }
 
 /// What the slot serves.
@@ -72,6 +75,7 @@ impl SessionSlot {
             deciding: AtomicBool::new(true),
             decision: tokio::sync::Mutex::new(()),
             decided: tokio::sync::Notify::new(),
+            initialized: AtomicBool::new(false),
         }
     }
 
@@ -97,6 +101,7 @@ impl SessionSlot {
             deciding: AtomicBool::new(true),
             decision: tokio::sync::Mutex::new(()),
             decided: tokio::sync::Notify::new(),
+            initialized: AtomicBool::new(false),
         }
     }
 
@@ -136,9 +141,15 @@ impl SessionSlot {
         }
     }
 
+    /// Whether the client has initialized (MCP 2025-11-25 and earlier).
+    pub fn initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
+
     /// Called once the client has initialized (MCP 2025-11-25 and earlier): adopt its roots,
     /// or fall back to the current directory.
     pub async fn on_initialized(&self, peer: &Peer<RoleServer>) {
+        self.initialized.store(true, Ordering::Release);
         let client_has_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
         self.decide_once(client_has_roots.then_some(peer)).await;
     }
