@@ -6,7 +6,6 @@
 //! ([`drop_later`]). Only for work that starts no lasting threads: those would inherit the
 //! priority, and it cannot be raised again.
 
-use std::sync::Mutex;
 use std::sync::OnceLock;
 use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
 
@@ -34,12 +33,12 @@ type Droppable = Box<dyn Send>;
 /// not need to wait for. When that thread cannot start or is behind by [`WAITING_DROPS`]
 /// values, `value` is dropped here, as it would have been.
 pub fn drop_later<T: Send + 'static>(value: T) {
-    static DROPPER: OnceLock<Option<Mutex<SyncSender<Droppable>>>> = OnceLock::new();
+    static DROPPER: OnceLock<Option<SyncSender<Droppable>>> = OnceLock::new();
     let dropper = DROPPER.get_or_init(|| {
         let (sender, receiver) = sync_channel::<Droppable>(WAITING_DROPS);
         let started = spawn("drop-later", move || receiver.into_iter().for_each(drop));
         match started {
-            Ok(_) => Some(Mutex::new(sender)),
+            Ok(_) => Some(sender),
             Err(e) => {
                 tracing::debug!("replaced files are closed by the call itself: {e}");
                 None
@@ -47,7 +46,6 @@ pub fn drop_later<T: Send + 'static>(value: T) {
         }
     });
     if let Some(sender) = dropper {
-        let sender = sender.lock().unwrap_or_else(|p| p.into_inner());
         match sender.try_send(Box::new(value)) {
             Ok(()) => {}
             Err(TrySendError::Full(value) | TrySendError::Disconnected(value)) => drop(value),

@@ -15,9 +15,9 @@
 //! protocol version of sessions without `initialize`, goes to rmcp). Any other line, or any
 //! doubt, is passed to rmcp unchanged, which answers it as before.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
-use std::sync::{Arc, Mutex};
 
 use rmcp::model::ProtocolVersion;
 use serde::{Deserialize, Serialize};
@@ -37,7 +37,7 @@ pub struct Direct {
     /// handled `notifications/initialized` ([`SessionSlot::initialized`]): a call before that
     /// is rmcp's to refuse, and the `initialize` reply is written before any of the lane's.
     legacy: AtomicBool,
-    calls: Mutex<Sender<Job>>,
+    calls: Sender<Job>,
 }
 
 /// A call taken, with what its reply needs.
@@ -84,7 +84,7 @@ impl Direct {
                 answer(job);
             }
         })?;
-        Ok(Direct { slot, profile, legacy: AtomicBool::new(false), calls: Mutex::new(calls) })
+        Ok(Direct { slot, profile, legacy: AtomicBool::new(false), calls })
     }
 
     /// Takes `line` when this lane answers it (its reply then goes to `replies`); false to
@@ -114,11 +114,9 @@ impl Direct {
         tracing::trace!(tool = %name, "answered beside rmcp");
         let job = Job { id: request.id, call, session, replies: replies.clone() };
         // A send fails only when the thread has died: rmcp answers instead.
-        self.calls.lock().unwrap_or_else(|p| p.into_inner()).send(job).is_ok()
+        self.calls.send(job).is_ok()
     }
-}
 
-impl Direct {
     /// Notes whether `line`, when it is the client's `initialize`, asks for a revision
     /// before MCP 2026-07-28; a later one (no `initialize`, results with `resultType`) stays
     /// with rmcp.
