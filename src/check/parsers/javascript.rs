@@ -270,7 +270,11 @@ fn parse_once(text: &str, dialect: Dialect) -> Once {
         }
     });
     let failure = first_failure(text, reported);
-    let starts = parsed.program.body.iter().map(|stmt| stmt.span().start as usize).collect();
+    // A string statement that opens the parsed part is a directive to oxc, kept apart from
+    // the body: the same statement mid-file is in the body. Both start a statement.
+    let directives = parsed.program.directives.iter().map(|d| d.span.start as usize);
+    let starts =
+        directives.chain(parsed.program.body.iter().map(|stmt| stmt.span().start as usize)).collect();
     Once { failure, panicked: parsed.panicked, starts }
 }
 
