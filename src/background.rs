@@ -5,9 +5,14 @@
 //! is slow to drop but needed by nobody, such as the last handle on a replaced file
 //! ([`drop_later`]). Only for work that starts no lasting threads: those would inherit the
 //! priority, and it cannot be raised again.
+//!
+//! Work that a call needs but that does not depend on the rest of the call (the syntax check
+//! of a text about to be written) can start [`ahead`] on a helper thread of the normal
+//! priority, while the call does its own part; the call then takes its result, or does the
+//! work itself when the helper has not begun it.
 
-use std::sync::OnceLock;
-use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
+use std::sync::mpsc::{Sender, SyncSender, TrySendError, channel, sync_channel};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
 /// Starts `work` on a thread named `name` at the lowest scheduling priority. An error means
 /// the thread could not be started (and `work` was not run).
@@ -53,6 +58,119 @@ pub fn drop_later<T: Send + 'static>(value: T) {
     }
 }
 
+/// Work started by [`ahead`]: [`Ahead::finish`] gives its result.
+pub struct Ahead<T> {
+    slot: Arc<Slot<T>>,
+}
+
+/// Where the helper and the caller meet: the work until one of them takes it, then its
+/// result.
+struct Slot<T> {
+    state: Mutex<State<T>>,
+    done: Condvar,
+}
+
+enum State<T> {
+    /// Not begun: whoever comes first runs it.
+    Waiting(Box<dyn FnOnce() -> T + Send>),
+    /// The helper is running it.
+    Running,
+    /// The helper's result (a panic is carried over to the caller).
+    Done(std::thread::Result<T>),
+    /// Taken by the caller, or given up (the caller no longer needs it).
+    Gone,
+}
+
+/// A job for the helper thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Starts `work` on the helper thread, so that it runs while the caller does something else.
+/// Never waits longer than doing the work in place: [`Ahead::finish`] runs it itself when the
+/// helper has not begun it (the helper is busy with another call's work, or could not start).
+/// Dropping the [`Ahead`] before the helper begins gives the work up.
+pub fn ahead<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Ahead<T> {
+    static HELPER: OnceLock<Option<Sender<Job>>> = OnceLock::new();
+    let helper = HELPER.get_or_init(|| {
+        let (sender, jobs) = channel::<Job>();
+        // At the normal priority: what it runs is on a call's path.
+        let started = std::thread::Builder::new()
+            .name("ahead".into())
+            .spawn(move || jobs.into_iter().for_each(|job| job()));
+        match started {
+            Ok(_) => Some(sender),
+            Err(e) => {
+                tracing::debug!("work is not started ahead: {e}");
+                None
+            }
+        }
+    });
+    let slot = Arc::new(Slot { state: Mutex::new(State::Waiting(Box::new(work))), done: Condvar::new() });
+    if let Some(sender) = helper {
+        let theirs = Arc::clone(&slot);
+        // Failing to send leaves the work waiting for the caller.
+        let _ = sender.send(Box::new(move || theirs.run()));
+    }
+    Ahead { slot }
+}
+
+impl<T> Slot<T> {
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The helper's side: runs the work unless the caller took it or gave it up.
+    fn run(&self) {
+        let work = {
+            let mut state = self.lock();
+            match std::mem::replace(&mut *state, State::Running) {
+                State::Waiting(work) => work,
+                other => {
+                    *state = other;
+                    return;
+                }
+            }
+        };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+        *self.lock() = State::Done(result);
+        self.done.notify_all();
+    }
+}
+
+impl<T> Ahead<T> {
+    /// The work's result: the helper's when it has begun it (waiting for it to end), otherwise
+    /// the work run here. A panic in the work is resumed here.
+    pub fn finish(self) -> T {
+        let mut state = self.slot.lock();
+        loop {
+            match std::mem::replace(&mut *state, State::Gone) {
+                State::Waiting(work) => {
+                    drop(state);
+                    return work();
+                }
+                State::Running => {
+                    *state = State::Running;
+                    state = self.slot.done.wait(state).unwrap_or_else(|p| p.into_inner());
+                }
+                State::Done(Ok(value)) => return value,
+                State::Done(Err(panic)) => {
+                    drop(state);
+                    std::panic::resume_unwind(panic)
+                }
+                State::Gone => unreachable!("an Ahead is finished once"),
+            }
+        }
+    }
+}
+
+impl<T> Drop for Ahead<T> {
+    fn drop(&mut self) {
+        let mut state = self.slot.lock();
+        if matches!(*state, State::Waiting(_)) {
+            *state = State::Gone;
+        }
+    }
+}
+
 /// Gives the calling thread the lowest priority (nice 19; on Linux each thread has its own).
 /// Failing to is harmless: the work runs at the normal priority.
 fn lower_priority() {
@@ -73,6 +191,70 @@ mod tests {
         fn drop(&mut self) {
             let _ = self.0.send(std::thread::current().id());
         }
+    }
+
+    #[test]
+    fn work_started_ahead_gives_its_result() {
+        let values: Vec<_> = (0..50u64).map(|k| ahead(move || k * k)).collect();
+        let results: Vec<u64> = values.into_iter().map(Ahead::finish).collect();
+        assert_eq!(results, (0..50u64).map(|k| k * k).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn work_the_helper_has_not_begun_is_run_by_the_caller() {
+        // Keep the helper busy until told, then ask for a second piece of work.
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let (began, has_begun) = std::sync::mpsc::channel::<()>();
+        let blocker = ahead(move || {
+            began.send(()).unwrap();
+            held.recv().ok();
+        });
+        has_begun.recv().unwrap();
+        let caller = std::thread::current().id();
+        let second = ahead(move || std::thread::current().id());
+        assert_eq!(second.finish(), caller, "waited for a busy helper instead of running the work");
+        release.send(()).unwrap();
+        blocker.finish();
+    }
+
+    #[test]
+    fn a_panic_ahead_reaches_the_caller() {
+        let failing = ahead(|| -> u8 { panic!("on purpose") });
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| failing.finish()));
+        assert!(caught.is_err());
+        // The helper is still there for the next piece of work.
+        assert_eq!(ahead(|| 7).finish(), 7);
+    }
+
+    #[test]
+    fn work_given_up_before_it_began_is_not_run() {
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let (began, has_begun) = std::sync::mpsc::channel::<()>();
+        let blocker = ahead(move || {
+            began.send(()).unwrap();
+            held.recv().ok();
+        });
+        has_begun.recv().unwrap();
+        let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = Arc::clone(&ran);
+        drop(ahead(move || flag.store(true, std::sync::atomic::Ordering::SeqCst)));
+        release.send(()).unwrap();
+        blocker.finish();
+        // The helper takes its jobs in order: once it has run one sent after the dropped work,
+        // it has looked at that work.
+        let caller = std::thread::current().id();
+        let mut helper_ran_one = false;
+        for _ in 0..500 {
+            let probe = ahead(|| std::thread::current().id());
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            if probe.finish() != caller {
+                helper_ran_one = true;
+                break;
+            }
+        }
+        assert!(helper_ran_one);
+        assert!(!ran.load(std::sync::atomic::Ordering::SeqCst));
     }
 
     #[test]

@@ -425,23 +425,32 @@ impl Workspace {
     /// Reads a whole regular file, refusing anything larger than `limit` bytes.
     pub fn read(&self, path: &RootPath, limit: u64) -> Result<Vec<u8>> {
         self.guard_reserved(path)?;
-        let info = self.stat(path)?.ok_or_else(|| Error::NotFound { path: path.display() })?;
         if self.reserved.is_some() {
             // Catches a symlink into the state directory (the lexical check in `resolve`
             // cannot see through links).
             self.open_parent(path, false)?;
         }
-        require_file(path, &info)?;
-        if info.size > limit {
-            return Err(Error::TooLargeToRead { path: path.display(), size: info.size, limit });
-        }
-        // O_NONBLOCK: if a FIFO is swapped in after the check above, opening it must not
-        // wait for a writer; the check on the opened handle below then refuses it.
+        // Opened first and inspected through the handle (one lookup instead of two): what is
+        // not a regular file is refused before a byte is read. O_NONBLOCK, so that opening a
+        // FIFO does not wait for a writer; O_NOCTTY, so that a terminal never becomes ours.
         let mut options = OpenOptions::new();
-        options.read(true).custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-        let mut file = self.dir.open_with(path.as_path(), &options).map_err(|e| map_io(e, "open", path))?;
+        options
+            .read(true)
+            .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
+        let mut file = match self.dir.open_with(path.as_path(), &options) {
+            Ok(file) => file,
+            Err(e) => {
+                // The error of a lookup says why better (missing, a dangling link, not a file).
+                let info = self.stat(path)?.ok_or_else(|| Error::NotFound { path: path.display() })?;
+                require_file(path, &info)?;
+                return Err(map_io(e, "open", path));
+            }
+        };
         let meta = file.metadata().map_err(|e| map_io(e, "inspect", path))?;
         require_file(path, &FileInfo::from_metadata(&meta))?;
+        if meta.len() > limit {
+            return Err(Error::TooLargeToRead { path: path.display(), size: meta.len(), limit });
+        }
         let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
         (&mut file).take(limit + 1).read_to_end(&mut bytes).map_err(|e| map_io(e, "read", path))?;
         if bytes.len() as u64 > limit {
@@ -453,8 +462,8 @@ impl Workspace {
     /// Replaces (or creates) the file with `bytes` atomically: a temporary file in the same
     /// directory is written, synced and renamed over the target, so a reader sees the old
     /// content or the new, never a mix. Missing parent directories are created. A replaced
-    /// file keeps its permissions. Returns whether the file was created.
-    pub fn replace(&self, path: &RootPath, bytes: &[u8]) -> Result<bool> {
+    /// file keeps its permissions.
+    pub fn replace(&self, path: &RootPath, bytes: &[u8]) -> Result<Replaced> {
         self.guard_reserved(path)?;
         let existing = self.stat(path)?;
         if let Some(info) = &existing {
@@ -462,16 +471,19 @@ impl Workspace {
         }
         let parent_dir = self.open_parent(path, true)?;
         let (_, name) = path.split();
+        // The file being replaced stays open until after the call has answered: ext4 frees
+        // its blocks when the last reference goes, which would otherwise be part of the rename.
+        let replaced = existing.as_ref().and_then(|_| hold(&parent_dir, name));
         let permissions = match &existing {
-            Some(_) => Some(parent_dir.metadata(name).map_err(|e| map_io(e, "inspect", path))?.permissions()),
+            Some(_) => Some(match replaced.as_ref().and_then(held_permissions) {
+                Some(permissions) => permissions,
+                None => parent_dir.metadata(name).map_err(|e| map_io(e, "inspect", path))?.permissions(),
+            }),
             None => None,
         };
         // A hidden name that says whose it is: listings never show it, and a start sweeps
         // the ones whose process died between creating and renaming them (see `sweep_temps`).
         let tmp_name = temp_name();
-        // The file being replaced stays open until after the call has answered: ext4 frees
-        // its blocks when the last reference goes, which would otherwise be part of the rename.
-        let replaced = existing.as_ref().and_then(|_| hold(&parent_dir, name));
         let mut options = OpenOptions::new();
         options.write(true).create_new(true).follow(FollowSymlinks::No);
         let mut tmp = parent_dir
@@ -492,11 +504,14 @@ impl Workspace {
         }
         written?;
         crate::background::drop_later(replaced);
+        // The temporary file is now the file at `path`: its handle tells its version without
+        // a lookup. Nothing is written to it after this.
+        let now = tmp.metadata().ok().map(|m| FileInfo::from_metadata(&m));
         // The file is in place: a failed directory sync must not report "nothing written".
         if let Err(e) = self.sync_dir(&parent_dir, path) {
             tracing::warn!("{e}");
         }
-        Ok(existing.is_none())
+        Ok(Replaced { created: existing.is_none(), now })
     }
 
     /// Removes the regular file at `path` (not a directory); a missing file is not an error.
@@ -697,6 +712,31 @@ fn hold(dir: &Dir, name: &std::ffi::OsStr) -> Option<std::os::fd::OwnedFd> {
 #[cfg(not(target_os = "linux"))]
 fn hold(_dir: &Dir, _name: &std::ffi::OsStr) -> Option<()> {
     None
+}
+
+/// The permissions of a regular file held by [`hold`] (None for anything else: the caller
+/// then looks them up by name).
+#[cfg(target_os = "linux")]
+fn held_permissions(held: &std::os::fd::OwnedFd) -> Option<cap_std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    let stat = rustix::fs::fstat(held).ok()?;
+    let file_type = rustix::fs::FileType::from_raw_mode(stat.st_mode);
+    (file_type == rustix::fs::FileType::RegularFile)
+        .then(|| cap_std::fs::Permissions::from_std(std::fs::Permissions::from_mode(stat.st_mode & 0o7777)))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn held_permissions(_held: &()) -> Option<cap_std::fs::Permissions> {
+    None
+}
+
+/// What [`Workspace::replace`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replaced {
+    /// The file did not exist before.
+    pub created: bool,
+    /// The new file's version, read from its handle (None when that failed).
+    pub now: Option<FileInfo>,
 }
 
 /// An open file positioned for appends, with the checks of [`Workspace::open_append`] done.
@@ -989,12 +1029,23 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let (t, ws) = ws();
         let p = ws.resolve("deep/er/f.sh").unwrap();
-        assert!(ws.replace(&p, b"one").unwrap());
+        assert!(ws.replace(&p, b"one").unwrap().created);
         let host = t.path().join("deep/er/f.sh");
         std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o751)).unwrap();
-        assert!(!ws.replace(&p, b"two").unwrap());
+        assert!(!ws.replace(&p, b"two").unwrap().created);
         assert_eq!(std::fs::read(&host).unwrap(), b"two");
         assert_eq!(std::fs::metadata(&host).unwrap().permissions().mode() & 0o777, 0o751);
+    }
+
+    #[test]
+    fn replace_reports_the_version_a_lookup_then_sees() {
+        let (_t, ws) = ws();
+        let p = ws.resolve("v.txt").unwrap();
+        for content in [&b"one"[..], b"second text", b""] {
+            let replaced = ws.replace(&p, content).unwrap();
+            assert_eq!(replaced.now, ws.stat(&p).unwrap());
+            assert_eq!(replaced.now.unwrap().size, content.len() as u64);
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::sync::Mutex;
 use tree_sitter::{InputEdit, Point};
 
 use super::{Prior, Report, check_appended, check_bytes, check_edited, check_incremental};
+use crate::background::{Ahead, ahead};
 use crate::lines;
 
 /// Memory a tree costs per byte of source (measured: ~24x).
@@ -41,6 +42,19 @@ pub struct KnownText<V> {
     pub text: String,
     /// `\n` bytes in `text`.
     pub newlines: usize,
+}
+
+/// The check of a whole new text for a file, started on a helper thread before the text is
+/// written, so that the parse runs while the call takes its claim, writes the file and
+/// journals it; [`CheckCache::check_written_ahead`] takes the result. The text is copied.
+pub struct CheckAhead(Ahead<(Report, Option<Prior>)>);
+
+impl CheckAhead {
+    /// Starts the check of `text` as the new content of `key`.
+    pub fn start(key: &str, text: &str) -> CheckAhead {
+        let (key, text) = (key.to_owned(), text.to_owned());
+        CheckAhead(ahead(move || check_incremental(&key, &text, None)))
+    }
 }
 
 /// Checks of recently written files, with what each left behind, by file key (the
@@ -83,6 +97,21 @@ impl<V: PartialEq + Copy> CheckCache<V> {
         // keeps two trees of one file from being held at once.
         self.lock().remove(key);
         let (report, prior) = check_incremental(key, text, None);
+        self.keep(key, text, prior, version);
+        report
+    }
+
+    /// [`CheckCache::check_written`] with the check [started ahead](CheckAhead::start) of the
+    /// write: takes its result (or finishes it) and keeps what it leaves.
+    pub fn check_written_ahead(
+        &self,
+        key: &str,
+        text: &str,
+        version: Option<V>,
+        started: CheckAhead,
+    ) -> Report {
+        self.lock().remove(key);
+        let (report, prior) = started.0.finish();
         self.keep(key, text, prior, version);
         report
     }

@@ -1,7 +1,7 @@
 //! `write_file`: create or replace a whole file, atomically.
 
 use crate::error::{Error, Result};
-use crate::workspace::{RootPath, Workspace};
+use crate::workspace::{FileInfo, RootPath, Workspace};
 
 /// What a whole-file write did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -10,6 +10,9 @@ pub struct Written {
     pub created: bool,
     /// Size after the write, in bytes.
     pub size: u64,
+    /// The file's version right after the write (None when it could not be read from the
+    /// written handle).
+    pub now: Option<FileInfo>,
 }
 
 /// Writes `content` as the whole file (temp file + rename; parents created).
@@ -19,6 +22,6 @@ pub fn write(ws: &Workspace, path: &RootPath, content: &[u8], max_bytes: u64) ->
     if size > max_bytes {
         return Err(Error::TooLarge { path: path.display(), size, limit: max_bytes });
     }
-    let created = ws.replace(path, content)?;
-    Ok(Written { created, size })
+    let replaced = ws.replace(path, content)?;
+    Ok(Written { created: replaced.created, size, now: replaced.now })
 }

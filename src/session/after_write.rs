@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Session;
-use crate::check::cache::KnownText;
+use crate::check::cache::{CheckAhead, KnownText};
 use crate::check::{self, Report};
 use crate::files::sha256_hex;
 use crate::hooks::HookReport;
@@ -27,6 +27,11 @@ pub(super) enum Landed<'a> {
         text: &'a str,
         /// Its hex sha256.
         sha256: &'a str,
+        /// The check of `text`, when the tool started it before writing.
+        ahead: Option<CheckAhead>,
+        /// The file's version right after the write, when the tool knows it (otherwise it
+        /// is looked up).
+        on_disk: Option<FileInfo>,
     },
     /// An edit turned the file from `old`, at version `before`, into `text`: the check may
     /// parse only the part around the change.
@@ -39,6 +44,8 @@ pub(super) enum Landed<'a> {
         text: &'a str,
         /// Its hex sha256.
         sha256: &'a str,
+        /// The file's version right after the write, when the tool knows it.
+        on_disk: Option<FileInfo>,
     },
     /// An append turned the file from version `before` into version `after`, whose whole
     /// content is `whole`.
@@ -143,6 +150,9 @@ impl Session {
         drop(seen);
         let key = path.display();
         let on_disk = match &landed {
+            Landed::Replaced { on_disk: Some(now), .. } | Landed::Edited { on_disk: Some(now), .. } => {
+                Some(*now)
+            }
             Landed::Replaced { .. } | Landed::Edited { .. } => self.ws.stat(path).ok().flatten(),
             Landed::Appended { after, .. } => Some(*after),
         };
@@ -213,10 +223,14 @@ impl Session {
                 let syntax = self.checks.check_written(&key, &text, self.ws.stat(path).ok().flatten());
                 (syntax, sha256)
             }
-            (None, Landed::Replaced { text, sha256 }) => {
-                (self.checks.check_written(&key, text, on_disk), sha256.to_owned())
+            (None, Landed::Replaced { text, sha256, ahead, .. }) => {
+                let syntax = match ahead {
+                    Some(started) => self.checks.check_written_ahead(&key, text, on_disk, started),
+                    None => self.checks.check_written(&key, text, on_disk),
+                };
+                (syntax, sha256.to_owned())
             }
-            (None, Landed::Edited { old, before, text, sha256 }) => {
+            (None, Landed::Edited { old, before, text, sha256, .. }) => {
                 (self.checks.check_edited(&key, old, text, before, on_disk), sha256.to_owned())
             }
             (None, Landed::Appended { whole, sha256, before, after }) => {

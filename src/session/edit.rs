@@ -188,7 +188,7 @@ impl Session {
             let sha256 = sha256_hex(applied.before.as_bytes());
             (applied, AfterWrite { warnings: Vec::new(), syntax, hook: None, sha256 })
         } else {
-            let ((applied, sha256), unrecorded) = self
+            let ((applied, sha256, now), unrecorded) = self
                 .store
                 .write_claimed(&key, &agent, Action::Edit, || {
                     self.settle_locked(&path);
@@ -205,7 +205,7 @@ impl Session {
                             false => Before::Absent,
                         }),
                     };
-                    Ok(((applied, sha256), Some(facts)))
+                    Ok(((applied, sha256, written.now), Some(facts)))
                 })
                 .map_err(|e| self.with_last_write(e))?;
             // The bytes have landed: from here on nothing may turn this call into an error.
@@ -214,6 +214,7 @@ impl Session {
                 before: applied.info,
                 text: &applied.edited.text,
                 sha256: &sha256,
+                on_disk: now,
             };
             let after = self.after_write(seen, &path, &agent, landed, unrecorded.into_iter().collect());
             (applied, after)

@@ -91,8 +91,13 @@ impl Session {
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         warnings
             .push(format!("to take this move back, undo both paths: undo {to_key}, then undo {from_key}"));
-        let after =
-            self.after_write(seen, &to, &agent, Landed::Replaced { text: &text, sha256: &sha256 }, warnings);
+        let after = self.after_write(
+            seen,
+            &to,
+            &agent,
+            Landed::Replaced { text: &text, sha256: &sha256, ahead: None, on_disk: None },
+            warnings,
+        );
         Ok(MoveOutcome {
             action: Action::Move,
             from: from_key,

@@ -92,7 +92,7 @@ impl Session {
             seen,
             &path,
             &agent,
-            Landed::Replaced { text: &text, sha256: &sha256 },
+            Landed::Replaced { text: &text, sha256: &sha256, ahead: None, on_disk: None },
             unrecorded.into_iter().collect(),
         );
         Ok(UndoOutcome {

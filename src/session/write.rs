@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::after_write::{AfterWrite, Landed};
 use super::warnings::{self, WRITE_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required_or_truncated};
+use crate::check::cache::CheckAhead;
 use crate::cleanup;
 use crate::error::Result;
 use crate::files;
@@ -55,6 +56,8 @@ impl Session {
         let seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
         let sha256 = sha256_hex(text.as_bytes());
+        // The check needs only the text: it runs beside the claim, the write and the journal.
+        let ahead = Some(CheckAhead::start(&path.display(), &text));
         let ((existing, written), unrecorded) = self
             .store
             .write_claimed(&path.display(), &agent, Action::Write, || {
@@ -101,7 +104,7 @@ impl Session {
             seen,
             &path,
             &agent,
-            Landed::Replaced { text: &text, sha256: &sha256 },
+            Landed::Replaced { text: &text, sha256: &sha256, ahead, on_disk: written.now },
             warnings,
         );
         Ok(WriteOutcome {
