@@ -95,9 +95,13 @@ impl<'t> LineIndex<'t> {
 
     /// The text of 1-based `line` without its line ending (`\n` or `\r\n`); empty past the end.
     pub fn line(&self, line: usize) -> &'t str {
+        if line == 0 {
+            return "";
+        }
         let start = self.start_of(line);
-        let rest = &self.text[start..];
-        let body = rest.split('\n').next().unwrap_or("");
+        // The next line starts one past this line's `\n`; the last line ends with the text.
+        let end = self.starts.get(line).map_or(self.text.len(), |&next| next - 1);
+        let body = &self.text[start..end.max(start)];
         body.strip_suffix('\r').unwrap_or(body)
     }
 
@@ -195,6 +199,20 @@ mod tests {
                 let column = 1 + char_count(&before[line_start..]);
                 prop_assert_eq!(index.locate(byte), (line, column), "at {}", byte);
             }
+        }
+
+        /// Every line, and the lines before the first and past the last, is the text between
+        /// line breaks with its `\r\n` ending taken off.
+        #[test]
+        fn line_equals_splitting_the_text(text in "(a|é|\n|\r\n|\r| |🎉){0,40}") {
+            let index = LineIndex::new(&text);
+            let split: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+            prop_assert_eq!(index.line(0), "");
+            for (k, expected) in split.iter().enumerate() {
+                prop_assert_eq!(index.line(k + 1), *expected, "line {}", k + 1);
+            }
+            prop_assert_eq!(index.line(split.len() + 1), "");
+            prop_assert_eq!(index.line(split.len() + 7), "");
         }
     }
 }

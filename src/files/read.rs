@@ -1,6 +1,7 @@
 //! `read_file`: numbered lines of a text file, a window at a time.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use super::anchor::anchor_of;
 use super::sha256_hex;
@@ -90,7 +91,9 @@ pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Re
             ),
         });
     }
-    let mut numbered = String::new();
+    // The window's text plus a number and a tab per line, without growing as it is filled.
+    let shown = lines.start_of(start.saturating_add(limit)).saturating_sub(lines.start_of(start));
+    let mut numbered = String::with_capacity(shown + limit.min(total) * 8);
     let mut cut_lines = 0;
     let mut end = start.saturating_sub(1);
     for n in (start..=total).take(limit) {
@@ -100,7 +103,10 @@ pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Re
         }
         match anchors {
             true => numbered.push_str(&anchor_of(n, line)),
-            false => numbered.push_str(&n.to_string()),
+            false => {
+                // Cannot fail: writing to a String.
+                let _ = write!(numbered, "{n}");
+            }
         }
         numbered.push('\t');
         let shown = cut_line(line, MAX_LINE_CHARS);
@@ -124,6 +130,10 @@ pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Re
 /// `line`, cut after `max` characters with a marker that says how many were left out, so one
 /// minified line cannot flood the model's context. Borrowed when nothing was cut.
 pub(super) fn cut_line(line: &str, max: usize) -> Cow<'_, str> {
+    // No more characters than bytes: a line this short is never cut.
+    if line.len() <= max {
+        return Cow::Borrowed(line);
+    }
     match line.char_indices().nth(max) {
         Some((cut, _)) => {
             let rest = line[cut..].chars().count();
