@@ -10,6 +10,13 @@
 //! one step: the name shows the old content or the new, never a mix, as with a rename. The
 //! old file's inode, now at the spare's name, becomes the next spare.
 //!
+//! What a rename gives after a power loss is kept too. A spare is empty when it is written
+//! (a recycled one is truncated on a background thread), so its content goes to newly
+//! allocated blocks, and their allocation is forced before the swap, as ext4 itself does
+//! before a rename over an existing file (`auto_da_alloc`): the journal then commits the data
+//! before the swap, and the name shows the old content or the new. Spares are therefore used
+//! on ext4 only; `--durable` syncs the spare before the swap.
+//!
 //! A file is swapped only when that cannot be seen in anything but its content and inode
 //! number. The old file must be a regular file with one link (a second link keeps the old
 //! content, as a rename would), of this process's user and group, and without extended
@@ -23,8 +30,8 @@
 use std::fs::File;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rustix::fs::{Mode, OFlags};
 
@@ -96,6 +103,15 @@ impl Spares {
                 return None;
             }
         };
+        // ext4's magic number: see the module's note on power loss.
+        const EXT4: u64 = 0xEF53;
+        match rustix::fs::fstatfs(&dir) {
+            Ok(fs) if fs.f_type as u64 == EXT4 => {}
+            _ => {
+                tracing::debug!("no spare files for writes: the state directory is not on ext4");
+                return None;
+            }
+        }
         let dev = rustix::fs::fstat(&dir).ok()?.st_dev;
         let spares = Spares { dir, dev, ready: Mutex::new(Vec::new()), off: AtomicBool::new(false) };
         spares.sweep(&path);
@@ -128,10 +144,16 @@ impl Spares {
         (stat.st_dev == self.dev && alone_and_ours(old, &stat)).then_some(Fit { mode: stat.st_mode & 0o7777 })
     }
 
-    /// A spare to write into: one ready, or a new one.
+    /// An empty spare to write into: one ready, or a new one.
     pub fn take(&self) -> Option<Spare> {
-        if let Some(spare) = self.ready.lock().unwrap_or_else(|p| p.into_inner()).pop() {
-            return Some(spare);
+        let ready = self.ready.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        if let Some(spare) = ready {
+            // Truncated when it was recycled; one given back after a failed write may not be.
+            if spare.file.metadata().is_ok_and(|m| m.len() == 0) || spare.file.set_len(0).is_ok() {
+                return Some(spare);
+            }
+            self.remove(&spare.name);
+            return None;
         }
         // Unique in this process, whatever number of sessions share the directory.
         static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -149,6 +171,27 @@ impl Spares {
         Some(spare)
     }
 
+    /// Makes the written `spare` ready to be swapped in: synced with `durable`, and otherwise
+    /// its blocks allocated (ext4's `EXT4_IOC_ALLOC_DA_BLKS`, what a rename over a file does).
+    pub fn settle(&self, spare: &Spare, durable: bool) -> std::io::Result<()> {
+        if durable {
+            return spare.file.sync_all();
+        }
+        const EXT4_IOC_ALLOC_DA_BLKS: rustix::ioctl::Opcode = rustix::ioctl::opcode::none(b'f', 12);
+        // SAFETY: this ioctl takes no argument, and the handle is an open file on ext4 (checked
+        // when the spares were opened).
+        let allocated = unsafe {
+            rustix::ioctl::ioctl(&spare.file, rustix::ioctl::NoArg::<EXT4_IOC_ALLOC_DA_BLKS>::new())
+        };
+        allocated.map_err(Into::into)
+    }
+
+    /// Spares ready now (for tests, which wait for the background thread to recycle one).
+    #[cfg(test)]
+    pub(crate) fn ready(&self) -> usize {
+        self.ready.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
     /// Gives back a spare that was not swapped in.
     pub fn give_back(&self, spare: Spare) {
         self.keep(spare);
@@ -156,7 +199,7 @@ impl Spares {
 
     /// Swaps `spare` (written, its mode set) with the file `name` in `parent`. On success what
     /// was at the name becomes a spare when it is still fit for that, and is removed otherwise.
-    pub fn swap(&self, spare: Spare, parent: BorrowedFd<'_>, name: &std::ffi::OsStr) -> Swapped {
+    pub fn swap(self: &Arc<Self>, spare: Spare, parent: BorrowedFd<'_>, name: &std::ffi::OsStr) -> Swapped {
         let exchanged = rustix::fs::renameat_with(
             &self.dir,
             spare.name.as_str(),
@@ -201,8 +244,9 @@ impl Spares {
     }
 
     /// Keeps what is now at `name` as a spare when it is a regular file that is ours alone,
-    /// without attributes; removes it otherwise (a second link keeps its content).
-    fn recycle(&self, name: String) {
+    /// without attributes; removes it otherwise (a second link keeps its content). It is
+    /// truncated on the background thread, after the call, and then ready.
+    fn recycle(self: &Arc<Self>, name: String) {
         let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
         let opened = rustix::fs::openat(&self.dir, name.as_str(), flags, Mode::empty());
         let fit = opened.ok().filter(|fd| {
@@ -212,7 +256,10 @@ impl Spares {
             })
         });
         match fit {
-            Some(fd) => self.keep(Spare { name, file: File::from(fd) }),
+            Some(fd) => crate::background::drop_later(Recycled {
+                spare: Some(Spare { name, file: File::from(fd) }),
+                spares: Arc::clone(self),
+            }),
             None => self.remove(&name),
         }
     }
@@ -229,6 +276,24 @@ impl Spares {
 
     fn remove(&self, name: &str) {
         let _ = rustix::fs::unlinkat(&self.dir, name, rustix::fs::AtFlags::empty());
+    }
+}
+
+/// A spare that held the old file: emptied when dropped (on the background thread, see
+/// [`crate::background::drop_later`]), then ready.
+struct Recycled {
+    spare: Option<Spare>,
+    spares: Arc<Spares>,
+}
+
+impl Drop for Recycled {
+    fn drop(&mut self) {
+        if let Some(spare) = self.spare.take() {
+            match spare.file.set_len(0) {
+                Ok(()) => self.spares.keep(spare),
+                Err(_) => self.spares.remove(&spare.name),
+            }
+        }
     }
 }
 
