@@ -18,7 +18,8 @@
 //! on ext4 only; `--durable` syncs the spare before the swap.
 //!
 //! A file is swapped only when that cannot be seen in anything but its content and inode
-//! number. The old file must be a regular file with one link (a second link keeps the old
+//! number, and the old file becomes a spare only when no one has it open: a reader that
+//! opened it before the swap reads it whole, as after a rename. The old file must be a regular file with one link (a second link keeps the old
 //! content, as a rename would), of this process's user and group, and without extended
 //! attributes (an ACL, a security label): a spare must never carry one file's attributes to
 //! another. Every other case, and every failure before the swap, is left to the caller's
@@ -244,8 +245,9 @@ impl Spares {
     }
 
     /// Keeps what is now at `name` as a spare when it is a regular file that is ours alone,
-    /// without attributes; removes it otherwise (a second link keeps its content). It is
-    /// truncated on the background thread, after the call, and then ready.
+    /// without attributes, and that no one has open; removes it otherwise (a second link keeps
+    /// its content, and a reader that opened the old file goes on reading it whole, as after a
+    /// rename). It is truncated on the background thread, after the call, and then ready.
     fn recycle(self: &Arc<Self>, name: String) {
         let flags = OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
         let opened = rustix::fs::openat(&self.dir, name.as_str(), flags, Mode::empty());
@@ -253,7 +255,7 @@ impl Spares {
             rustix::fs::fstat(fd).is_ok_and(|s| {
                 rustix::fs::FileType::from_raw_mode(s.st_mode) == rustix::fs::FileType::RegularFile
                     && alone_and_ours(fd.as_fd(), &s)
-            })
+            }) && open_only_here(fd.as_fd())
         });
         match fit {
             Some(fd) => crate::background::drop_later(Recycled {
@@ -303,6 +305,22 @@ fn alone_and_ours(fd: BorrowedFd<'_>, stat: &rustix::fs::Stat) -> bool {
         && stat.st_uid == rustix::process::geteuid().as_raw()
         && stat.st_gid == rustix::process::getegid().as_raw()
         && !has_attributes(fd)
+}
+
+/// Whether no one but `fd` has the file open. A write lease is granted only then: the kernel
+/// counts the open readers and writers of the inode (a mapping counts as open), and refuses it
+/// for a program being run. The file is no longer reachable by its old name, so no one can
+/// open it after this.
+fn open_only_here(fd: BorrowedFd<'_>) -> bool {
+    use std::os::fd::AsRawFd;
+    let raw = fd.as_raw_fd();
+    // SAFETY: fcntl with integer arguments on a descriptor that `fd` keeps open.
+    let granted = unsafe { libc::fcntl(raw, libc::F_SETLEASE, libc::F_WRLCK) } == 0;
+    if granted {
+        // SAFETY: as above; the lease is let go at once.
+        unsafe { libc::fcntl(raw, libc::F_SETLEASE, libc::F_UNLCK) };
+    }
+    granted
 }
 
 /// Whether the file has any extended attribute (when unsure: yes).

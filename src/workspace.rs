@@ -573,7 +573,11 @@ impl Workspace {
         let Ok(old) = rustix::fs::openat(parent_dir, name, flags, rustix::fs::Mode::empty()) else {
             return Ok(None);
         };
-        let Some(fit) = spares.fit(old.as_fd()) else { return Ok(None) };
+        let fit = spares.fit(old.as_fd());
+        // Closed before the swap: once swapped out, the old file must be open nowhere for it
+        // to become a spare.
+        drop(old);
+        let Some(fit) = fit else { return Ok(None) };
         let Some(spare) = spares.take() else { return Ok(None) };
         let written = (|| -> io::Result<FileInfo> {
             let file = spare.file();
@@ -1194,6 +1198,29 @@ mod tests {
         // A shorter version after a longer one has the shorter length.
         ws.replace(&p, b"short").unwrap();
         assert_eq!(std::fs::read(&host).unwrap(), b"short");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_reader_of_the_old_file_reads_it_whole_after_replaces() {
+        use std::io::Read as _;
+        let Some((t, _state, ws)) = ws_with_spares() else { return };
+        let p = ws.resolve("a.txt").unwrap();
+        ws.replace(&p, b"one").unwrap();
+        let old_content = "old line\n".repeat(500);
+        ws.replace(&p, old_content.as_bytes()).unwrap();
+        wait_for_a_spare(&ws);
+        let mut reader = std::fs::File::open(t.path().join("a.txt")).unwrap();
+        let mut first = [0u8; 9];
+        reader.read_exact(&mut first).unwrap();
+        for k in 0..6 {
+            ws.replace(&p, format!("new {k}").as_bytes()).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let mut rest = String::new();
+        reader.read_to_string(&mut rest).unwrap();
+        assert_eq!(format!("{}{rest}", String::from_utf8_lossy(&first)), old_content);
+        assert_eq!(std::fs::read(t.path().join("a.txt")).unwrap(), b"new 5");
     }
 
     #[cfg(target_os = "linux")]
