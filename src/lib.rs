@@ -10,11 +10,8 @@
 //! - [`check`]: the syntax check of a text by file extension, truthful about "incomplete"
 //!   versus "broken", with each language's own parser; the stub scan; and the cache that lets
 //!   the check after an append parse only the new part.
-//! - `spares`: spare files in the state directory that a replace swaps into place
-//!   (`RENAME_EXCHANGE`), so that a write creates and frees no inode.
-//! - [`workspace`]: the sandbox (cap-std `Dir` of the root), atomic replaces (a spare swapped
-//!   in, or a hidden temporary file renamed over), and the sweep of the temporary files a kill
-//!   left.
+//! - [`workspace`]: the sandbox (cap-std `Dir` of the root), atomic replaces through hidden
+//!   temporary files, and the sweep of those a kill left.
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
 //!   exact edits, bounded directory listings, and one walker under `find_files` (globs) and
 //!   `search_files` (ripgrep's matcher and searcher over files read through the sandbox).
@@ -47,7 +44,6 @@
 //! # Doors to host paths (ambient authority)
 //! Everything else reaches files through the sandbox. The doors, each with an "Ambient
 //! authority" section: [`workspace::Workspace::open_root`] and [`workspace::Workspace::reserve`],
-//! `spares::Spares::open` (the state directory's `spares`, on Linux),
 //! [`store::Store::open_at`] (the state
 //! directory; a `--store` URL is a network door, not a path), [`session::Session::open`] (both), the client's roots (`server/roots.rs`) and
 //! [`hooks::Hook::run`]. [`session::Session::file_uri`] names a host path (the links in
@@ -77,8 +73,6 @@ pub mod hooks;
 pub mod lines;
 pub mod server;
 pub mod session;
-#[cfg(target_os = "linux")]
-pub mod spares;
 pub mod store;
 pub mod timestamp;
 pub mod unescape;

@@ -20,8 +20,6 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-#[cfg(target_os = "linux")]
-use crate::spares::{Spares, Swapped};
 
 /// The sandbox root, opened once; every other operation is relative to it.
 #[derive(Debug)]
@@ -35,9 +33,6 @@ pub struct Workspace {
     reserved: Option<Reserved>,
     /// `--durable`: every change is synced to disk, with its directory, before it is reported.
     durable: bool,
-    /// Spare files that a replace swaps into place (None: replaces rename a temporary file).
-    #[cfg(target_os = "linux")]
-    spares: Option<std::sync::Arc<Spares>>,
 }
 
 /// The state directory inside the root, by relative path (for a clear early refusal) and by
@@ -214,15 +209,7 @@ impl Workspace {
             .with_context(|| format!("cannot resolve the root {}", root.display()))?;
         let dir = Dir::open_ambient_dir(&canonical_root, ambient_authority())
             .with_context(|| format!("cannot open the root {}", root.display()))?;
-        Ok(Workspace {
-            dir,
-            given_root,
-            canonical_root,
-            reserved: None,
-            durable: false,
-            #[cfg(target_os = "linux")]
-            spares: None,
-        })
+        Ok(Workspace { dir, given_root, canonical_root, reserved: None, durable: false })
     }
 
     /// A second handle on the same root (for the temp sweep, which runs on its own thread).
@@ -236,8 +223,6 @@ impl Workspace {
             canonical_root: self.canonical_root.clone(),
             reserved,
             durable: self.durable,
-            #[cfg(target_os = "linux")]
-            spares: self.spares.clone(),
         })
     }
 
@@ -318,20 +303,6 @@ impl Workspace {
                 Some(Reserved { relative: relative.to_path_buf(), dev: meta.dev(), ino: meta.ino() });
         }
         Ok(())
-    }
-
-    /// Replaces files by swapping in spare files kept in `state_dir` (see [`crate::spares`]),
-    /// where the platform and the file allow it.
-    ///
-    /// # Ambient authority
-    /// Through `Spares::open`: creates and opens `state_dir/spares` (Linux; elsewhere nothing).
-    pub fn keep_spares_in(&mut self, state_dir: &Path) {
-        #[cfg(target_os = "linux")]
-        {
-            self.spares = Spares::open(state_dir).map(std::sync::Arc::new);
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = state_dir;
     }
 
     /// The canonical host path of the root (for logs, startup messages and the `file://` links
@@ -500,13 +471,6 @@ impl Workspace {
         }
         let parent_dir = self.open_parent(path, true)?;
         let (_, name) = path.split();
-        #[cfg(target_os = "linux")]
-        if existing.is_some()
-            && let Some(spares) = &self.spares
-            && let Some(now) = self.swap_in(spares, path, &parent_dir, name, bytes)?
-        {
-            return Ok(Replaced { created: false, now: Some(now) });
-        }
         // The file being replaced stays open until after the call has answered: ext4 frees
         // its blocks when the last reference goes, which would otherwise be part of the rename.
         let replaced = existing.as_ref().and_then(|_| hold(&parent_dir, name));
@@ -548,61 +512,6 @@ impl Workspace {
             tracing::warn!("{e}");
         }
         Ok(Replaced { created: existing.is_none(), now })
-    }
-
-    #[cfg(target_os = "linux")]
-    /// [`Workspace::replace`] of an existing file by a spare: the spare gets `bytes` and the old
-    /// file's permissions and is swapped with it. The new file's version, or None when the
-    /// file or the platform does not allow a swap, or any step before it failed (nothing has
-    /// changed then: the caller renames a temporary file instead).
-    fn swap_in(
-        &self,
-        spares: &std::sync::Arc<Spares>,
-        path: &RootPath,
-        parent_dir: &Dir,
-        name: &std::ffi::OsStr,
-        bytes: &[u8],
-    ) -> Result<Option<FileInfo>> {
-        use std::os::fd::AsFd;
-        use std::os::unix::fs::FileExt;
-        let flags = rustix::fs::OFlags::RDONLY
-            | rustix::fs::OFlags::NOFOLLOW
-            | rustix::fs::OFlags::NONBLOCK
-            | rustix::fs::OFlags::NOCTTY
-            | rustix::fs::OFlags::CLOEXEC;
-        let Ok(old) = rustix::fs::openat(parent_dir, name, flags, rustix::fs::Mode::empty()) else {
-            return Ok(None);
-        };
-        let fit = spares.fit(old.as_fd());
-        // Closed before the swap: once swapped out, the old file must be open nowhere for it
-        // to become a spare.
-        drop(old);
-        let Some(fit) = fit else { return Ok(None) };
-        let Some(spare) = spares.take() else { return Ok(None) };
-        let written = (|| -> io::Result<FileInfo> {
-            let file = spare.file();
-            file.write_all_at(bytes, 0)?;
-            file.set_len(bytes.len() as u64)?;
-            rustix::fs::fchmod(file, rustix::fs::Mode::from_raw_mode(fit.mode))?;
-            spares.settle(&spare, self.durable)?;
-            Ok(FileInfo::from_metadata(&cap_std::fs::Metadata::from_file(file)?))
-        })();
-        let now = match written {
-            Ok(now) => now,
-            Err(e) => {
-                // The rename below does the replace, or says why it cannot.
-                tracing::debug!("a spare could not be written for {path} ({e}): renaming a temporary file");
-                spares.give_back(spare);
-                return Ok(None);
-            }
-        };
-        if spares.swap(spare, parent_dir.as_fd(), name) == Swapped::NotSwapped {
-            return Ok(None);
-        }
-        if let Err(e) = self.sync_dir(parent_dir, path) {
-            tracing::warn!("{e}");
-        }
-        Ok(Some(now))
     }
 
     /// Removes the regular file at `path` (not a directory); a missing file is not an error.
@@ -1126,187 +1035,6 @@ mod tests {
         assert!(!ws.replace(&p, b"two").unwrap().created);
         assert_eq!(std::fs::read(&host).unwrap(), b"two");
         assert_eq!(std::fs::metadata(&host).unwrap().permissions().mode() & 0o777, 0o751);
-    }
-
-    /// A workspace whose replaces swap in spare files, with its state directory; None (and a
-    /// note) where the temporary directory is not on ext4, the only place spares are used.
-    #[cfg(target_os = "linux")]
-    fn ws_with_spares() -> Option<(tempfile::TempDir, tempfile::TempDir, Workspace)> {
-        let (t, mut ws) = ws();
-        let state = tempfile::tempdir().unwrap();
-        ws.keep_spares_in(state.path());
-        if ws.spares.is_none() {
-            eprintln!("skipped: the temporary directory is not on ext4, so no spares are used");
-            return None;
-        }
-        Some((t, state, ws))
-    }
-
-    /// Waits until the background thread has made a spare ready again after a replace.
-    #[cfg(target_os = "linux")]
-    fn wait_for_a_spare(ws: &Workspace) {
-        let spares = ws.spares.as_ref().unwrap();
-        for _ in 0..2000 {
-            if spares.ready() > 0 {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        panic!("no spare was made ready again");
-    }
-
-    #[cfg(target_os = "linux")]
-    fn names_in(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_replace_swaps_in_a_spare_and_recycles_the_old_inode() {
-        use std::os::unix::fs::PermissionsExt;
-        let Some((t, state, ws)) = ws_with_spares() else { return };
-        let p = ws.resolve("a.sh").unwrap();
-        let host = t.path().join("a.sh");
-        ws.replace(&p, b"first").unwrap();
-        std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o751)).unwrap();
-        let mut inodes = Vec::new();
-        for k in 0..6 {
-            let content = format!("version {k} {}", "x".repeat(k * 1000));
-            let replaced = ws.replace(&p, content.as_bytes()).unwrap();
-            wait_for_a_spare(&ws);
-            assert!(!replaced.created);
-            assert_eq!(std::fs::read(&host).unwrap(), content.as_bytes());
-            assert_eq!(replaced.now, ws.stat(&p).unwrap());
-            let meta = std::fs::metadata(&host).unwrap();
-            assert_eq!(meta.permissions().mode() & 0o777, 0o751);
-            inodes.push(std::os::unix::fs::MetadataExt::ino(&meta));
-        }
-        // Two inodes take turns: no write after the first made a new one.
-        assert_eq!(inodes[0], inodes[2]);
-        assert_eq!(inodes[1], inodes[3]);
-        assert_ne!(inodes[0], inodes[1]);
-        // Nothing is left beside the file; the state directory holds the spare, emptied.
-        assert_eq!(names_in(t.path()), ["a.sh"]);
-        let spares = names_in(&state.path().join("spares"));
-        assert_eq!(spares.len(), 1);
-        assert_eq!(std::fs::metadata(state.path().join("spares").join(&spares[0])).unwrap().len(), 0);
-        // A shorter version after a longer one has the shorter length.
-        ws.replace(&p, b"short").unwrap();
-        assert_eq!(std::fs::read(&host).unwrap(), b"short");
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_reader_of_the_old_file_reads_it_whole_after_replaces() {
-        use std::io::Read as _;
-        let Some((t, _state, ws)) = ws_with_spares() else { return };
-        let p = ws.resolve("a.txt").unwrap();
-        ws.replace(&p, b"one").unwrap();
-        let old_content = "old line\n".repeat(500);
-        ws.replace(&p, old_content.as_bytes()).unwrap();
-        wait_for_a_spare(&ws);
-        let mut reader = std::fs::File::open(t.path().join("a.txt")).unwrap();
-        let mut first = [0u8; 9];
-        reader.read_exact(&mut first).unwrap();
-        for k in 0..6 {
-            ws.replace(&p, format!("new {k}").as_bytes()).unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let mut rest = String::new();
-        reader.read_to_string(&mut rest).unwrap();
-        assert_eq!(format!("{}{rest}", String::from_utf8_lossy(&first)), old_content);
-        assert_eq!(std::fs::read(t.path().join("a.txt")).unwrap(), b"new 5");
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_file_with_a_second_link_is_replaced_without_touching_the_other_link() {
-        let Some((t, state, ws)) = ws_with_spares() else { return };
-        let p = ws.resolve("a.txt").unwrap();
-        ws.replace(&p, b"one").unwrap();
-        ws.replace(&p, b"two").unwrap();
-        std::fs::hard_link(t.path().join("a.txt"), t.path().join("b.txt")).unwrap();
-        ws.replace(&p, b"three").unwrap();
-        ws.replace(&p, b"four").unwrap();
-        ws.replace(&p, b"five").unwrap();
-        assert_eq!(std::fs::read(t.path().join("a.txt")).unwrap(), b"five");
-        assert_eq!(std::fs::read(t.path().join("b.txt")).unwrap(), b"two");
-        // The linked file never became a spare.
-        for name in names_in(&state.path().join("spares")) {
-            assert_ne!(std::fs::read(state.path().join("spares").join(name)).unwrap(), b"two");
-        }
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_file_with_extended_attributes_is_never_swapped() {
-        let Some((t, state, ws)) = ws_with_spares() else { return };
-        let p = ws.resolve("a.txt").unwrap();
-        ws.replace(&p, b"one").unwrap();
-        let host = t.path().join("a.txt");
-        if rustix::fs::setxattr(&host, "user.origin", b"test", rustix::fs::XattrFlags::empty()).is_err() {
-            eprintln!("skipped: this filesystem takes no user attributes");
-            return;
-        }
-        ws.replace(&p, b"two").unwrap();
-        assert_eq!(std::fs::read(&host).unwrap(), b"two");
-        // Replaced by a temporary file: no spare was made or kept for it.
-        assert!(names_in(&state.path().join("spares")).is_empty());
-        // And no later file gets the attribute through a spare.
-        let other = ws.resolve("c.txt").unwrap();
-        for content in [&b"c1"[..], b"c2", b"c3", b"c4"] {
-            ws.replace(&other, content).unwrap();
-            let mut value = [0u8; 16];
-            let got = rustix::fs::getxattr(t.path().join("c.txt"), "user.origin", &mut value[..]);
-            assert!(got.is_err(), "c.txt carries a.txt's attribute");
-        }
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn spares_of_processes_that_are_gone_are_removed_at_open() {
-        let state = tempfile::tempdir().unwrap();
-        let spares = state.path().join("spares");
-        std::fs::create_dir_all(&spares).unwrap();
-        // A pid above the kernel's limit is never alive.
-        std::fs::write(spares.join("4194305-0"), b"old version").unwrap();
-        let mine = format!("{}-999999", std::process::id());
-        std::fs::write(spares.join(&mine), b"in use").unwrap();
-        let (_t, mut ws) = ws();
-        ws.keep_spares_in(state.path());
-        if ws.spares.is_none() {
-            eprintln!("skipped: the temporary directory is not on ext4, so no spares are used");
-            return;
-        }
-        assert_eq!(names_in(&spares), [mine]);
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn replaces_from_many_threads_through_spares_each_land_whole() {
-        let Some((t, _state, ws)) = ws_with_spares() else { return };
-        let ws = std::sync::Arc::new(ws);
-        let threads: Vec<_> = (0..4)
-            .map(|k| {
-                let ws = std::sync::Arc::clone(&ws);
-                std::thread::spawn(move || {
-                    let p = ws.resolve(&format!("f{k}.txt")).unwrap();
-                    for round in 0..50 {
-                        let content = format!("file {k} round {round}\n").repeat(round + 1);
-                        ws.replace(&p, content.as_bytes()).unwrap();
-                        assert_eq!(ws.read(&p, 1 << 20).unwrap(), content.as_bytes());
-                    }
-                })
-            })
-            .collect();
-        threads.into_iter().for_each(|t| t.join().unwrap());
-        let names = names_in(t.path());
-        assert_eq!(names, ["f0.txt", "f1.txt", "f2.txt", "f3.txt"]);
     }
 
     #[test]

@@ -143,8 +143,7 @@ impl Session {
     ///
     /// # Ambient authority
     /// Opens two host paths: `root` (through [`Workspace::open_root`]) and the state
-    /// directory (through [`Store::open`]), which is then put out of the tools' reach and
-    /// holds the spare files that writes swap into place ([`Workspace::keep_spares_in`]).
+    /// directory (through [`Store::open`]), which is then put out of the tools' reach.
     pub fn open(root: &Path, settings: &Settings) -> anyhow::Result<Session> {
         use anyhow::Context;
         let mut ws = Workspace::open_root(root)?;
@@ -167,7 +166,6 @@ impl Session {
         .with_history_budget(settings.history_bytes)
         .durable(settings.durable)?;
         ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
-        ws.keep_spares_in(&state_dir);
         tracing::info!(
             root = %ws.host_root().display(),
             agent = %settings.agent,
