@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use filewright::server::{FilewrightServer, Profile, SessionSlot, framing};
+use filewright::server::{FilewrightServer, Profile, SessionSlot, framing, startup};
 use filewright::session::{Session, Settings};
 use rmcp::ServiceExt;
 
@@ -99,7 +99,7 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     bound_malloc_arenas();
-    // Parsing the tools' schemas takes as long as opening the root: both at once.
+    // Once the `initialize` reply is out: tools/list needs them, initialize does not.
     filewright::server::schemas::parse_in_background();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -160,7 +160,7 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         // Named explicitly: served as given, even `/` or the home directory.
         Some(root) => {
             let slot = Arc::new(SessionSlot::opening(settings.clone()));
-            opening = Some(open_in_background(root, settings, slot.clone())?);
+            opening = Some(open_in_background(root, settings, slot.clone()));
             slot
         }
         None => {
@@ -181,14 +181,13 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         // stdin and stdout as non-blocking pipes on the IO reactor when they are FIFOs (as MCP
         // clients start servers), else the blocking handles.
         let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
-        let direct = match filewright::server::direct::Direct::start(slot.clone(), cli.profile) {
-            Ok(direct) => Some(direct),
-            Err(e) => {
-                tracing::warn!("every call goes through rmcp: cannot start the thread for calls ({e})");
-                None
-            }
-        };
-        let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes), direct);
+        // The threads put off until the first reply start after this long all the same.
+        tokio::spawn(async {
+            tokio::time::sleep(startup::AT_MOST).await;
+            startup::proceed();
+        });
+        let direct = filewright::server::direct::Direct::start(slot.clone(), cli.profile);
+        let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes), Some(direct));
         // The framing enforces the line limit and answers what rmcp would drop.
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(framed.input, framed.output)
             .with_max_line_length(usize::MAX);
@@ -208,32 +207,28 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     // A client that left at once must still learn that the root could not be opened: the
     // opening thread exits the process with the error.
     if let Some(opening) = opening {
-        let _ = opening.join();
+        opening.join();
     }
     outcome
 }
 
-/// Opens `--root` on a thread of its own while the protocol starts: opening the store is as
-/// long as the rest of a start, and `initialize` does not need it (calls wait for it). A root
-/// that cannot be opened still stops the process with the error and a failure status, as it
-/// did before the protocol started; a client sees the server exit.
+/// Opens `--root` on a thread of its own once the `initialize` reply is out (or a call needs
+/// it first; see `server::startup`): opening the store takes as long as the rest of a
+/// start, and `initialize` does not need it (calls wait for it). A root that cannot be opened
+/// still stops the process with the error and a failure status, as it did before the
+/// protocol started; a client sees the server exit.
 fn open_in_background(
     root: PathBuf,
     settings: Settings,
     slot: Arc<SessionSlot>,
-) -> anyhow::Result<std::thread::JoinHandle<()>> {
-    // At the normal priority, unlike the other work of a start: threads it starts (a
-    // PostgreSQL client's) would inherit a lower one for good.
-    std::thread::Builder::new()
-        .name("open-root".into())
-        .spawn(move || match Session::open(&root, &settings) {
-            Ok(session) => slot.serve(session),
-            Err(e) => {
-                eprintln!("filewright: error: {e:#}");
-                std::process::exit(1);
-            }
-        })
-        .context("cannot start the thread that opens the root")
+) -> startup::Deferred<'static, ()> {
+    startup::GATE.spawn("open-root", move || match Session::open(&root, &settings) {
+        Ok(session) => slot.serve(session),
+        Err(e) => {
+            eprintln!("filewright: error: {e:#}");
+            std::process::exit(1);
+        }
+    })
 }
 
 fn write_schemas(dir: &std::path::Path) -> anyhow::Result<()> {

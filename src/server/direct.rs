@@ -75,16 +75,18 @@ struct Params {
 }
 
 impl Direct {
-    /// Starts the lane's thread for the sessions of `slot` and the tools of `profile`.
-    pub fn start(slot: Arc<SessionSlot>, profile: Profile) -> std::io::Result<Direct> {
+    /// The lane for the sessions of `slot` and the tools of `profile`. Its thread starts once
+    /// the first reply is out ([`super::startup`]): it takes calls only once the root is
+    /// open, which waits for that too. When the thread cannot start, its queue is dropped with
+    /// it and every call goes to rmcp.
+    pub fn start(slot: Arc<SessionSlot>, profile: Profile) -> Direct {
         let (calls, jobs) = channel::<Job>();
-        // At the normal priority: this thread is the call's path, not work beside it.
-        std::thread::Builder::new().name("calls".into()).spawn(move || {
+        super::startup::GATE.spawn("calls", move || {
             for job in jobs {
                 answer(job);
             }
-        })?;
-        Ok(Direct { slot, profile, legacy: AtomicBool::new(false), calls })
+        });
+        Direct { slot, profile, legacy: AtomicBool::new(false), calls }
     }
 
     /// Takes `line` when this lane answers it (its reply then goes to `replies`); false to

@@ -205,6 +205,8 @@ async fn write_replies<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     let mut from_rmcp = BufReader::new(from_rmcp);
     let mut line = Vec::new();
+    // The first line out (the `initialize` reply) lets the work a start put off go on.
+    let mut first = true;
     // False once the reader has ended: rmcp's last lines still come.
     let mut own_open = true;
     loop {
@@ -227,11 +229,17 @@ async fn write_replies<W: AsyncWrite + Unpin>(
                 output.write_all(&line).await?;
                 output.flush().await?;
                 line.clear();
+                if std::mem::take(&mut first) {
+                    super::startup::proceed();
+                }
             }
             reply = own.recv(), if own_open => {
                 if let Some(bytes) = reply {
                     output.write_all(&bytes).await?;
                     output.flush().await?;
+                    if std::mem::take(&mut first) {
+                        super::startup::proceed();
+                    }
                 } else {
                     own_open = false;
                 }

@@ -7,6 +7,7 @@ mod prompts;
 mod render;
 mod roots;
 pub mod schemas;
+pub mod startup;
 mod tools;
 
 pub use roots::{SessionSlot, file_uri_to_path};

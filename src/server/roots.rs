@@ -108,6 +108,8 @@ impl SessionSlot {
     /// The current session, waiting (up to 10 s) while the first root is still being chosen
     /// or opened.
     pub async fn wait(&self) -> Result<Arc<Session>, Error> {
+        // A request needs the root: opening it waits no longer for the first reply.
+        super::startup::proceed();
         let deadline = tokio::time::Instant::now() + DECISION_WAIT;
         loop {
             // Registered before the check, so that a decision made in between still wakes it.

@@ -72,16 +72,11 @@ static SCHEMAS: LazyLock<HashMap<&'static str, Pair>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Parses the schemas on a thread of its own. Parsing them is about a millisecond, as long as
-/// opening the root and its store: a start calls this first, so that both happen at once. The
-/// router, which needs them, waits for this thread (or parses them itself if the thread could
-/// not start).
+/// Parses the schemas on a thread of its own once the `initialize` reply is out
+/// ([`super::startup`]): `tools/list` comes next and needs them. The router, which needs
+/// them, waits for this thread (or parses them itself if the thread has not begun).
 pub fn parse_in_background() {
-    let spawned =
-        std::thread::Builder::new().name("schemas".into()).spawn(|| LazyLock::force(&SCHEMAS).len());
-    if let Err(e) = spawned {
-        tracing::debug!("schemas will be parsed when first needed: {e}");
-    }
+    super::startup::GATE.spawn("schemas", || LazyLock::force(&SCHEMAS).len());
 }
 
 /// The input schema of `tool`, as `schemas/` holds it.
