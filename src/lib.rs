@@ -6,6 +6,7 @@
 //! - [`timestamp`]: moments as the store keeps them and as results show them, formatted once.
 //! - [`error`]: the core error type; every message ends with what the model should do next.
 //! - [`lines`]: line counts, line starts and line:column positions, the same for every tool.
+//! - [`changed`]: where two versions of a text start and stop differing, a block at a time.
 //! - [`unescape`]: detect and undo over-escaped content (pure).
 //! - [`check`]: the syntax check of a text by file extension, truthful about "incomplete"
 //!   versus "broken", with each language's own parser; the stub scan; and the cache that lets
@@ -65,6 +66,7 @@
 #![warn(missing_docs)]
 
 pub mod background;
+pub mod changed;
 pub mod check;
 pub mod cleanup;
 pub mod error;

@@ -424,6 +424,24 @@ impl Workspace {
 
     /// Reads a whole regular file, refusing anything larger than `limit` bytes.
     pub fn read(&self, path: &RootPath, limit: u64) -> Result<Vec<u8>> {
+        let (mut file, info) =
+            self.open_to_read(path)?.ok_or_else(|| Error::NotFound { path: path.display() })?;
+        read_held(&mut file, &info, path, limit)
+    }
+
+    /// The file at `path` (None when nothing is there) and its content, from one open: a write
+    /// or an edit needs both. The content's own failure (too large, unreadable) comes apart,
+    /// so that a file too large to keep a copy of can still be replaced.
+    pub fn read_if_exists(&self, path: &RootPath, limit: u64) -> Result<Option<(FileInfo, Result<Vec<u8>>)>> {
+        Ok(self.open_to_read(path)?.map(|(mut file, info)| {
+            let bytes = read_held(&mut file, &info, path, limit);
+            (info, bytes)
+        }))
+    }
+
+    /// Opens the regular file at `path` for reading, with its metadata from the handle; None
+    /// when nothing is there.
+    fn open_to_read(&self, path: &RootPath) -> Result<Option<(File, FileInfo)>> {
         self.guard_reserved(path)?;
         if self.reserved.is_some() {
             // Catches a symlink into the state directory (the lexical check in `resolve`
@@ -437,26 +455,19 @@ impl Workspace {
         options
             .read(true)
             .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
-        let mut file = match self.dir.open_with(path.as_path(), &options) {
+        let file = match self.dir.open_with(path.as_path(), &options) {
             Ok(file) => file,
             Err(e) => {
                 // The error of a lookup says why better (missing, a dangling link, not a file).
-                let info = self.stat(path)?.ok_or_else(|| Error::NotFound { path: path.display() })?;
+                let Some(info) = self.stat(path)? else { return Ok(None) };
                 require_file(path, &info)?;
                 return Err(map_io(e, "open", path));
             }
         };
         let meta = file.metadata().map_err(|e| map_io(e, "inspect", path))?;
-        require_file(path, &FileInfo::from_metadata(&meta))?;
-        if meta.len() > limit {
-            return Err(Error::TooLargeToRead { path: path.display(), size: meta.len(), limit });
-        }
-        let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
-        (&mut file).take(limit + 1).read_to_end(&mut bytes).map_err(|e| map_io(e, "read", path))?;
-        if bytes.len() as u64 > limit {
-            return Err(Error::TooLargeToRead { path: path.display(), size: bytes.len() as u64, limit });
-        }
-        Ok(bytes)
+        let info = FileInfo::from_metadata(&meta);
+        require_file(path, &info)?;
+        Ok(Some((file, info)))
     }
 
     /// Replaces (or creates) the file with `bytes` atomically: a temporary file in the same
@@ -465,22 +476,31 @@ impl Workspace {
     /// file keeps its permissions.
     pub fn replace(&self, path: &RootPath, bytes: &[u8]) -> Result<Replaced> {
         self.guard_reserved(path)?;
-        let existing = self.stat(path)?;
-        if let Some(info) = &existing {
-            require_file(path, info)?;
-        }
-        let parent_dir = self.open_parent(path, true)?;
+        let parent_dir = match self.open_parent(path, true) {
+            Ok(dir) => dir,
+            // A lookup says why better (a link out of the root, a file on the way).
+            Err(e) => {
+                self.stat(path)?;
+                return Err(e);
+            }
+        };
         let (_, name) = path.split();
         // The file being replaced stays open until after the call has answered: ext4 frees
         // its blocks when the last reference goes, which would otherwise be part of the rename.
-        let replaced = existing.as_ref().and_then(|_| hold(&parent_dir, name));
-        let permissions = match &existing {
-            Some(_) => Some(match replaced.as_ref().and_then(held_permissions) {
-                Some(permissions) => permissions,
-                None => parent_dir.metadata(name).map_err(|e| map_io(e, "inspect", path))?.permissions(),
-            }),
-            None => None,
+        let replaced = hold(&parent_dir, name);
+        // A regular file held tells its permissions; anything else (nothing there, a link,
+        // a directory, a name that could not be held) is looked up by path.
+        let permissions = match replaced.as_ref().and_then(held_permissions) {
+            Some(permissions) => Some(permissions),
+            None => match self.stat(path)? {
+                Some(info) => {
+                    require_file(path, &info)?;
+                    Some(parent_dir.metadata(name).map_err(|e| map_io(e, "inspect", path))?.permissions())
+                }
+                None => None,
+            },
         };
+        let existed = permissions.is_some();
         // A hidden name that says whose it is: listings never show it, and a start sweeps
         // the ones whose process died between creating and renaming them (see `sweep_temps`).
         let tmp_name = temp_name();
@@ -511,7 +531,7 @@ impl Workspace {
         if let Err(e) = self.sync_dir(&parent_dir, path) {
             tracing::warn!("{e}");
         }
-        Ok(Replaced { created: existing.is_none(), now })
+        Ok(Replaced { created: !existed, now })
     }
 
     /// Removes the regular file at `path` (not a directory); a missing file is not an error.
@@ -703,6 +723,20 @@ impl Workspace {
 /// A handle that keeps the inode of `name` in `dir` alive without opening it for reading or
 /// writing (`O_PATH`, so a FIFO or device put there meanwhile is not opened either). None
 /// when it cannot be had: the replace then simply frees the old file itself.
+/// Reads the whole of `file` (of metadata `info`), refusing more than `limit` bytes; it may
+/// have grown since it was inspected.
+fn read_held(file: &mut File, info: &FileInfo, path: &RootPath, limit: u64) -> Result<Vec<u8>> {
+    if info.size > limit {
+        return Err(Error::TooLargeToRead { path: path.display(), size: info.size, limit });
+    }
+    let mut bytes = Vec::with_capacity(info.size.min(limit) as usize);
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| map_io(e, "read", path))?;
+    if bytes.len() as u64 > limit {
+        return Err(Error::TooLargeToRead { path: path.display(), size: bytes.len() as u64, limit });
+    }
+    Ok(bytes)
+}
+
 #[cfg(target_os = "linux")]
 fn hold(dir: &Dir, name: &std::ffi::OsStr) -> Option<std::os::fd::OwnedFd> {
     use rustix::fs::{Mode, OFlags, openat};

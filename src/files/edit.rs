@@ -347,7 +347,7 @@ struct Window<'a> {
 impl<'a> Window<'a> {
     fn of(before: &'a str, after: &'a str, context: usize) -> Window<'a> {
         let (old, new) = (before.as_bytes(), after.as_bytes());
-        let same_start = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        let same_start = crate::changed::same_start(old, new);
         // Back to the start of the line the difference is in, then `context` lines more.
         let mut start = memchr::memrchr(b'\n', &old[..same_start]).map_or(0, |i| i + 1);
         for _ in 0..context {
@@ -357,8 +357,7 @@ impl<'a> Window<'a> {
             };
         }
         // The common end, not reaching back into the common start.
-        let room = old.len().min(new.len()) - start;
-        let same_end = old.iter().rev().zip(new.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
+        let same_end = crate::changed::same_end(&old[start..], &new[start..]);
         // Forward to the first line that starts inside the common end (after a newline of its
         // own, so it is a line start in both texts), then `context` lines more.
         let tail = &old[old.len() - same_end..];

@@ -154,10 +154,11 @@ impl Session {
         // filewright process on this root) unless it is a dry run, so no append from another
         // process can land between the read and the rename and be lost.
         let read_and_apply = || -> Result<Applied> {
-            let info = self.ws.stat(&path)?;
+            let (info, before_bytes) = match self.ws.read_if_exists(&path, self.config.max_file_bytes)? {
+                Some((info, content)) => (Some(info), content?),
+                None => (None, Vec::new()),
+            };
             let existed = info.is_some();
-            let before_bytes =
-                if existed { self.ws.read(&path, self.config.max_file_bytes)? } else { Vec::new() };
             if let Some(expected) = expected_sha256 {
                 files::Expected { size: None, sha256: Some(expected.to_owned()) }
                     .check_content(&path, existed.then_some(before_bytes.as_slice()))?;

@@ -62,15 +62,12 @@ impl Session {
             .store
             .write_claimed(&path.display(), &agent, Action::Write, || {
                 self.settle_locked(&path);
-                let existing = self.ws.stat(&path)?;
                 // The old content, for undo and the guard. A file too large to hold is replaced
                 // all the same (unless guarded); that write then cannot be undone.
-                let current = match existing {
-                    Some(_) if expected_sha256.is_some() => {
-                        Some(self.ws.read(&path, self.config.max_file_bytes)?)
-                    }
-                    Some(_) => self.ws.read(&path, self.config.max_file_bytes).ok(),
-                    None => None,
+                let (existing, current) = match self.ws.read_if_exists(&path, self.config.max_file_bytes)? {
+                    Some((info, content)) if expected_sha256.is_some() => (Some(info), Some(content?)),
+                    Some((info, content)) => (Some(info), content.ok()),
+                    None => (None, None),
                 };
                 if let Some(expected) = expected_sha256 {
                     files::Expected { size: None, sha256: Some(expected.to_owned()) }

@@ -123,9 +123,8 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
 /// did in `old`, where it found no problem.
 pub(crate) fn reparse_edit(old: &str, new: &str, starts: &[usize], dialect: Dialect) -> Option<Vec<usize>> {
     let (old_b, new_b) = (old.as_bytes(), new.as_bytes());
-    let prefix = old_b.iter().zip(new_b).take_while(|(a, b)| a == b).count();
-    let suffix =
-        old_b[prefix..].iter().rev().zip(new_b[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let prefix = crate::changed::same_start(old_b, new_b);
+    let suffix = crate::changed::same_end(&old_b[prefix..], &new_b[prefix..]);
     let old_end = old.len() - suffix;
     let shift = |s: usize| s + new.len() - old.len();
     // The statement the change starts in is starts[within - 1]; parse from the one before.
