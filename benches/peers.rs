@@ -11,7 +11,8 @@
 //!
 //! Workloads (p50 and p95 in ms):
 //! - start-up: spawn to the `initialize` reply (a fresh process each time, every server in
-//!   turn);
+//!   turn), and spawn to the result of a session's first call (`initialize`, `tools/list`,
+//!   then reading a one-line file);
 //! - write 4 KB of JavaScript, over 20 files;
 //! - read a 100-line file;
 //! - edit a 20 KB JavaScript file (one unique replacement);
@@ -173,6 +174,7 @@ fn status_of(reply: &str) -> String {
 #[derive(Default)]
 struct Measured {
     startup: Option<Timings>,
+    first_call: Option<Timings>,
     write: Option<Timings>,
     read: Option<Timings>,
     edit: Option<Timings>,
@@ -190,19 +192,30 @@ struct Measured {
 /// directory) per subject, as a client starts the server for each session on a project. In
 /// rounds that start each subject once, so that a busier or quieter stretch of the machine
 /// falls on all of them alike.
-fn startups(subjects: &[Subject], full: bool) -> Vec<Timings> {
+///
+/// Each start is timed twice: to the `initialize` reply, and to the result of the session's
+/// first call (`tools/list`, then reading a one-line file), which also counts what a server
+/// puts off until after that reply.
+fn startups(subjects: &[Subject], full: bool) -> Vec<(Timings, Timings)> {
     let starts = if full { 30 } else { 2 };
     let dirs: Vec<_> =
         subjects.iter().map(|_| (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())).collect();
     for (subject, (root, state)) in subjects.iter().zip(&dirs) {
+        std::fs::write(root.path().join("first.txt"), "one line\n").unwrap();
         drop(subject.start(root.path(), state.path()));
     }
-    let mut timings: Vec<Timings> = subjects.iter().map(|_| Timings(Vec::new())).collect();
+    let mut timings: Vec<(Timings, Timings)> =
+        subjects.iter().map(|_| (Timings(Vec::new()), Timings(Vec::new()))).collect();
     for _ in 0..starts {
-        for ((subject, (root, state)), timing) in subjects.iter().zip(&dirs).zip(&mut timings) {
-            let (server, took) = subject.start(root.path(), state.path());
+        for ((subject, (root, state)), (to_reply, to_call)) in subjects.iter().zip(&dirs).zip(&mut timings) {
+            let started = Instant::now();
+            let (mut server, took) = subject.start(root.path(), state.path());
+            server.list_tools();
+            subject.read(&mut server, root.path(), "first.txt");
+            let first_call = started.elapsed();
             drop(server);
-            timing.0.push(took.as_secs_f64() * 1000.0);
+            to_reply.0.push(took.as_secs_f64() * 1000.0);
+            to_call.0.push(first_call.as_secs_f64() * 1000.0);
         }
     }
     timings
@@ -407,9 +420,12 @@ fn main() {
     let results: Vec<(String, Measured)> = subjects
         .iter()
         .zip(startups)
-        .map(|(s, startup)| {
+        .map(|(s, (startup, first_call))| {
             eprintln!("measuring {}...", s.name);
-            (s.name.clone(), Measured { startup: Some(startup), ..measure(s, full) })
+            (
+                s.name.clone(),
+                Measured { startup: Some(startup), first_call: Some(first_call), ..measure(s, full) },
+            )
         })
         .collect();
     report(&results, &skipped, full);
@@ -420,8 +436,9 @@ type Workload = (&'static str, fn(&Measured) -> &Option<Timings>);
 
 fn report(results: &[(String, Measured)], skipped: &[String], full: bool) {
     let ours = &results[0].1;
-    let workloads: [Workload; 6] = [
+    let workloads: [Workload; 7] = [
         ("start-up to initialize reply", |m| &m.startup),
+        ("start-up to a first read result", |m| &m.first_call),
         ("write 4 KB", |m| &m.write),
         ("read 100 lines", |m| &m.read),
         ("edit a 20 KB file", |m| &m.edit),
@@ -499,7 +516,8 @@ fn report(results: &[(String, Measured)], skipped: &[String], full: bool) {
     };
     for (name, m) in &results[1..] {
         let times = if name.starts_with("reference") { 5.0 } else { 1.0 };
-        for (label, get) in &workloads[..4] {
+        // The shared workloads: both start-ups, write, read and edit.
+        for (label, get) in &workloads[..5] {
             if let (Some(peer), Some(us)) = (get(m), get(ours)) {
                 let ratio = peer.p50() / us.p50();
                 let what = if times > 1.0 {

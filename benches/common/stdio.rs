@@ -85,6 +85,16 @@ impl Server {
         self.receive()
     }
 
+    /// Asks for the tool list, as a client does before its first call.
+    pub fn list_tools(&mut self) -> String {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}));
+        let reply = self.receive();
+        assert!(reply.contains("\"tools\""), "tools/list failed: {}", &reply[..reply.len().min(600)]);
+        reply
+    }
+
     /// Calls a tool and panics unless it succeeded: a benchmark must not time failures.
     pub fn call_ok(&mut self, tool: &str, args: serde_json::Value) -> String {
         let reply = self.call(tool, args.clone());
