@@ -102,8 +102,8 @@ pub struct FilewrightServer {
     slot: Arc<SessionSlot>,
     profile: Profile,
     /// Built when first needed (`tools/list` or a call), not before `initialize` is answered:
-    /// it needs every tool's schemas, which a start parses meanwhile on another thread
-    /// ([`schemas::parse_in_background`]).
+    /// it needs every tool's schemas, which a start parses on another thread once that reply
+    /// is out ([`schemas::parse_in_background`]).
     tool_router: Arc<OnceLock<ToolRouter<Self>>>,
     prompt_router: PromptRouter<Self>,
 }

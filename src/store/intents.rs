@@ -1,5 +1,5 @@
 //! Append intents: what an append is about to add, recorded in the state directory before
-//! the first byte is written and removed once it has all landed.
+//! the first byte is written and cleared once it has all landed.
 //!
 //! A kill in between (even mid-`write`) leaves the intent behind. Whoever next holds the
 //! store's write lock for that path (the next call that touches it, in any process, or the next
