@@ -26,8 +26,9 @@
 //! - [`session`]: per-process state and one file per tool, composing the above; plain Rust in
 //!   and out.
 //! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors, the
-//!   choice of root, and the framing in front of rmcp's stdio transport that answers every
-//!   request line (over the limit, lone surrogates, non-object arguments).
+//!   choice of root, the framing in front of rmcp's stdio transport that answers every
+//!   request line (over the limit, lone surrogates, non-object arguments), and the start's
+//!   threads, put off until the `initialize` reply is out (`server::startup`).
 //!
 //! # One `append_file` call, from the wire to disk and back: four files
 //! 1. `server/tools.rs` (`append_file`): rmcp has decoded the arguments (`content` is an
