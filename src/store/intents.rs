@@ -11,12 +11,15 @@
 //! a leftover. Outside the lock (a read), it is one when the process that recorded it is dead.
 //!
 //! One file per path, `intents/<hash of the path>.intent`: a JSON header line, then the chunk.
-//! Once cleared, the file is kept, cut to one byte, and the next intent of the path is written
-//! over it: every append records an intent, and ext4 without a journal passes over every
-//! inode freed in the last minute when it allocates one, so a file created and removed per
-//! append made each append slower than the one before. (Cut to nothing instead, the next
-//! write of the file would be flushed to disk when it is closed: ext4 takes a file emptied and
-//! written again for a replace, and allocates its blocks at once.)
+//! A cleared intent's file is not removed but cut to one byte and renamed to [`SPARE`], and
+//! the next intent, of any path, is written into the spare: every append records an intent,
+//! and ext4 without a journal passes over every inode freed in the last minute when it
+//! allocates one, so a file created and removed per append made every later create slower,
+//! the writes' included. (Cut to nothing instead, the next write of the file would be flushed
+//! to disk when it is closed: ext4 takes a file emptied and written again for a replace.) One
+//! spare is enough: SQLite's lock runs a root's appends one at a time. Where they run at once
+//! (PostgreSQL locks each path), an intent that finds the spare taken makes a new file, and a
+//! second spare replaces the first.
 
 use std::borrow::Cow;
 use std::os::unix::fs::FileExt;
@@ -50,6 +53,9 @@ pub struct AppendIntent<'a> {
 /// The length of a cleared intent's file: too short for a header line, and not empty.
 const CLEARED: u64 = 1;
 
+/// The name of the cleared intent file kept for the next intent.
+const SPARE: &str = "spare";
+
 /// Where the intents of one state directory live.
 #[derive(Debug, Clone)]
 pub(super) struct Intents {
@@ -76,22 +82,31 @@ impl Intents {
         std::fs::create_dir_all(&self.dir)?;
         let mut header = serde_json::to_vec(intent).map_err(std::io::Error::other)?;
         header.push(b'\n');
-        // Written over the cleared intent (never emptied first: see the module's note), then
-        // cut to its length. The chunk is written as it is, never copied: it may be megabytes.
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(self.file(&intent.path))?;
+        // Written into the spare when there is one (never emptied first: see the module's
+        // note), then cut to its length. The chunk is written as it is, never copied: it may be
+        // megabytes.
+        let target = self.file(&intent.path);
+        if let Err(e) = std::fs::rename(self.dir.join(SPARE), &target)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::debug!("the spare intent file could not be used ({e}); making a new one");
+        }
+        let file = std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(&target)?;
         file.write_all_at(&header, 0)?;
         file.write_all_at(&intent.chunk, header.len() as u64)?;
         file.set_len((header.len() + intent.chunk.len()) as u64)
     }
 
     /// Clears the intent of `path` (its append has landed, or has been undone): its file is
-    /// cut to one byte, which reads as no intent, and kept for the next.
+    /// cut to one byte, which reads as no intent, and becomes the spare for the next one.
     pub(super) fn clear(&self, path: &str) {
-        match std::fs::OpenOptions::new().write(true).open(self.file(path)).and_then(|f| f.set_len(CLEARED)) {
+        let file = self.file(path);
+        let cleared = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&file)
+            .and_then(|f| f.set_len(CLEARED))
+            .and_then(|()| std::fs::rename(&file, self.dir.join(SPARE)));
+        match cleared {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => tracing::warn!("could not clear the append intent of {path}: {e}"),
@@ -117,7 +132,11 @@ impl Intents {
     /// Every intent left in the directory.
     pub(super) fn all(&self) -> Vec<AppendIntent<'static>> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
-        entries.flatten().filter_map(|e| std::fs::read(e.path()).ok().and_then(|b| parse(&b))).collect()
+        entries
+            .flatten()
+            .filter(|e| e.file_name() != SPARE)
+            .filter_map(|e| std::fs::read(e.path()).ok().and_then(|b| parse(&b)))
+            .collect()
     }
 }
 
@@ -166,32 +185,39 @@ mod tests {
         let bytes = std::fs::read(&file).unwrap();
         std::fs::write(&file, &bytes[..bytes.len() - 1]).unwrap();
         assert_eq!(intents.get("b.js"), None);
-        assert_eq!(std::fs::metadata(&file).unwrap().len(), CLEARED, "a torn intent is cleared");
+        assert!(!file.exists(), "a torn intent is cleared");
         assert!(intents.all().is_empty());
     }
 
-    /// A cleared intent's file stays for the next append of the path: the same inode is
-    /// used again, and no file is created or removed per append.
+    /// A cleared intent's file becomes the spare, and the next intent (of any path) is written
+    /// into it: no file is created or removed per append, and the directory keeps one spare,
+    /// not a file per path ever appended to.
     #[test]
-    fn clearing_keeps_the_file_and_the_next_intent_reuses_it() {
+    fn a_cleared_intent_becomes_the_spare_the_next_one_is_written_into() {
         use std::os::unix::fs::MetadataExt;
         let t = tempfile::tempdir().unwrap();
         let intents = Intents::new(t.path());
         intents.record(&intent("a.js", b"one")).unwrap();
-        let file = intents.file("a.js");
-        let inode = std::fs::metadata(&file).unwrap().ino();
+        let inode = std::fs::metadata(intents.file("a.js")).unwrap().ino();
         intents.clear("a.js");
-        assert_eq!(std::fs::metadata(&file).unwrap().len(), CLEARED);
+        assert!(!intents.file("a.js").exists());
+        let spare = intents.dir().join(SPARE);
+        assert_eq!(std::fs::metadata(&spare).unwrap().len(), CLEARED);
         assert_eq!(intents.get("a.js"), None);
-        let second = intent("a.js", b"two, longer");
+        assert!(intents.all().is_empty(), "the spare is not an intent");
+        let second = intent("b.js", b"two, longer");
         intents.record(&second).unwrap();
-        assert_eq!(std::fs::metadata(&file).unwrap().ino(), inode);
-        assert_eq!(intents.get("a.js"), Some(second));
-        // A shorter one over it is cut to its own length.
-        let third = intent("a.js", b"3");
+        assert!(!spare.exists());
+        assert_eq!(std::fs::metadata(intents.file("b.js")).unwrap().ino(), inode);
+        assert_eq!(intents.get("b.js"), Some(second));
+        intents.clear("b.js");
+        // A shorter one written into the spare is cut to its own length.
+        let third = intent("c.js", b"3");
         intents.record(&third).unwrap();
-        assert_eq!(intents.get("a.js"), Some(third));
+        assert_eq!(intents.get("c.js"), Some(third.clone()));
+        assert_eq!(intents.all(), vec![third]);
         intents.clear("never-recorded.js");
         assert!(!intents.file("never-recorded.js").exists(), "clearing creates no file");
+        assert_eq!(std::fs::read_dir(intents.dir()).unwrap().count(), 1, "one intent, no spare");
     }
 }
