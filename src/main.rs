@@ -184,7 +184,7 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         // The threads put off until the first reply start after this long all the same.
         tokio::spawn(async {
             tokio::time::sleep(startup::AT_MOST).await;
-            startup::proceed();
+            startup::GATE.proceed();
         });
         let direct = filewright::server::direct::Direct::start(slot.clone(), cli.profile);
         let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes), Some(direct));

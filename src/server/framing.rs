@@ -205,7 +205,7 @@ async fn write_replies<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     let mut from_rmcp = BufReader::new(from_rmcp);
     let mut line = Vec::new();
-    // The first line out (the `initialize` reply) lets the work a start put off go on.
+    // Until the first line is out: see `write_line`.
     let mut first = true;
     // False once the reader has ended: rmcp's last lines still come.
     let mut own_open = true;
@@ -226,26 +226,33 @@ async fn write_replies<W: AsyncWrite + Unpin>(
                     return Ok(());
                 }
                 with_null_id(&mut line);
-                output.write_all(&line).await?;
-                output.flush().await?;
+                write_line(&mut output, &line, &mut first).await?;
                 line.clear();
-                if std::mem::take(&mut first) {
-                    super::startup::proceed();
-                }
             }
             reply = own.recv(), if own_open => {
                 if let Some(bytes) = reply {
-                    output.write_all(&bytes).await?;
-                    output.flush().await?;
-                    if std::mem::take(&mut first) {
-                        super::startup::proceed();
-                    }
+                    write_line(&mut output, &bytes, &mut first).await?;
                 } else {
                     own_open = false;
                 }
             }
         }
     }
+}
+
+/// Writes one whole line and flushes it. The first line out (the `initialize` reply) lets
+/// the work a start put off go on ([`super::startup`]).
+async fn write_line<W: AsyncWrite + Unpin>(
+    output: &mut W,
+    bytes: &[u8],
+    first: &mut bool,
+) -> std::io::Result<()> {
+    output.write_all(bytes).await?;
+    output.flush().await?;
+    if std::mem::take(first) {
+        super::startup::GATE.proceed();
+    }
+    Ok(())
 }
 
 /// An error reply without an id (rmcp's answer to a request it could not match) gets

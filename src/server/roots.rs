@@ -109,7 +109,7 @@ impl SessionSlot {
     /// or opened.
     pub async fn wait(&self) -> Result<Arc<Session>, Error> {
         // A request needs the root: opening it waits no longer for the first reply.
-        super::startup::proceed();
+        super::startup::GATE.proceed();
         let deadline = tokio::time::Instant::now() + DECISION_WAIT;
         loop {
             // Registered before the check, so that a decision made in between still wakes it.

@@ -2,12 +2,12 @@
 //!
 //! Opening the root (its store, its threads), parsing the tools' schemas and the thread for
 //! calls are not needed for the `initialize` reply. Started on threads beside the protocol
-//! from the first instant, they took the cores the reply needed: on the 2-core development
-//! machine the reply came after 3.9 to 5.2 ms with them and 2.4 to 2.7 ms without (p50 of 40
-//! starts each, run in turn). So their threads are started only once the first reply line
-//! has been written ([`proceed`]), or when a request needs the root before that (an MCP
-//! 2026-07-28 client sends no `initialize`), or after [`AT_MOST`] (the framing's timer): a
-//! client that sends nothing still learns soon that the root cannot be opened.
+//! from the first instant, they took the cores the reply needed (BENCHMARKS.md has the
+//! profile and the times, 2026-11-25 evening). So their threads are started only once the
+//! first reply line has been written ([`Gate::proceed`] on [`GATE`]), or when a request needs
+//! the root before that (an MCP 2026-07-28 client sends no `initialize`), or after
+//! [`AT_MOST`] (a timer `main` starts): a client that sends nothing still learns soon that
+//! the root cannot be opened.
 
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -27,12 +27,6 @@ pub struct Gate {
 
 /// The process's gate: its first reply line opens it.
 pub static GATE: Gate = Gate::new();
-
-/// Starts the threads put off so far, and from now on any at once: [`Gate::proceed`] on
-/// [`GATE`].
-pub fn proceed() {
-    GATE.proceed();
-}
 
 impl Gate {
     /// A closed gate.
