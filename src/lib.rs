@@ -76,6 +76,7 @@ pub mod hooks;
 pub mod lines;
 pub mod server;
 pub mod session;
+pub mod spares;
 pub mod store;
 pub mod timestamp;
 pub mod unescape;

@@ -33,6 +33,8 @@ pub struct Workspace {
     reserved: Option<Reserved>,
     /// `--durable`: every change is synced to disk, with its directory, before it is reported.
     durable: bool,
+    /// Unnamed files made ahead in the directories written to last, for `replace`.
+    spares: crate::spares::Spares,
 }
 
 /// The state directory inside the root, by relative path (for a clear early refusal) and by
@@ -209,7 +211,14 @@ impl Workspace {
             .with_context(|| format!("cannot resolve the root {}", root.display()))?;
         let dir = Dir::open_ambient_dir(&canonical_root, ambient_authority())
             .with_context(|| format!("cannot open the root {}", root.display()))?;
-        Ok(Workspace { dir, given_root, canonical_root, reserved: None, durable: false })
+        Ok(Workspace {
+            dir,
+            given_root,
+            canonical_root,
+            reserved: None,
+            durable: false,
+            spares: Default::default(),
+        })
     }
 
     /// A second handle on the same root (for the temp sweep, which runs on its own thread).
@@ -223,6 +232,7 @@ impl Workspace {
             canonical_root: self.canonical_root.clone(),
             reserved,
             durable: self.durable,
+            spares: Default::default(),
         })
     }
 
@@ -473,7 +483,8 @@ impl Workspace {
     /// Replaces (or creates) the file with `bytes` atomically: a temporary file in the same
     /// directory is written, synced and renamed over the target, so a reader sees the old
     /// content or the new, never a mix. Missing parent directories are created. A replaced
-    /// file keeps its permissions.
+    /// file keeps its permissions. The temporary file is the one made ahead in that directory
+    /// when there is one (see [`crate::spares`]), else created here.
     pub fn replace(&self, path: &RootPath, bytes: &[u8]) -> Result<Replaced> {
         self.guard_reserved(path)?;
         let parent_dir = match self.open_parent(path, true) {
@@ -504,11 +515,16 @@ impl Workspace {
         // A hidden name that says whose it is: listings never show it, and a start sweeps
         // the ones whose process died between creating and renaming them (see `sweep_temps`).
         let tmp_name = temp_name();
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true).follow(FollowSymlinks::No);
-        let mut tmp = parent_dir
-            .open_with(&tmp_name, &options)
-            .map_err(|e| map_io(e, "create a temporary file for", path))?;
+        let mut tmp = match self.named_spare(&parent_dir, &tmp_name) {
+            Some(spare) => spare,
+            None => {
+                let mut options = OpenOptions::new();
+                options.write(true).create_new(true).follow(FollowSymlinks::No);
+                parent_dir
+                    .open_with(&tmp_name, &options)
+                    .map_err(|e| map_io(e, "create a temporary file for", path))?
+            }
+        };
         let written = (|| {
             tmp.write_all(bytes).map_err(|e| map_io(e, "write", path))?;
             if let Some(perms) = permissions {
@@ -532,6 +548,20 @@ impl Workspace {
             tracing::warn!("{e}");
         }
         Ok(Replaced { created: !existed, now })
+    }
+
+    /// The spare file made ahead in `dir` (see [`crate::spares`]), named `tmp_name` there;
+    /// None when there is none or it cannot be named (the caller creates its own).
+    fn named_spare(&self, dir: &Dir, tmp_name: &str) -> Option<File> {
+        let stat = rustix::fs::fstat(dir).ok()?;
+        let spare = self.spares.take((stat.st_dev, stat.st_ino), dir)?;
+        match crate::spares::name(&spare, dir, tmp_name) {
+            Ok(()) => Some(File::from_std(spare)),
+            Err(e) => {
+                tracing::debug!("a spare file could not be named: {e}");
+                None
+            }
+        }
     }
 
     /// Removes the regular file at `path` (not a directory); a missing file is not an error.
@@ -1022,6 +1052,69 @@ mod tests {
         let names: Vec<_> =
             std::fs::read_dir(t.path().join("a")).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, ["b.txt"]);
+    }
+
+    /// Waits until the spare of `dir` (a directory under the root) is made; its inode.
+    fn spare_made_for(ws: &Workspace, dir: &str) -> u64 {
+        let handle = ws.dir.open_dir(dir).unwrap();
+        let stat = rustix::fs::fstat(&handle).unwrap();
+        let started = std::time::Instant::now();
+        loop {
+            if let Some(inode) = ws.spares.ready_inode((stat.st_dev, stat.st_ino)) {
+                return inode;
+            }
+            assert!(started.elapsed() < std::time::Duration::from_secs(10), "no spare was made for {dir}");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn a_replace_after_the_first_in_a_directory_writes_into_the_file_made_ahead() {
+        use std::os::unix::fs::PermissionsExt;
+        let (t, ws) = ws();
+        let path = ws.resolve("a/b.txt").unwrap();
+        assert!(ws.replace(&path, b"one").unwrap().created);
+        std::fs::set_permissions(t.path().join("a/b.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+        let spare = spare_made_for(&ws, "a");
+        let replaced = ws.replace(&path, b"two, longer").unwrap();
+        assert!(!replaced.created);
+        let meta = std::fs::metadata(t.path().join("a/b.txt")).unwrap();
+        assert_eq!(meta.ino(), spare, "the spare made ahead became the file");
+        assert_eq!(std::fs::read(t.path().join("a/b.txt")).unwrap(), b"two, longer");
+        assert_eq!(meta.permissions().mode() & 0o777, 0o640, "the replaced file's permissions are kept");
+        assert_eq!(replaced.now.map(|n| n.size), Some(11));
+        let names: Vec<_> =
+            std::fs::read_dir(t.path().join("a")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["b.txt"], "no temporary name is left");
+        // A new file in the same directory takes the next one.
+        let spare = spare_made_for(&ws, "a");
+        let other = ws.resolve("a/c.txt").unwrap();
+        assert!(ws.replace(&other, b"three").unwrap().created);
+        assert_eq!(std::fs::metadata(t.path().join("a/c.txt")).unwrap().ino(), spare);
+    }
+
+    #[test]
+    fn a_file_made_ahead_in_a_setgid_directory_takes_its_group() {
+        use std::os::unix::fs::PermissionsExt;
+        let (t, ws) = ws();
+        std::fs::create_dir(t.path().join("shared")).unwrap();
+        // Only root can give a directory a group it is not in; elsewhere there is nothing to see.
+        if std::os::unix::fs::chown(t.path().join("shared"), None, Some(4242)).is_err() {
+            return;
+        }
+        std::fs::set_permissions(t.path().join("shared"), std::fs::Permissions::from_mode(0o2775)).unwrap();
+        let path = ws.resolve("shared/x.txt").unwrap();
+        ws.replace(&path, b"one").unwrap();
+        let spare = spare_made_for(&ws, "shared");
+        let other = ws.resolve("shared/y.txt").unwrap();
+        ws.replace(&other, b"two").unwrap();
+        let meta = std::fs::metadata(t.path().join("shared/y.txt")).unwrap();
+        assert_eq!(meta.ino(), spare);
+        assert_eq!(std::os::unix::fs::MetadataExt::gid(&meta), 4242);
+        assert_eq!(
+            std::os::unix::fs::MetadataExt::gid(&std::fs::metadata(t.path().join("shared/x.txt")).unwrap()),
+            4242
+        );
     }
 
     #[test]
