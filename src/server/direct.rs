@@ -14,10 +14,15 @@
 //! arguments that parse, and no other field (`_meta`, which carries progress tokens and the
 //! protocol version of sessions without `initialize`, goes to rmcp). Any other line, or any
 //! doubt, is passed to rmcp unchanged, which answers it as before.
+//!
+//! The lane also answers a session's `tools/list` (without a cursor or `_meta`, once the
+//! client has said `notifications/initialized`), from the schema files as they are
+//! ([`super::schemas::tools_list_result`]), made once: through rmcp the tools were copied
+//! and encoded again at every `tools/list`.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::ProtocolVersion;
 use serde::{Deserialize, Serialize};
@@ -37,6 +42,12 @@ pub struct Direct {
     /// handled `notifications/initialized` ([`SessionSlot::initialized`]): a call before that
     /// is rmcp's to refuse, and the `initialize` reply is written before any of the lane's.
     legacy: AtomicBool,
+    /// Set when the client's `notifications/initialized` has been read: from the next line
+    /// on the lane may answer `tools/list` (rmcp may not have handled the notification yet,
+    /// but it writes nothing for it).
+    said_initialized: AtomicBool,
+    /// The `result` of `tools/list` for this profile, made at the first.
+    tools_list: OnceLock<Vec<u8>>,
     calls: Sender<Job>,
 }
 
@@ -66,6 +77,22 @@ struct Request {
     params: Params,
 }
 
+/// A `tools/list` request, as this lane accepts it: no cursor, no `_meta`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListRequest {
+    jsonrpc: String,
+    id: Id,
+    method: String,
+    /// Absent or `{}`: a cursor or `_meta` leaves the request to rmcp.
+    #[serde(default, rename = "params")]
+    _params: Option<NoParams>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Params {
@@ -86,7 +113,14 @@ impl Direct {
                 answer(job);
             }
         });
-        Direct { slot, profile, legacy: AtomicBool::new(false), calls }
+        Direct {
+            slot,
+            profile,
+            legacy: AtomicBool::new(false),
+            said_initialized: AtomicBool::new(false),
+            tools_list: OnceLock::new(),
+            calls,
+        }
     }
 
     /// Takes `line` when this lane answers it (its reply then goes to `replies`); false to
@@ -95,6 +129,13 @@ impl Direct {
         if !self.legacy.load(Ordering::Acquire) {
             self.watch_initialize(line);
             return false;
+        }
+        if !self.said_initialized.load(Ordering::Acquire) {
+            self.watch_initialized(line);
+            return false;
+        }
+        if memchr::memmem::find(line, b"\"tools/list\"").is_some() {
+            return self.list_tools(line, replies);
         }
         if !self.slot.initialized() {
             return false;
@@ -117,6 +158,38 @@ impl Direct {
         let job = Job { id: request.id, call, session, replies: replies.clone() };
         // A send fails only when the thread has died: rmcp answers instead.
         self.calls.send(job).is_ok()
+    }
+
+    /// Answers `line` when it is a `tools/list` this lane takes.
+    fn list_tools(&self, line: &[u8], replies: &UnboundedSender<Vec<u8>>) -> bool {
+        let Ok(request) = serde_json::from_slice::<ListRequest>(line) else { return false };
+        if request.jsonrpc != "2.0" || request.method != "tools/list" {
+            return false;
+        }
+        let Ok(id) = serde_json::to_vec(&request.id) else { return false };
+        let result = self.tools_list.get_or_init(|| super::schemas::tools_list_result(self.profile.tools()));
+        let mut reply = Vec::with_capacity(result.len() + id.len() + 40);
+        reply.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        reply.extend_from_slice(&id);
+        reply.extend_from_slice(b",\"result\":");
+        reply.extend_from_slice(result);
+        reply.extend_from_slice(b"}\n");
+        tracing::trace!("tools/list listed beside rmcp");
+        replies.send(reply).is_ok()
+    }
+
+    /// Notes whether `line` is the client's `notifications/initialized`.
+    fn watch_initialized(&self, line: &[u8]) {
+        #[derive(Deserialize)]
+        struct Message {
+            method: String,
+        }
+        if memchr::memmem::find(line, b"\"notifications/initialized\"").is_none() {
+            return;
+        }
+        if serde_json::from_slice::<Message>(line).is_ok_and(|m| m.method == "notifications/initialized") {
+            self.said_initialized.store(true, Ordering::Release);
+        }
     }
 
     /// Notes whether `line`, when it is the client's `initialize`, asks for a revision

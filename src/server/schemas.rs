@@ -79,6 +79,57 @@ pub fn parse_in_background() {
     super::startup::GATE.spawn("schemas", || LazyLock::force(&SCHEMAS).len());
 }
 
+/// The `result` of a `tools/list` that lists the tools of `keep` (all of them when None), as
+/// rmcp would encode it: `{"tools":[...]}`, each tool its file in `schemas/` without the
+/// whitespace between tokens, in rmcp's order (by name). Made from the files as they are,
+/// without parsing them or encoding them again: 0.07 ms a `tools/list` instead of 0.15
+/// through rmcp (a client alternating with the server, 200 in a row).
+pub fn tools_list_result(keep: Option<&[&str]>) -> Vec<u8> {
+    let mut files: Vec<&(&str, &str)> =
+        FILES.iter().filter(|(name, _)| keep.is_none_or(|keep| keep.contains(name))).collect();
+    files.sort_unstable_by_key(|(name, _)| *name);
+    let mut out = Vec::with_capacity(FILES.iter().map(|(_, json)| json.len()).sum::<usize>() + 16);
+    out.extend_from_slice(b"{\"tools\":[");
+    for (k, (_, json)) in files.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        compact_into(json.as_bytes(), &mut out);
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+/// Appends `json` to `out` without the whitespace outside its strings (which JSON allows only
+/// between tokens), so that it fits on one line of the protocol. A string is copied whole up
+/// to its closing quote, found with `memchr`: byte by byte this took longer than the call.
+fn compact_into(json: &[u8], out: &mut Vec<u8>) {
+    let mut at = 0;
+    while at < json.len() {
+        let byte = json[at];
+        at += 1;
+        match byte {
+            b' ' | b'\n' | b'\r' | b'\t' => {}
+            b'"' => {
+                out.push(b'"');
+                // To the first quote that no backslash escapes, taking escapes two bytes at a time.
+                while let Some(k) = memchr::memchr2(b'"', b'\\', &json[at..]) {
+                    let stop = at + k;
+                    if json[stop] == b'"' {
+                        out.extend_from_slice(&json[at..=stop]);
+                        at = stop + 1;
+                        break;
+                    }
+                    let escape_end = (stop + 2).min(json.len());
+                    out.extend_from_slice(&json[at..escape_end]);
+                    at = escape_end;
+                }
+            }
+            _ => out.push(byte),
+        }
+    }
+}
+
 /// The input schema of `tool`, as `schemas/` holds it.
 pub fn input(tool: &str) -> Arc<JsonObject> {
     SCHEMAS.get(tool).map(|(input, _)| input.clone()).unwrap_or_else(|| panic!("no schemas/{tool}.json"))
@@ -97,6 +148,53 @@ fn input_of<T: JsonSchema + 'static>() -> Arc<JsonObject> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lane's `tools/list` (see `server::direct`) says what rmcp's would, for every profile.
+    #[test]
+    fn the_tools_list_made_from_the_files_is_what_rmcp_lists() {
+        use crate::server::Profile;
+        for profile in [Profile::Full, Profile::Coding, Profile::Readonly] {
+            let keep = profile.tools();
+            let mut tools = crate::server::FilewrightServer::tool_list();
+            tools.retain(|t| keep.is_none_or(|keep| keep.contains(&t.name.as_ref())));
+            // As rmcp writes it for the revisions before 2026-07-28, which the lane answers.
+            let mut listed = rmcp::model::ListToolsResult::with_all_items(tools);
+            listed.result_type = None;
+            let expected = serde_json::to_value(listed).unwrap();
+            let made = tools_list_result(keep);
+            let line = std::str::from_utf8(&made).unwrap();
+            assert!(!line.contains('\n'), "one line of the protocol");
+            let made: serde_json::Value = serde_json::from_slice(&made).unwrap();
+            assert_eq!(made, expected, "{profile:?}");
+        }
+    }
+
+    #[test]
+    fn compacting_drops_whitespace_between_tokens_only() {
+        let mut out = Vec::new();
+        compact_into(b"{ \"a b\" : [ 1 ,\n\t\"x\\\" y\\\\\" ] ,\"c\": \" \" }", &mut out);
+        assert_eq!(std::str::from_utf8(&out).unwrap(), r#"{"a b":[1,"x\" y\\"],"c":" "}"#);
+    }
+
+    proptest::proptest! {
+        /// Any JSON, pretty-printed (strings with quotes, backslashes, whitespace and any
+        /// character), compacts to the same value on one line.
+        #[test]
+        fn compacting_pretty_json_keeps_its_value(
+            keys in proptest::collection::vec("\\PC*", 0..6),
+            texts in proptest::collection::vec("[ \\t\\n\"\\\\a-z\\PC]*", 0..6),
+        ) {
+            let value = serde_json::json!({
+                "texts": texts,
+                "nested": keys.iter().map(|k| (k.clone(), serde_json::json!([k, 1.5, null, {"k": k}]))).collect::<serde_json::Map<_, _>>(),
+            });
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            let mut out = Vec::new();
+            compact_into(pretty.as_bytes(), &mut out);
+            proptest::prop_assert!(!out.contains(&b'\n'));
+            proptest::prop_assert_eq!(serde_json::from_slice::<serde_json::Value>(&out).unwrap(), value);
+        }
+    }
 
     /// When this fails, a type changed: regenerate with `cargo run -- schemas schemas/`.
     #[test]

@@ -111,3 +111,40 @@ fn a_call_before_initialized_is_left_to_rmcp() {
     call(&mut server, "read_file", json!({"path": "a.txt"}), false);
     assert_eq!(taken(&log), 1);
 }
+
+/// A `tools/list` the lane answers (no cursor, no `_meta`) is the one rmcp gives, byte for
+/// byte, for every profile; one with `_meta` or a cursor still goes to rmcp.
+#[test]
+fn tools_list_beside_rmcp_is_the_list_rmcp_gives() {
+    for profile in ["full", "coding", "readonly"] {
+        let root = Root::new();
+        let (mut server, log) = logged(&root, &["--profile", profile], "trace.log");
+        let mut beside = server.request("tools/list", json!({}));
+        let mut through = server.request("tools/list", json!({"_meta": {}}));
+        let mut without_params = {
+            server.send(&json!({"jsonrpc": "2.0", "id": "no-params", "method": "tools/list"}));
+            server.receive()
+        };
+        assert_eq!(without_params["id"], json!("no-params"), "a text id is sent back as it came");
+        for reply in [&mut beside, &mut through, &mut without_params] {
+            reply.as_object_mut().unwrap().remove("id");
+        }
+        assert_eq!(beside, through, "{profile}");
+        assert_eq!(without_params, through, "{profile}");
+        let listed = std::fs::read_to_string(&log).unwrap().matches("tools/list listed beside rmcp").count();
+        assert_eq!(listed, 2, "{profile}: the plain requests were not answered beside rmcp");
+        let tools = beside["result"]["tools"].as_array().unwrap().len();
+        assert_eq!(
+            tools,
+            match profile {
+                "full" => 16,
+                "coding" => 12,
+                _ => 6,
+            },
+            "{profile}"
+        );
+        let paged = server.request("tools/list", json!({"cursor": "x"}));
+        let listed = std::fs::read_to_string(&log).unwrap().matches("tools/list listed beside rmcp").count();
+        assert_eq!(listed, 2, "{profile}: a request with a cursor is rmcp's: {paged}");
+    }
+}
