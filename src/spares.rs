@@ -43,9 +43,12 @@ struct Shared {
     ready: Mutex<Ready>,
 }
 
+/// A file made ahead, with its mode (permission bits) as made.
+type Spare = (std::fs::File, u32);
+
 #[derive(Debug, Default)]
 struct Ready {
-    spares: Vec<(DirId, std::fs::File)>,
+    spares: Vec<(DirId, Spare)>,
     /// Directories whose spare the thread has been asked for and has not made yet.
     asked: Vec<DirId>,
     /// Directories where unnamed files cannot be made (no `O_TMPFILE` support, no room).
@@ -54,8 +57,9 @@ struct Ready {
 
 impl Spares {
     /// Takes the spare of the directory `dir` (held as `handle`) when one is ready, and asks
-    /// for the next one to be made. The file is empty, unnamed and open for writing.
-    pub fn take(&self, dir: DirId, handle: &impl std::os::fd::AsFd) -> Option<std::fs::File> {
+    /// for the next one to be made. The file is empty, unnamed and open for writing; with it
+    /// comes its mode as made (so that a replace sets the old file's only when it differs).
+    pub fn take(&self, dir: DirId, handle: &impl std::os::fd::AsFd) -> Option<Spare> {
         let mut ready = self.shared.lock();
         if ready.refused.contains(&dir) {
             return None;
@@ -80,7 +84,7 @@ impl Spares {
     #[cfg(test)]
     pub fn ready_inode(&self, dir: DirId) -> Option<u64> {
         let ready = self.shared.lock();
-        let (_, file) = ready.spares.iter().find(|(id, _)| *id == dir)?;
+        let (_, (file, _)) = ready.spares.iter().find(|(id, _)| *id == dir)?;
         rustix::fs::fstat(file).ok().map(|s| s.st_ino)
     }
 
@@ -132,17 +136,19 @@ impl Shared {
     }
 }
 
-/// An unnamed file in `dir`, as a create there would make it (mode 0666 less the umask).
+/// An unnamed file in `dir`, as a create there would make it (mode 0666 less the umask, or
+/// what the directory's default ACL says), and that mode.
 #[cfg(target_os = "linux")]
-fn make(dir: &OwnedFd) -> std::io::Result<std::fs::File> {
-    use rustix::fs::{Mode, OFlags, openat};
+fn make(dir: &OwnedFd) -> std::io::Result<Spare> {
+    use rustix::fs::{Mode, OFlags, fstat, openat};
     let flags = OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC;
     let fd = openat(dir, ".", flags, Mode::from_raw_mode(0o666))?;
-    Ok(std::fs::File::from(fd))
+    let mode = fstat(&fd)?.st_mode & 0o7777;
+    Ok((std::fs::File::from(fd), mode))
 }
 
 #[cfg(not(target_os = "linux"))]
-fn make(_dir: &OwnedFd) -> std::io::Result<std::fs::File> {
+fn make(_dir: &OwnedFd) -> std::io::Result<Spare> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
@@ -183,7 +189,8 @@ mod tests {
     fn wait_for_spare(spares: &Spares, dir: &std::fs::File) -> std::fs::File {
         let started = Instant::now();
         loop {
-            if let Some(file) = spares.take(id_of(dir), dir) {
+            if let Some((file, mode)) = spares.take(id_of(dir), dir) {
+                assert_eq!(mode, rustix::fs::fstat(&file).unwrap().st_mode & 0o7777, "the mode made is told");
                 return file;
             }
             assert!(started.elapsed() < Duration::from_secs(10), "no spare was made");

@@ -515,19 +515,24 @@ impl Workspace {
         // A hidden name that says whose it is: listings never show it, and a start sweeps
         // the ones whose process died between creating and renaming them (see `sweep_temps`).
         let tmp_name = temp_name();
-        let mut tmp = match self.named_spare(&parent_dir, &tmp_name) {
-            Some(spare) => spare,
+        // A spare tells the mode it was made with; a file created here is given the old
+        // file's mode whatever it was made with.
+        let (mut tmp, made_with) = match self.named_spare(&parent_dir, &tmp_name) {
+            Some((spare, mode)) => (spare, Some(mode)),
             None => {
                 let mut options = OpenOptions::new();
                 options.write(true).create_new(true).follow(FollowSymlinks::No);
-                parent_dir
+                let created = parent_dir
                     .open_with(&tmp_name, &options)
-                    .map_err(|e| map_io(e, "create a temporary file for", path))?
+                    .map_err(|e| map_io(e, "create a temporary file for", path))?;
+                (created, None)
             }
         };
         let written = (|| {
             tmp.write_all(bytes).map_err(|e| map_io(e, "write", path))?;
-            if let Some(perms) = permissions {
+            if let Some(perms) = permissions
+                && made_with != Some(cap_std::fs::PermissionsExt::mode(&perms) & 0o7777)
+            {
                 tmp.set_permissions(perms).map_err(|e| map_io(e, "set permissions of", path))?;
             }
             if self.durable {
@@ -550,13 +555,14 @@ impl Workspace {
         Ok(Replaced { created: !existed, now })
     }
 
-    /// The spare file made ahead in `dir` (see [`crate::spares`]), named `tmp_name` there;
-    /// None when there is none or it cannot be named (the caller creates its own).
-    fn named_spare(&self, dir: &Dir, tmp_name: &str) -> Option<File> {
+    /// The spare file made ahead in `dir` (see [`crate::spares`]), named `tmp_name` there,
+    /// and the mode it was made with; None when there is none or it cannot be named (the
+    /// caller creates its own).
+    fn named_spare(&self, dir: &Dir, tmp_name: &str) -> Option<(File, u32)> {
         let stat = rustix::fs::fstat(dir).ok()?;
-        let spare = self.spares.take((stat.st_dev, stat.st_ino), dir)?;
+        let (spare, mode) = self.spares.take((stat.st_dev, stat.st_ino), dir)?;
         match crate::spares::name(&spare, dir, tmp_name) {
-            Ok(()) => Some(File::from_std(spare)),
+            Ok(()) => Some((File::from_std(spare), mode)),
             Err(e) => {
                 tracing::debug!("a spare file could not be named: {e}");
                 None
