@@ -4,8 +4,9 @@
 //! Making that file is the slowest step of a small write: the filesystem allocates an inode,
 //! and ext4 without a journal passes over every inode freed in the last minute to find one
 //! (every replace frees one, the file it replaced). So a thread of the lowest priority makes
-//! one unnamed file (`O_TMPFILE`) ahead in each of the last directories written to; the next
-//! replace in that directory writes into it, gives it a temporary name (`linkat`) and renames
+//! unnamed files (`O_TMPFILE`) ahead, two in each of the last directories written to (one
+//! absorbs a call that comes before the thread has made the next); a replace in that
+//! directory writes into one, gives it a temporary name (`linkat`) and renames
 //! that over the target, exactly as a file it had created itself. Made in the same directory
 //! by the same process, the file gets what one created there would: the umask's mode, the
 //! group of a setgid directory, a default ACL, a security label.
@@ -23,14 +24,18 @@ use std::os::fd::OwnedFd;
 /// A directory by identity: (device, inode).
 pub type DirId = (u64, u64);
 
-/// How many directories keep a spare: the oldest one's is closed when another is made.
-const DIRECTORIES: usize = 8;
+/// How many spares a directory keeps ready (or being made).
+const PER_DIRECTORY: usize = 2;
+
+/// How many spares are kept in all (for the last directories written to): the oldest is
+/// closed when another is made.
+const KEPT: usize = 8 * PER_DIRECTORY;
 
 /// How many requests for a spare may wait for the making thread; past that one is dropped
 /// (that directory's next replace creates its own file).
 const WAITING: usize = 16;
 
-/// The spares made ahead, one per directory, and the thread that makes them.
+/// The spares made ahead, a few per directory, and the thread that makes them.
 #[derive(Debug, Default)]
 pub struct Spares {
     shared: Arc<Shared>,
@@ -49,15 +54,15 @@ type Spare = (std::fs::File, u32);
 #[derive(Debug, Default)]
 struct Ready {
     spares: Vec<(DirId, Spare)>,
-    /// Directories whose spare the thread has been asked for and has not made yet.
+    /// A directory for each spare the thread has been asked for and has not made yet.
     asked: Vec<DirId>,
     /// Directories where unnamed files cannot be made (no `O_TMPFILE` support, no room).
     refused: Vec<DirId>,
 }
 
 impl Spares {
-    /// Takes the spare of the directory `dir` (held as `handle`) when one is ready, and asks
-    /// for the next one to be made. The file is empty, unnamed and open for writing; with it
+    /// Takes a spare of the directory `dir` (held as `handle`) when one is ready, and asks
+    /// for more to be made, up to [`PER_DIRECTORY`] ready or coming. The file is empty, unnamed and open for writing; with it
     /// comes its mode as made (so that a replace sets the old file's only when it differs).
     pub fn take(&self, dir: DirId, handle: &impl std::os::fd::AsFd) -> Option<Spare> {
         let mut ready = self.shared.lock();
@@ -65,17 +70,18 @@ impl Spares {
             return None;
         }
         let spare = ready.spares.iter().position(|(id, _)| *id == dir).map(|at| ready.spares.remove(at).1);
-        if !ready.asked.contains(&dir) {
+        let mut coming = ready.spares.iter().filter(|(id, _)| *id == dir).count()
+            + ready.asked.iter().filter(|id| **id == dir).count();
+        while coming < PER_DIRECTORY {
             // A second handle on the directory for the thread (a dup: the directory is not
             // looked up again, so a name swapped meanwhile changes nothing).
-            if let Ok(copy) = handle.as_fd().try_clone_to_owned()
-                && let Some(maker) = self.maker()
-            {
-                match maker.try_send((dir, copy)) {
-                    Ok(()) => ready.asked.push(dir),
-                    Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
-                }
+            let Ok(copy) = handle.as_fd().try_clone_to_owned() else { break };
+            let Some(maker) = self.maker() else { break };
+            match maker.try_send((dir, copy)) {
+                Ok(()) => ready.asked.push(dir),
+                Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => break,
             }
+            coming += 1;
         }
         spare
     }
@@ -88,6 +94,12 @@ impl Spares {
         rustix::fs::fstat(file).ok().map(|s| s.st_ino)
     }
 
+    /// How many spares are ready for `dir` (for tests).
+    #[cfg(test)]
+    pub fn ready_count(&self, dir: DirId) -> usize {
+        self.shared.lock().spares.iter().filter(|(id, _)| *id == dir).count()
+    }
+
     fn maker(&self) -> Option<&SyncSender<(DirId, OwnedFd)>> {
         self.maker
             .get_or_init(|| {
@@ -97,10 +109,12 @@ impl Spares {
                     for (dir, handle) in requests {
                         let made = make(&handle);
                         let mut ready = shared.lock();
-                        ready.asked.retain(|id| *id != dir);
+                        if let Some(at) = ready.asked.iter().position(|id| *id == dir) {
+                            ready.asked.remove(at);
+                        }
                         match made {
                             Ok(file) => {
-                                if ready.spares.len() >= DIRECTORIES {
+                                if ready.spares.len() >= KEPT {
                                     let oldest = ready.spares.remove(0);
                                     drop(ready);
                                     drop(oldest);
@@ -112,6 +126,9 @@ impl Spares {
                                 tracing::debug!(
                                     "no unnamed files in a directory, replaces there create their own: {e}"
                                 );
+                                if ready.refused.len() >= KEPT {
+                                    ready.refused.remove(0);
+                                }
                                 ready.refused.push(dir);
                             }
                         }
@@ -234,6 +251,24 @@ mod tests {
         name(&other, &dir_two, "there.txt").unwrap();
         assert!(two.path().join("there.txt").exists());
         assert!(!one.path().join("there.txt").exists());
+    }
+
+    #[test]
+    fn two_replaces_in_a_row_both_find_a_spare() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = std::fs::File::open(temp.path()).unwrap();
+        let spares = Spares::default();
+        assert!(spares.take(id_of(&dir), &dir).is_none());
+        let started = Instant::now();
+        while spares.ready_count(id_of(&dir)) < PER_DIRECTORY {
+            assert!(started.elapsed() < Duration::from_secs(10), "the spares were not made");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // Back to back, before the thread can have made another.
+        let first = spares.take(id_of(&dir), &dir).expect("a first spare");
+        let second = spares.take(id_of(&dir), &dir).expect("a second spare, without waiting");
+        let inode = |f: &std::fs::File| rustix::fs::fstat(f).unwrap().st_ino;
+        assert_ne!(inode(&first.0), inode(&second.0));
     }
 
     #[test]
