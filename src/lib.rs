@@ -11,8 +11,10 @@
 //! - [`check`]: the syntax check of a text by file extension, truthful about "incomplete"
 //!   versus "broken", with each language's own parser; the stub scan; and the cache that lets
 //!   the check after an append parse only the new part.
+//! - [`spares`]: unnamed files made ahead (`O_TMPFILE`) in the directories written to last,
+//!   so that an atomic replace does not allocate an inode while the caller waits.
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root), atomic replaces through hidden
-//!   temporary files, and the sweep of those a kill left.
+//!   temporary files (made ahead by [`spares`] when it can), and the sweep of those a kill left.
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
 //!   exact edits, bounded directory listings, and one walker under `find_files` (globs) and
 //!   `search_files` (ripgrep's matcher and searcher over files read through the sandbox).
@@ -48,7 +50,8 @@
 //! authority" section: [`workspace::Workspace::open_root`] and [`workspace::Workspace::reserve`],
 //! [`store::Store::open_at`] (the state
 //! directory; a `--store` URL is a network door, not a path), [`session::Session::open`] (both), the client's roots (`server/roots.rs`) and
-//! [`hooks::Hook::run`]. [`session::Session::file_uri`] names a host path (the links in
+//! [`hooks::Hook::run`], and [`spares::name`] (an unnamed file's own `/proc/self/fd` entry, on
+//! kernels that refuse to name it otherwise). [`session::Session::file_uri`] names a host path (the links in
 //! results) but opens nothing.
 //!
 //! # Where this departs from the house notes

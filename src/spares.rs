@@ -1,7 +1,7 @@
 //! Unnamed files made ahead of the replaces that will need them.
 //!
 //! An atomic replace writes the new content into a new file and renames it over the old one.
-//! Making that file is the slowest step of a small write: the filesystem allocates an inode,
+//! Making that file is the costliest step of a small write in the kernel: it allocates an inode,
 //! and ext4 without a journal passes over every inode freed in the last minute to find one
 //! (every replace frees one, the file it replaced). So a thread of the lowest priority makes
 //! unnamed files (`O_TMPFILE`) ahead, two in each of the last directories written to (one
@@ -62,7 +62,7 @@ struct Ready {
 
 impl Spares {
     /// Takes a spare of the directory `dir` (held as `handle`) when one is ready, and asks
-    /// for more to be made, up to [`PER_DIRECTORY`] ready or coming. The file is empty, unnamed and open for writing; with it
+    /// for more to be made, up to two ready or coming (`PER_DIRECTORY`). The file is empty, unnamed and open for writing; with it
     /// comes its mode as made (so that a replace sets the old file's only when it differs).
     pub fn take(&self, dir: DirId, handle: &impl std::os::fd::AsFd) -> Option<Spare> {
         let mut ready = self.shared.lock();
@@ -169,7 +169,12 @@ fn make(_dir: &OwnedFd) -> std::io::Result<Spare> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
-/// Gives the unnamed `file` the name `name` in `dir`.
+/// Gives the unnamed `file` the name `name` in `dir` (a single name, never a path: nothing is
+/// resolved beyond `dir`).
+///
+/// # Ambient authority
+/// Where the kernel refuses `AT_EMPTY_PATH`, the file is named through its own handle's entry
+/// in `/proc/self/fd`, a host path; it leads only to this process's own open file.
 #[cfg(target_os = "linux")]
 pub fn name(file: &std::fs::File, dir: &impl std::os::fd::AsFd, name: &str) -> std::io::Result<()> {
     use rustix::fs::{AtFlags, CWD, linkat};
