@@ -62,8 +62,9 @@ struct Ready {
 
 impl Spares {
     /// Takes a spare of the directory `dir` (held as `handle`) when one is ready, and asks
-    /// for more to be made, up to two ready or coming (`PER_DIRECTORY`). The file is empty, unnamed and open for writing; with it
-    /// comes its mode as made (so that a replace sets the old file's only when it differs).
+    /// for more to be made, up to two ready or coming (`PER_DIRECTORY`). The file is empty,
+    /// unnamed and open for writing; with it comes its mode as made (so that a replace sets
+    /// the old file's only when it differs).
     pub fn take(&self, dir: DirId, handle: &impl std::os::fd::AsFd) -> Option<Spare> {
         let mut ready = self.shared.lock();
         if ready.refused.contains(&dir) {
