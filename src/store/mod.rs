@@ -194,9 +194,12 @@ impl Store {
         std::fs::create_dir_all(state_dir)
             .with_context(|| format!("cannot create the state directory {}", state_dir.display()))?;
         // A state directory that cannot be written would let the server start and then fail
-        // every write: refuse it now, with what to do.
-        let probe = state_dir.join(format!(".write-probe-{}", std::process::id()));
-        std::fs::write(&probe, b"").and_then(|()| std::fs::remove_file(&probe)).with_context(|| {
+        // every write: refuse it now, with what to do. The kernel's own check for this process
+        // (permissions, ACLs, a read-only mount, an immutable directory), rather than a file
+        // made and removed at every start.
+        use rustix::fs::{Access, AtFlags, CWD, accessat};
+        let writable = accessat(CWD, state_dir, Access::WRITE_OK | Access::EXEC_OK, AtFlags::EACCESS);
+        writable.map_err(std::io::Error::from).with_context(|| {
             format!(
                 "the state directory {} is not writable: claims, the journal and undo live there. Make it \
                  writable or pass --state-dir with a writable directory",
