@@ -36,6 +36,12 @@ impl Session {
 
     /// At start: cuts back every interrupted append of the root.
     pub(super) fn settle_all(&self) {
+        // Most starts find none: the store's lock (a write transaction) is taken only when
+        // there is something to settle. An intent made after this look belongs to a live
+        // append, which is not this start's to settle.
+        if self.store.append_intents().is_empty() {
+            return;
+        }
         let settled = self.store.exclusive(|| {
             for intent in self.store.append_intents() {
                 match self.ws.resolve(&intent.path) {
