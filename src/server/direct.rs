@@ -134,8 +134,9 @@ impl Direct {
             self.watch_initialized(line);
             return false;
         }
-        if memchr::memmem::find(line, b"\"tools/list\"").is_some() {
-            return self.list_tools(line, replies);
+        // A call whose arguments hold the text "tools/list" is still a call: it goes on below.
+        if memchr::memmem::find(line, b"\"tools/list\"").is_some() && self.list_tools(line, replies) {
+            return true;
         }
         if !self.slot.initialized() {
             return false;

@@ -148,3 +148,16 @@ fn tools_list_beside_rmcp_is_the_list_rmcp_gives() {
         assert_eq!(listed, 2, "{profile}: a request with a cursor is rmcp's: {paged}");
     }
 }
+
+/// A call with the string "tools/list" in its arguments (here its whole path) is still a call
+/// the lane answers, and so keeps its order with the calls around it.
+#[test]
+fn a_call_that_mentions_tools_list_is_still_answered_beside_rmcp() {
+    let root = Root::new();
+    let (mut server, log) = logged(&root, &[], "trace.log");
+    let before = taken(&log);
+    let reply = call(&mut server, "write_file", json!({"path": "tools/list", "content": "a\n"}), false);
+    assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+    assert_eq!(taken(&log), before + 1, "the write went to rmcp");
+    assert_eq!(root.read("tools/list"), b"a\n");
+}
