@@ -15,6 +15,7 @@
 //!   then reading a one-line file);
 //! - write 4 KB of JavaScript, over 20 files;
 //! - read a 100-line file;
+//! - `tools/list` later in a session (the list as every server sends it, whatever its size);
 //! - edit a 20 KB JavaScript file (one unique replacement);
 //! - filewright only, since the peers have no append: append 4 KB onto a complete 1 MB
 //!   `.js` and onto an unfinished one (its last function still open), and 10,000 appends in a
@@ -178,6 +179,7 @@ struct Measured {
     write: Option<Timings>,
     read: Option<Timings>,
     edit: Option<Timings>,
+    list: Option<Timings>,
     append_complete: Option<Timings>,
     append_unfinished: Option<Timings>,
     /// The 10,000 appends: each call's time, and the whole run's seconds.
@@ -245,6 +247,11 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     subject.read(&mut server, r, "read.js");
     measured.read = Some(Timings::time(runs, |_| {
         subject.read(&mut server, r, "read.js");
+    }));
+
+    // `tools/list`, later in the session.
+    measured.list = Some(Timings::time(runs, |_| {
+        server.list_tools();
     }));
 
     // Edit a 20 KB file: one unique string, toggled.
@@ -436,12 +443,13 @@ type Workload = (&'static str, fn(&Measured) -> &Option<Timings>);
 
 fn report(results: &[(String, Measured)], skipped: &[String], full: bool) {
     let ours = &results[0].1;
-    let workloads: [Workload; 7] = [
+    let workloads: [Workload; 8] = [
         ("start-up to initialize reply", |m| &m.startup),
         ("start-up to a first read result", |m| &m.first_call),
         ("write 4 KB", |m| &m.write),
         ("read 100 lines", |m| &m.read),
         ("edit a 20 KB file", |m| &m.edit),
+        ("tools/list later in a session", |m| &m.list),
         ("append 4 KB onto a complete 1 MB .js", |m| &m.append_complete),
         ("append 4 KB onto an unfinished 1 MB .js", |m| &m.append_unfinished),
     ];
