@@ -6,8 +6,16 @@
 //! third of the server's time. Here the framing hands such a line to one thread of our own,
 //! which runs it with the same code as rmcp's tool methods ([`Call::run`]) and writes the
 //! reply through the framing's writer. Calls on this lane run one at a time, in the order
-//! they arrived (two appends sent back to back land in that order); rmcp keeps reading and
-//! answering everything else meanwhile.
+//! they arrived (two appends sent back to back land in that order).
+//!
+//! Where a call runs: a line of at most [`INLINE_LINE`] bytes, when no earlier call is still
+//! queued, runs at once on the thread that read it. Handing it to the lane's thread and the
+//! reply back cost two thread wake-ups, about 15 µs a call on the 2-core test machine
+//! (BENCHMARKS.md); rmcp's lines wait for such a call meanwhile, as they would behind any
+//! single-threaded server. A longer line (a large write or append, whose call may take
+//! milliseconds) goes to the lane's thread, and so does every call after it until the
+//! queue is empty again, so that the order holds; rmcp keeps reading and answering
+//! everything else meanwhile.
 //!
 //! A line is taken only when nothing about it needs rmcp: a `tools/call` of one of those
 //! tools, on a session that has been initialized and whose root is open, with a plain id,
@@ -20,7 +28,7 @@
 //! ([`super::schemas::tools_list_result`]), made once: through rmcp the tools were copied
 //! and encoded again at every `tools/list`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Arc, OnceLock};
 
@@ -33,7 +41,12 @@ use super::tools::Call;
 use super::{Profile, SessionSlot, render};
 use crate::session::Session;
 
-/// The lane: decides which lines it takes and queues them for its thread.
+/// The longest request line whose call runs on the thread that read it, when nothing is
+/// queued (see the module's docs): 64 KiB, the content of the parts agents write a large file
+/// in, with room for escaping.
+pub const INLINE_LINE: usize = 64 * 1024;
+
+/// The lane: decides which lines it takes, and runs them or queues them for its thread.
 pub struct Direct {
     slot: Arc<SessionSlot>,
     profile: Profile,
@@ -49,6 +62,9 @@ pub struct Direct {
     /// The `result` of `tools/list` for this profile, made at the first.
     tools_list: OnceLock<Vec<u8>>,
     calls: Sender<Job>,
+    /// Calls sent to the lane's thread and not yet answered: a call runs where it was read
+    /// only when this is 0, or it could overtake them.
+    queued: Arc<AtomicUsize>,
 }
 
 /// A call taken, with what its reply needs.
@@ -108,9 +124,12 @@ impl Direct {
     /// it and every call goes to rmcp.
     pub fn start(slot: Arc<SessionSlot>, profile: Profile) -> Direct {
         let (calls, jobs) = channel::<Job>();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let answered = queued.clone();
         super::startup::GATE.spawn("calls", move || {
             for job in jobs {
                 answer(job);
+                answered.fetch_sub(1, Ordering::AcqRel);
             }
         });
         Direct {
@@ -120,11 +139,13 @@ impl Direct {
             said_initialized: AtomicBool::new(false),
             tools_list: OnceLock::new(),
             calls,
+            queued,
         }
     }
 
     /// Takes `line` when this lane answers it (its reply then goes to `replies`); false to
-    /// pass it on to rmcp.
+    /// pass it on to rmcp. A call taken may have run before this returns (see the module's
+    /// docs).
     pub fn take(&self, line: &[u8], replies: &UnboundedSender<Vec<u8>>) -> bool {
         if !self.legacy.load(Ordering::Acquire) {
             self.watch_initialize(line);
@@ -157,8 +178,17 @@ impl Direct {
         let Some(Ok(call)) = Call::parse(&name, arguments) else { return false };
         tracing::trace!(tool = %name, "answered beside rmcp");
         let job = Job { id: request.id, call, session, replies: replies.clone() };
-        // A send fails only when the thread has died: rmcp answers instead.
-        self.calls.send(job).is_ok()
+        if line.len() <= INLINE_LINE && self.queued.load(Ordering::Acquire) == 0 {
+            answer(job);
+            return true;
+        }
+        self.queued.fetch_add(1, Ordering::AcqRel);
+        // A send fails only when the thread has died (the job comes back): rmcp answers instead.
+        if self.calls.send(job).is_ok() {
+            return true;
+        }
+        self.queued.fetch_sub(1, Ordering::AcqRel);
+        false
     }
 
     /// Answers `line` when it is a `tools/list` this lane takes.

@@ -120,7 +120,11 @@ async fn read_requests<R: AsyncRead + Unpin>(
         }
         match judge(&line) {
             Verdict::Pass => {
-                if !direct.as_ref().is_some_and(|direct| direct.take(&line, &replies)) {
+                if direct.as_ref().is_some_and(|direct| direct.take(&line, &replies)) {
+                    // A call run here has its reply queued: the writer sends it before this
+                    // task reads on (a client sending several at once gets each as it is done).
+                    tokio::task::yield_now().await;
+                } else {
                     to_rmcp.write_all(&line).await?
                 }
             }

@@ -161,3 +161,32 @@ fn a_call_that_mentions_tools_list_is_still_answered_beside_rmcp() {
     assert_eq!(taken(&log), before + 1, "the write went to rmcp");
     assert_eq!(root.read("tools/list"), b"a\n");
 }
+
+/// A call on a line too long to run where it is read goes to the lane's thread; the small calls
+/// sent right behind it must wait for it there, not run ahead of it on the reading thread.
+#[test]
+fn a_small_call_behind_a_large_one_lands_after_it() {
+    let root = Root::new().file("log.txt", "start\n");
+    let (mut server, log) = logged(&root, &[], "trace.log");
+    let before = taken(&log);
+    // Over the inline limit, and long enough to append that the small calls arrive while it runs.
+    let large = "0123456789abcdef0123456789abcdef0123456789abcdef012345678901234\n".repeat(32 * 1024);
+    let mut lines = Vec::new();
+    for (id, content) in [(901, large.as_str()), (902, "small one\n"), (903, "small two\n")] {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "append_file", "arguments": {"path": "log.txt", "content": content}}});
+        lines.extend(serde_json::to_vec(&request).unwrap());
+        lines.push(b'\n');
+    }
+    server.send_raw(&lines);
+    let mut ids: Vec<i64> = (0..3).map(|_| server.receive()["id"].as_i64().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, [901, 902, 903]);
+    assert_eq!(taken(&log), before + 3, "the appends went to rmcp");
+    let landed = String::from_utf8(root.read("log.txt")).unwrap();
+    let small_at = landed.find("small one");
+    assert!(
+        landed == format!("start\n{large}small one\nsmall two\n"),
+        "the small appends landed at {small_at:?}"
+    );
+}
