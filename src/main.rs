@@ -99,8 +99,6 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     bound_malloc_arenas();
-    // Once the `initialize` reply is out: tools/list needs them, initialize does not.
-    filewright::server::schemas::parse_in_background();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -166,6 +164,7 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
         None => {
             let cwd = std::env::current_dir().context("cannot read the current directory; pass --root")?;
             tracing::info!(fallback = %cwd.display(), "no --root: the client's roots decide, else the current directory");
+            filewright::server::schemas::parse_in_background();
             Arc::new(SessionSlot::from_client(settings, cwd))
         }
     };
@@ -180,13 +179,14 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     let outcome = runtime.block_on(async {
         // stdin and stdout as non-blocking pipes on the IO reactor when they are FIFOs (as MCP
         // clients start servers), else the blocking handles.
+        widen_stdout_pipe();
         let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
         // The threads put off until the first reply start after this long all the same.
         tokio::spawn(async {
             tokio::time::sleep(startup::AT_MOST).await;
             startup::GATE.proceed();
         });
-        let direct = filewright::server::direct::Direct::start(slot.clone(), cli.profile);
+        let direct = filewright::server::direct::Direct::new(slot.clone(), cli.profile);
         let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes), Some(direct));
         // The framing enforces the line limit and answers what rmcp would drop.
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(framed.input, framed.output)
@@ -212,6 +212,18 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
     outcome
 }
 
+/// Lets stdout, when it is a pipe, hold 1 MiB instead of Linux's default 64 KiB. The
+/// `tools/list` reply of the full profile is 81 KB: with the default, writing it waited for
+/// the client to read the first 64 KiB, on the 2-core test machine while the root was being
+/// opened beside it. Only an unread reply takes the space; when stdout is no pipe, or the
+/// system's limit (`/proc/sys/fs/pipe-max-size`) is lower, it stays as it is.
+fn widen_stdout_pipe() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::pipe::fcntl_setpipe_size(std::io::stdout(), 1 << 20) {
+        tracing::debug!("stdout keeps its buffer size: {e}");
+    }
+}
+
 /// Opens `--root` on a thread of its own once the `initialize` reply is out (or a call needs
 /// it first; see `server::startup`): opening the store takes as long as the rest of a
 /// start, and `initialize` does not need it (calls wait for it). A root that cannot be opened
@@ -222,8 +234,17 @@ fn open_in_background(
     settings: Settings,
     slot: Arc<SessionSlot>,
 ) -> startup::Deferred<'static, ()> {
-    startup::GATE.spawn("open-root", move || match Session::open(&root, &settings) {
-        Ok(session) => slot.serve(session),
+    startup::GATE.spawn("open-root", move || match Session::open_database_later(&root, &settings) {
+        Ok((session, database)) => {
+            slot.serve(session);
+            // Reads are served meanwhile; calls that need the database wait for it.
+            if let Some(Err(e)) = database.map(|database| database.finish()) {
+                eprintln!("filewright: error: {e:#}");
+                std::process::exit(1);
+            }
+            // Ahead of the first call rmcp answers, which needs them (see `schemas::parse`).
+            filewright::server::schemas::parse();
+        }
         Err(e) => {
             eprintln!("filewright: error: {e:#}");
             std::process::exit(1);

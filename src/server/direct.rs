@@ -18,10 +18,12 @@
 //! everything else meanwhile.
 //!
 //! A line is taken only when nothing about it needs rmcp: a `tools/call` of one of those
-//! tools, on a session that has been initialized and whose root is open, with a plain id,
-//! arguments that parse, and no other field (`_meta`, which carries progress tokens and the
-//! protocol version of sessions without `initialize`, goes to rmcp). Any other line, or any
-//! doubt, is passed to rmcp unchanged, which answers it as before.
+//! tools, on a session that has been initialized and whose root is open or being opened
+//! from `--root`, with a plain id, arguments that parse, and no other field (`_meta`, which
+//! carries progress tokens and the protocol version of sessions without `initialize`, goes
+//! to rmcp). Any other line, or any doubt, is passed to rmcp unchanged, which answers it as
+//! before. A call that comes while `--root` is being opened (the first read, right after
+//! `tools/list`) waits for it on the lane's thread, as it would in rmcp.
 //!
 //! The lane also answers a session's `tools/list` (without a cursor or `_meta`, once the
 //! client has said `notifications/initialized`), from the schema files as they are
@@ -61,7 +63,9 @@ pub struct Direct {
     said_initialized: AtomicBool,
     /// The `result` of `tools/list` for this profile, made at the first.
     tools_list: OnceLock<Vec<u8>>,
-    calls: Sender<Job>,
+    /// The queue of the lane's thread, started at the first call it is needed for (most
+    /// sessions never need it); None when it could not start.
+    calls: OnceLock<Option<Sender<Job>>>,
     /// Calls sent to the lane's thread and not yet answered: a call runs where it was read
     /// only when this is 0, or it could overtake them.
     queued: Arc<AtomicUsize>,
@@ -71,7 +75,9 @@ pub struct Direct {
 struct Job {
     id: Id,
     call: Call,
-    session: Arc<Session>,
+    /// The session; None while `--root` is still being opened (the lane's thread waits).
+    session: Option<Arc<Session>>,
+    slot: Arc<SessionSlot>,
     replies: UnboundedSender<Vec<u8>>,
 }
 
@@ -118,28 +124,17 @@ struct Params {
 }
 
 impl Direct {
-    /// The lane for the sessions of `slot` and the tools of `profile`. Its thread starts once
-    /// the first reply is out ([`super::startup`]): it takes calls only once the root is
-    /// open, which waits for that too. When the thread cannot start, its queue is dropped with
-    /// it and every call goes to rmcp.
-    pub fn start(slot: Arc<SessionSlot>, profile: Profile) -> Direct {
-        let (calls, jobs) = channel::<Job>();
-        let queued = Arc::new(AtomicUsize::new(0));
-        let answered = queued.clone();
-        super::startup::GATE.spawn("calls", move || {
-            for job in jobs {
-                answer(job);
-                answered.fetch_sub(1, Ordering::AcqRel);
-            }
-        });
+    /// The lane for the sessions of `slot` and the tools of `profile`. It takes calls only
+    /// once the root is open; its thread starts with the first call that must be queued.
+    pub fn new(slot: Arc<SessionSlot>, profile: Profile) -> Direct {
         Direct {
             slot,
             profile,
             legacy: AtomicBool::new(false),
             said_initialized: AtomicBool::new(false),
             tools_list: OnceLock::new(),
-            calls,
-            queued,
+            calls: OnceLock::new(),
+            queued: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -173,22 +168,49 @@ impl Direct {
         if self.profile.tools().is_some_and(|listed| !listed.contains(&name.as_str())) {
             return false;
         }
-        let Some(session) = self.slot.ready() else { return false };
+        // While `--root` opens (a call that came right after `tools/list`), the call waits for
+        // it on the lane's thread, keeping its place; rmcp would wait for it too.
+        let session = self.slot.ready();
+        if session.is_none() && !self.slot.opening_root() {
+            return false;
+        }
         let arguments = Value::Object(request.params.arguments.unwrap_or_default());
         let Some(Ok(call)) = Call::parse(&name, arguments) else { return false };
         tracing::trace!(tool = %name, "answered beside rmcp");
-        let job = Job { id: request.id, call, session, replies: replies.clone() };
-        if line.len() <= INLINE_LINE && self.queued.load(Ordering::Acquire) == 0 {
+        let inline = session.is_some() && line.len() <= INLINE_LINE;
+        let job = Job { id: request.id, call, session, slot: self.slot.clone(), replies: replies.clone() };
+        if inline && self.queued.load(Ordering::Acquire) == 0 {
             answer(job);
             return true;
         }
+        let Some(calls) = self.calls.get_or_init(|| self.start_thread()) else { return false };
         self.queued.fetch_add(1, Ordering::AcqRel);
         // A send fails only when the thread has died (the job comes back): rmcp answers instead.
-        if self.calls.send(job).is_ok() {
+        if calls.send(job).is_ok() {
             return true;
         }
         self.queued.fetch_sub(1, Ordering::AcqRel);
         false
+    }
+
+    /// Starts the lane's thread, which answers the calls queued for it in order; None when it
+    /// cannot start (rmcp then answers those calls).
+    fn start_thread(&self) -> Option<Sender<Job>> {
+        let (calls, jobs) = channel::<Job>();
+        let queued = self.queued.clone();
+        let started = std::thread::Builder::new().name("calls".into()).spawn(move || {
+            for job in jobs {
+                answer(job);
+                queued.fetch_sub(1, Ordering::AcqRel);
+            }
+        });
+        match started {
+            Ok(_) => Some(calls),
+            Err(e) => {
+                tracing::error!("cannot start the thread for calls: {e}");
+                None
+            }
+        }
     }
 
     /// Answers `line` when it is a `tools/list` this lane takes.
@@ -249,9 +271,12 @@ impl Direct {
 /// Runs one call and sends its reply line. A panic inside the call becomes the same tool
 /// error rmcp's path gives for one.
 fn answer(job: Job) {
-    let Job { id, call, session, replies } = job;
-    let mut result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.run(&session)))
-        .unwrap_or_else(|_| render::task_failed(&"the call panicked"));
+    let Job { id, call, session, slot, replies } = job;
+    let mut result = match session.map_or_else(|| slot.wait_blocking(), Ok) {
+        Ok(session) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.run(&session)))
+            .unwrap_or_else(|_| render::task_failed(&"the call panicked")),
+        Err(no_root) => render::error_result(&no_root.to_string()),
+    };
     // As rmcp writes results for the revisions before 2026-07-28: without `resultType`.
     result.result_type.take_if(|kind| kind.is_complete());
     let reply = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result});
@@ -265,4 +290,64 @@ fn answer(job: Job) {
     };
     line.push(b'\n');
     let _ = replies.send(line);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::session::Settings;
+
+    fn line(message: Value) -> Vec<u8> {
+        let mut line = serde_json::to_vec(&message).unwrap();
+        line.push(b'\n');
+        line
+    }
+
+    /// The first call often comes right after `tools/list`, while `--root` is still opening:
+    /// the lane takes it, and answers it once the root is open.
+    #[test]
+    fn a_call_while_the_root_opens_is_answered_once_it_is_open() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("a.txt"), "hello from a\n").unwrap();
+        let settings = Settings {
+            agent: "tester".into(),
+            max_file_bytes: 1 << 20,
+            state_dir: Some(tmp.path().join("state")),
+            claim_ttl: None,
+            store: crate::store::StoreUrl::Sqlite,
+            root_id: None,
+            store_ca: None,
+            after_write: None,
+            hook_timeout: Duration::from_secs(1),
+            history_bytes: 1 << 20,
+            durable: false,
+        };
+        let slot = Arc::new(SessionSlot::opening(settings.clone()));
+        slot.set_initialized_for_tests();
+        let direct = Direct::new(slot.clone(), Profile::Full);
+        let (replies, mut answered) = tokio::sync::mpsc::unbounded_channel();
+        let initialize = line(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+        assert!(!direct.take(&initialize, &replies), "initialize is rmcp's");
+        let initialized = line(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert!(!direct.take(&initialized, &replies));
+        let read = line(serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "read_file", "arguments": {"path": "a.txt"}}}));
+        assert!(direct.take(&read, &replies), "a call while --root opens is the lane's");
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(answered.try_recv().is_err(), "answered before the root was open");
+        slot.serve(Session::open(tmp.path(), &settings).unwrap());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let reply = loop {
+            match answered.try_recv() {
+                Ok(reply) => break String::from_utf8(reply).unwrap(),
+                Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                Err(e) => panic!("no answer once the root was open: {e}"),
+            }
+        };
+        assert!(reply.starts_with("{\"id\":7,"), "{reply}");
+        assert!(reply.contains("hello from a"), "{reply}");
+    }
 }

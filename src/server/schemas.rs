@@ -72,11 +72,20 @@ static SCHEMAS: LazyLock<HashMap<&'static str, Pair>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Parses the schemas on a thread of its own once the `initialize` reply is out
-/// ([`super::startup`]): `tools/list` comes next and needs them. The router, which needs
-/// them, waits for this thread (or parses them itself if the thread has not begun).
+/// Parses the schemas now, if no thread has yet. rmcp's tool router needs them (a tool call
+/// rmcp answers, a `tools/list` with a cursor); the lane beside rmcp lists the tools from
+/// the files as they are ([`tools_list_result`]). The router waits for a parse under way (or
+/// parses them itself if none has begun), so a start parses them ahead, on a thread that
+/// has nothing more urgent to do: the one that opened `--root`, once the root is served,
+/// or [`parse_in_background`].
+pub fn parse() {
+    LazyLock::force(&SCHEMAS);
+}
+
+/// [`parse`] on a thread of its own once the `initialize` reply is out
+/// ([`super::startup`]), for a start without `--root` (no thread opens one at once).
 pub fn parse_in_background() {
-    super::startup::GATE.spawn("schemas", || LazyLock::force(&SCHEMAS).len());
+    super::startup::GATE.spawn("schemas", parse);
 }
 
 /// The `result` of a `tools/list` that lists the tools of `keep` (all of them when None), as

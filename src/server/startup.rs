@@ -1,7 +1,7 @@
 //! What a start puts off until the client has had its first answer.
 //!
-//! Opening the root (its store, its threads), parsing the tools' schemas and the thread for
-//! calls are not needed for the `initialize` reply. Started on threads beside the protocol
+//! Opening the root (its store, its threads) and parsing the tools' schemas are not needed
+//! for the `initialize` reply. Started on threads beside the protocol
 //! from the first instant, they took the cores the reply needed (BENCHMARKS.md has the
 //! profile and the times, 2026-11-25 evening). So their threads are started only once the
 //! first reply line has been written ([`Gate::proceed`] on [`GATE`]), or when a request needs

@@ -55,7 +55,7 @@ use crate::check::cache::{CheckCache, DEFAULT_BUDGET_BYTES};
 use crate::error::{Error, Result};
 use crate::files::Digests;
 use crate::hooks::Hook;
-use crate::store::{Store, StoreUrl};
+use crate::store::{Opening, Store, StoreUrl};
 use crate::timestamp::Timestamp;
 use crate::workspace::{FileInfo, RootPath, Workspace};
 
@@ -143,8 +143,25 @@ impl Session {
     ///
     /// # Ambient authority
     /// Opens two host paths: `root` (through [`Workspace::open_root`]) and the state
-    /// directory (through [`Store::open`]), which is then put out of the tools' reach.
+    /// directory (through [`Store::open_at`] or [`Store::open_sqlite_later`]), which is then
+    /// put out of the tools' reach.
     pub fn open(root: &Path, settings: &Settings) -> anyhow::Result<Session> {
+        let (session, database) = Self::open_database_later(root, settings)?;
+        if let Some(database) = database {
+            database.finish()?;
+        }
+        Ok(session)
+    }
+
+    /// [`Session::open`], except that a SQLite database is opened by the [`Opening`]
+    /// returned, which the caller finishes (on the same thread, once the session serves):
+    /// opening it is most of a start's work, and until it is done only the calls that need
+    /// it (claims, the journal, undo) wait for it. A read does not. When killed appends must
+    /// be repaired first, that needs the database, and it is opened here.
+    pub fn open_database_later(
+        root: &Path,
+        settings: &Settings,
+    ) -> anyhow::Result<(Session, Option<Opening>)> {
         use anyhow::Context;
         let mut ws = Workspace::open_root(root)?;
         ws.set_durable(settings.durable);
@@ -156,15 +173,25 @@ impl Session {
         // The key of this root's rows in a shared store: hosts that mount the workspace at
         // different paths must agree on it with --root-id.
         let root_id = settings.root_id.clone().unwrap_or_else(|| ws.host_root().display().to_string());
-        let store = Store::open_at(
-            &settings.store,
-            &root_id,
-            settings.store_ca.as_deref(),
-            &state_dir,
-            settings.claim_ttl,
-        )?
-        .with_history_budget(settings.history_bytes)
-        .durable(settings.durable)?;
+        let (store, database) = match &settings.store {
+            StoreUrl::Sqlite => {
+                let (store, database) =
+                    Store::open_sqlite_later(&state_dir, settings.claim_ttl, settings.durable)?;
+                (store, Some(database))
+            }
+            StoreUrl::Postgres(_) => {
+                let store = Store::open_at(
+                    &settings.store,
+                    &root_id,
+                    settings.store_ca.as_deref(),
+                    &state_dir,
+                    settings.claim_ttl,
+                )?
+                .durable(settings.durable)?;
+                (store, None)
+            }
+        };
+        let store = store.with_history_budget(settings.history_bytes);
         ws.reserve(&state_dir).context("cannot keep the state directory out of the tools' reach")?;
         tracing::info!(
             root = %ws.host_root().display(),
@@ -187,8 +214,16 @@ impl Session {
         }
         let config = Config::for_root(settings, ws.host_root());
         let session = Session::new(ws, config, store);
+        // No call may see what a killed append left: repairing it needs the database.
+        let database = match database {
+            Some(database) if !session.store.append_intents().is_empty() => {
+                database.finish()?;
+                None
+            }
+            database => database,
+        };
         session.settle_all();
-        Ok(session)
+        Ok((session, database))
     }
 
     /// A session over an opened root.

@@ -335,3 +335,49 @@ fn check_files_reports_each_file_and_stops_when_told() {
     assert!(matches!(err, Error::Cancelled { done: 2, total: 5 }), "{err}");
     assert_eq!(calls, 2, "no file is checked after the cancel");
 }
+
+/// A session whose database opens later serves a read before it opens; a write waits for it.
+#[test]
+fn a_read_needs_no_database_and_a_write_waits_for_it() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path().join("root");
+    std::fs::create_dir(&root).expect("root");
+    std::fs::write(root.join("a.txt"), "first\n").expect("file");
+    let settings = Settings {
+        agent: "tester".into(),
+        max_file_bytes: 1 << 20,
+        state_dir: Some(tmp.path().join("state")),
+        claim_ttl: None,
+        store: StoreUrl::Sqlite,
+        root_id: None,
+        store_ca: None,
+        after_write: None,
+        hook_timeout: std::time::Duration::from_secs(1),
+        history_bytes: 1 << 20,
+        durable: false,
+    };
+    let (session, database) = Session::open_database_later(&root, &settings).expect("open");
+    let mut database = Some(database.expect("SQLite opens later"));
+    std::thread::scope(|scope| {
+        let reading = scope.spawn(|| session.read_file(Some("a.txt"), None, None, false));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !reading.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let read_alone = reading.is_finished();
+        if !read_alone {
+            // Let the stuck read end, so that the scope can, before failing.
+            database.take().unwrap().finish().expect("the database opens");
+        }
+        assert!(read_alone, "the read waited for the database");
+        let read = reading.join().unwrap().expect("read");
+        assert!(serde_json::to_string(&read).unwrap().contains("first"));
+        let writing = scope.spawn(|| session.write_file(Some("b.txt"), Some("second\n"), None, None));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let waited = !writing.is_finished();
+        database.take().unwrap().finish().expect("the database opens");
+        assert!(waited, "the write, which journals, went on without the database");
+        assert!(writing.join().unwrap().is_ok());
+    });
+    assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"second\n");
+}

@@ -27,7 +27,7 @@ mod tx;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub use claims::{Claim, ClaimOutcome, NotReleased, ReleaseOutcome};
@@ -118,7 +118,13 @@ pub struct UndoStep {
 /// The shared store of one root.
 #[derive(Debug)]
 pub struct Store {
-    backend: Backend,
+    /// The database. Set when the store is made, or a little later by [`Opening::finish`]
+    /// on another thread (see [`Store::open_sqlite_later`]): until then every use of it waits.
+    backend: Arc<OnceLock<Backend>>,
+    /// Where the store lives, for startup logs (see [`Store::describe`]).
+    description: String,
+    /// The store's clock is this host's (SQLite): `now` needs no database.
+    local_clock: bool,
     /// Appends in flight, recorded before their bytes are written (always in the local state
     /// directory: only this host's processes can be killed mid-append on this host).
     intents: intents::Intents,
@@ -128,6 +134,27 @@ pub struct Store {
     /// The fencing token this process last held for each agent and path: a write under a
     /// token another agent's claim has superseded since is refused.
     held: Mutex<HashMap<(String, String), u64>>,
+}
+
+/// A store's SQLite database still to be opened, by [`Opening::finish`].
+#[derive(Debug)]
+#[must_use = "the store waits for ever unless its opening is finished"]
+pub struct Opening {
+    backend: Arc<OnceLock<Backend>>,
+    state_dir: PathBuf,
+    durable: bool,
+}
+
+impl Opening {
+    /// Opens the database and hands it to the store, whose uses have waited for it.
+    pub fn finish(self) -> anyhow::Result<()> {
+        let db = sqlite::Sqlite::open(&self.state_dir)?;
+        if self.durable {
+            db.durable()?;
+        }
+        let _ = self.backend.set(Backend::Sqlite(db));
+        Ok(())
+    }
 }
 
 #[derive(Debug)]
@@ -190,6 +217,23 @@ impl Store {
         state_dir: &Path,
         claim_ttl: Option<Duration>,
     ) -> anyhow::Result<Self> {
+        Self::prepare_state_dir(state_dir)?;
+        let backend = match url {
+            StoreUrl::Sqlite => Backend::Sqlite(sqlite::Sqlite::open(state_dir)?),
+            StoreUrl::Postgres(url) => {
+                Backend::Postgres(Box::new(postgres::Postgres::open(url, root_id, ca)?))
+            }
+        };
+        let description = match &backend {
+            Backend::Sqlite(db) => db.describe(),
+            Backend::Postgres(db) => db.describe(),
+        };
+        let local_clock = matches!(backend, Backend::Sqlite(_));
+        Ok(Store::made(Arc::new(OnceLock::from(backend)), description, local_clock, state_dir, claim_ttl))
+    }
+
+    /// Makes the state directory if it is missing, and refuses one this process cannot write.
+    fn prepare_state_dir(state_dir: &Path) -> anyhow::Result<()> {
         use anyhow::Context;
         std::fs::create_dir_all(state_dir)
             .with_context(|| format!("cannot create the state directory {}", state_dir.display()))?;
@@ -206,25 +250,52 @@ impl Store {
                 state_dir.display()
             )
         })?;
-        let backend = match url {
-            StoreUrl::Sqlite => Backend::Sqlite(sqlite::Sqlite::open(state_dir)?),
-            StoreUrl::Postgres(url) => {
-                Backend::Postgres(Box::new(postgres::Postgres::open(url, root_id, ca)?))
-            }
-        };
-        Ok(Store {
+        Ok(())
+    }
+
+    /// A SQLite store in `state_dir` whose database [`Opening::finish`] opens, on another
+    /// thread: opening it (WAL, schema) is most of a start's work, and a call that needs no
+    /// claim or journal (a read) need not wait for it. Every use of the database waits until
+    /// then. The state directory is made and checked here, as [`Store::open_at`] does.
+    pub fn open_sqlite_later(
+        state_dir: &Path,
+        claim_ttl: Option<Duration>,
+        durable: bool,
+    ) -> anyhow::Result<(Self, Opening)> {
+        Self::prepare_state_dir(state_dir)?;
+        let backend = Arc::new(OnceLock::new());
+        let description = state_dir.join(sqlite::DB_FILE).display().to_string();
+        let store = Store::made(backend.clone(), description, true, state_dir, claim_ttl);
+        Ok((store, Opening { backend, state_dir: state_dir.to_path_buf(), durable }))
+    }
+
+    fn made(
+        backend: Arc<OnceLock<Backend>>,
+        description: String,
+        local_clock: bool,
+        state_dir: &Path,
+        claim_ttl: Option<Duration>,
+    ) -> Store {
+        Store {
             backend,
+            description,
+            local_clock,
             intents: intents::Intents::new(state_dir),
             claim_ttl,
             history_bytes: DEFAULT_HISTORY_BYTES,
             held: Mutex::new(HashMap::new()),
-        })
+        }
+    }
+
+    /// The database, once it is open (see [`Store::open_sqlite_later`]).
+    fn backend(&self) -> &Backend {
+        self.backend.wait()
     }
 
     /// With `durable`, a commit reaches the disk before it returns, so a journal row survives
     /// a power loss with its change. (PostgreSQL commits are durable already.)
     pub fn durable(self, durable: bool) -> anyhow::Result<Self> {
-        if durable && let Backend::Sqlite(db) = &self.backend {
+        if durable && let Backend::Sqlite(db) = self.backend() {
             db.durable()?;
         }
         Ok(self)
@@ -239,10 +310,7 @@ impl Store {
     /// Where the store lives, for startup logs: the database file, or the PostgreSQL server
     /// and root identity (never the password).
     pub fn describe(&self) -> String {
-        match &self.backend {
-            Backend::Sqlite(db) => db.describe(),
-            Backend::Postgres(db) => db.describe(),
-        }
+        self.description.clone()
     }
 
     /// Runs `write` as `agent`'s `action` on `path` under the claim rules: when another
@@ -315,7 +383,7 @@ impl Store {
         // Held from before the transaction until its tokens are kept, so that a release by
         // another call of this process cannot fall in between.
         let mut held = self.held_tokens();
-        let (value, unrecorded) = self.backend.write(Lock::Paths(paths), |tx| {
+        let (value, unrecorded) = self.backend().write(Lock::Paths(paths), |tx| {
             let now = tx.now()?;
             for path in paths {
                 let token = held.get(&(agent.to_string(), path.to_string())).copied();
@@ -347,7 +415,7 @@ impl Store {
     pub fn claim(&self, paths: &[String], agent: &str) -> Result<ClaimOutcome> {
         let locked: Vec<&str> = paths.iter().map(String::as_str).collect();
         let mut held = self.held_tokens();
-        let (outcome, tokens) = self.backend.change(Lock::Paths(&locked), |tx| {
+        let (outcome, tokens) = self.backend().change(Lock::Paths(&locked), |tx| {
             let now = tx.now()?;
             claims::take_all(tx, paths, agent, now, self.claim_ttl)
         })?;
@@ -360,7 +428,7 @@ impl Store {
         let locked: Vec<&str> = paths.unwrap_or_default().iter().map(String::as_str).collect();
         let lock = if paths.is_some() { Lock::Paths(&locked) } else { Lock::Root };
         let mut held = self.held_tokens();
-        let outcome = self.backend.change(lock, |tx| claims::release(tx, paths, agent))?;
+        let outcome = self.backend().change(lock, |tx| claims::release(tx, paths, agent))?;
         // Only what was released: a token superseded by another agent's claim stays held, so
         // that the stale write is still refused after that agent lets go.
         for path in &outcome.released {
@@ -371,23 +439,26 @@ impl Store {
 
     /// Every live claim, oldest first.
     pub fn claims(&self) -> Result<Vec<Claim>> {
-        self.backend.read(|tx| claims::list(tx, self.claim_ttl))
+        self.backend().read(|tx| claims::list(tx, self.claim_ttl))
     }
 
     /// The latest journal state of each file (filtered), with its history when asked.
     pub fn artifacts(&self, agent: Option<&str>, path: Option<&str>, history: bool) -> Result<Vec<Artifact>> {
-        self.backend.read(|tx| journal::artifacts(tx, agent, path, history))
+        self.backend().read(|tx| journal::artifacts(tx, agent, path, history))
     }
 
     /// The time by the store's clock: the database's for PostgreSQL, whose journal times and
     /// claim expiries are in it, so that hosts whose clocks differ agree.
     pub fn now(&self) -> Result<Timestamp> {
-        self.backend.read(|tx| tx.now())
+        if self.local_clock {
+            return Ok(Timestamp::now());
+        }
+        self.backend().read(|tx| tx.now())
     }
 
     /// Every path the journal recorded a write for at or after `since`, in order.
     pub fn journal_paths(&self, since: Timestamp) -> Result<Vec<String>> {
-        self.backend.read(|tx| tx.paths_since(since))
+        self.backend().read(|tx| tx.paths_since(since))
     }
 
     /// Records an append about to be made; see [`AppendIntent`]. A failure is an error that
@@ -421,7 +492,7 @@ impl Store {
     /// nothing is journaled), so that no append of any process runs meanwhile: for repairing
     /// what a killed one left.
     pub fn exclusive<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
-        self.backend.change(Lock::Root, |_| Ok(f()))
+        self.backend().change(Lock::Root, |_| Ok(f()))
     }
 
     fn held_tokens(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), u64>> {
@@ -468,6 +539,37 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), ttl).unwrap();
         (dir, store)
+    }
+
+    /// A store whose database opens later tells its place and the time at once, and a claim
+    /// made meanwhile waits for the database, then holds.
+    #[test]
+    fn a_store_opened_later_waits_for_its_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let (store, opening) = Store::open_sqlite_later(&state, None, false).unwrap();
+        assert!(state.is_dir(), "the state directory is made at once");
+        assert!(store.describe().ends_with(DB_FILE), "{}", store.describe());
+        assert!(store.now().is_ok(), "the time needs no database");
+        std::thread::scope(|scope| {
+            let claiming = scope.spawn(|| store.claim(&["a.txt".to_string()], "ann"));
+            std::thread::sleep(Duration::from_millis(50));
+            assert!(!claiming.is_finished(), "the claim waits for the database");
+            opening.finish().unwrap();
+            assert!(claiming.join().unwrap().is_ok());
+        });
+        let claims = store.claims().unwrap();
+        assert_eq!(claims.iter().map(|c| c.agent.as_str()).collect::<Vec<_>>(), ["ann"]);
+    }
+
+    #[test]
+    fn a_database_that_cannot_open_later_is_an_error_of_the_opening() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(DB_FILE), b"not a database, but long enough to be read as one......")
+            .unwrap();
+        let (_store, opening) = Store::open_sqlite_later(dir.path(), None, false).unwrap();
+        let e = opening.finish().expect_err("a corrupt database");
+        assert!(format!("{e:#}").contains("cannot use the state database"), "{e:#}");
     }
 
     /// A SQLite store, and a PostgreSQL one (under a root identity of its own) when
@@ -596,7 +698,7 @@ mod tests {
     fn a_change_whose_journal_row_fails_comes_back_with_a_warning_that_never_says_retry() {
         let (_d, s) = store(None);
         {
-            let Backend::Sqlite(db) = &s.backend else { unreachable!() };
+            let Backend::Sqlite(db) = s.backend() else { unreachable!() };
             db.conn()
                 .execute_batch(
                     "CREATE TRIGGER refuse BEFORE INSERT ON journal BEGIN SELECT RAISE(FAIL, 'disk I/O error'); END;",
@@ -727,7 +829,7 @@ mod tests {
 
     /// SUM(LENGTH(content)) over the versions, the way the running total must say it.
     fn summed(s: &Store) -> (i64, i64) {
-        let Backend::Sqlite(db) = &s.backend else { unreachable!("the tests open SQLite") };
+        let Backend::Sqlite(db) = s.backend() else { unreachable!("the tests open SQLite") };
         let conn = db.conn();
         let kept = conn.query_row("SELECT bytes FROM kept", [], |r| r.get(0)).unwrap();
         let sum = conn
@@ -751,7 +853,7 @@ mod tests {
             assert!(kept <= 100, "the budget holds: {kept}");
         }
         {
-            let Backend::Sqlite(db) = &s.backend else { unreachable!() };
+            let Backend::Sqlite(db) = s.backend() else { unreachable!() };
             db.conn().execute("DELETE FROM versions WHERE journal_id % 2 = 0", []).unwrap();
         }
         let (kept, sum) = summed(&s);
@@ -763,7 +865,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let s = Store::open(dir.path(), None).unwrap();
-            let Backend::Sqlite(db) = &s.backend else { unreachable!() };
+            let Backend::Sqlite(db) = s.backend() else { unreachable!() };
             let conn = db.conn();
             conn.execute_batch(
                 "DROP TRIGGER kept_after_insert; DROP TRIGGER kept_after_update; DROP TRIGGER kept_after_delete;
