@@ -23,9 +23,12 @@ use crate::session::{
 /// both the files compiled in (`FILES`) and the schemas the types generate ([`generated`]).
 macro_rules! tools {
     ($($name:ident: $args:ident => $outcome:ident,)*) => {
-        /// Each tool's file in `schemas/`, by tool name.
-        const FILES: &[(&str, &str)] =
-            &[$((stringify!($name), include_str!(concat!("../../schemas/", stringify!($name), ".json")))),*];
+        /// Each tool's file in `schemas/`, by tool name, on one line (`build.rs` removes the
+        /// whitespace between tokens).
+        const FILES: &[(&str, &str)] = &[$((
+            stringify!($name),
+            include_str!(concat!(env!("OUT_DIR"), "/schemas/", stringify!($name), ".json")),
+        )),*];
 
         /// Each tool's input and output schema generated from its types: what `schemas/` must
         /// hold.
@@ -89,54 +92,24 @@ pub fn parse_in_background() {
 }
 
 /// The `result` of a `tools/list` that lists the tools of `keep` (all of them when None), as
-/// rmcp would encode it: `{"tools":[...]}`, each tool its file in `schemas/` without the
-/// whitespace between tokens, in rmcp's order (by name). Made from the files as they are,
-/// without parsing them or encoding them again (`cargo bench --bench peers` times a
-/// `tools/list` later in a session).
+/// rmcp would encode it: `{"tools":[...]}`, each tool its file in `schemas/` on one line, in
+/// rmcp's order (by name). Joined from the files as `build.rs` compacted them, without
+/// parsing them or encoding them again (`cargo bench --bench peers` times a `tools/list`
+/// later in a session).
 pub fn tools_list_result(keep: Option<&[&str]>) -> Vec<u8> {
     let mut files: Vec<&(&str, &str)> =
         FILES.iter().filter(|(name, _)| keep.is_none_or(|keep| keep.contains(name))).collect();
     files.sort_unstable_by_key(|(name, _)| *name);
-    let mut out = Vec::with_capacity(FILES.iter().map(|(_, json)| json.len()).sum::<usize>() + 16);
+    let mut out = Vec::with_capacity(files.iter().map(|(_, json)| json.len() + 1).sum::<usize>() + 16);
     out.extend_from_slice(b"{\"tools\":[");
     for (k, (_, json)) in files.iter().enumerate() {
         if k > 0 {
             out.push(b',');
         }
-        compact_into(json.as_bytes(), &mut out);
+        out.extend_from_slice(json.as_bytes());
     }
     out.extend_from_slice(b"]}");
     out
-}
-
-/// Appends `json` to `out` without the whitespace outside its strings (which JSON allows only
-/// between tokens), so that it fits on one line of the protocol. A string is copied whole up
-/// to its closing quote, found with `memchr`: byte by byte this took longer than the call.
-fn compact_into(json: &[u8], out: &mut Vec<u8>) {
-    let mut at = 0;
-    while at < json.len() {
-        let byte = json[at];
-        at += 1;
-        match byte {
-            b' ' | b'\n' | b'\r' | b'\t' => {}
-            b'"' => {
-                out.push(b'"');
-                // To the first quote that no backslash escapes, taking escapes two bytes at a time.
-                while let Some(k) = memchr::memchr2(b'"', b'\\', &json[at..]) {
-                    let stop = at + k;
-                    if json[stop] == b'"' {
-                        out.extend_from_slice(&json[at..=stop]);
-                        at = stop + 1;
-                        break;
-                    }
-                    let escape_end = (stop + 2).min(json.len());
-                    out.extend_from_slice(&json[at..escape_end]);
-                    at = escape_end;
-                }
-            }
-            _ => out.push(byte),
-        }
-    }
 }
 
 /// The input schema of `tool`, as `schemas/` holds it.
@@ -178,31 +151,18 @@ mod tests {
         }
     }
 
+    /// `build.rs` compiles in each file of `schemas/` on one line, with the same value.
     #[test]
-    fn compacting_drops_whitespace_between_tokens_only() {
-        let mut out = Vec::new();
-        compact_into(b"{ \"a b\" : [ 1 ,\n\t\"x\\\" y\\\\\" ] ,\"c\": \" \" }", &mut out);
-        assert_eq!(std::str::from_utf8(&out).unwrap(), r#"{"a b":[1,"x\" y\\"],"c":" "}"#);
-    }
-
-    proptest::proptest! {
-        /// Any JSON, pretty-printed (strings with quotes, backslashes, whitespace and any
-        /// character), compacts to the same value on one line.
-        #[test]
-        fn compacting_pretty_json_keeps_its_value(
-            keys in proptest::collection::vec("\\PC*", 0..6),
-            texts in proptest::collection::vec("[ \\t\\n\"\\\\a-z\\PC]*", 0..6),
-        ) {
-            let value = serde_json::json!({
-                "texts": texts,
-                "nested": keys.iter().map(|k| (k.clone(), serde_json::json!([k, 1.5, null, {"k": k}]))).collect::<serde_json::Map<_, _>>(),
-            });
-            let pretty = serde_json::to_string_pretty(&value).unwrap();
-            let mut out = Vec::new();
-            compact_into(pretty.as_bytes(), &mut out);
-            proptest::prop_assert!(!out.contains(&b'\n'));
-            proptest::prop_assert_eq!(serde_json::from_slice::<serde_json::Value>(&out).unwrap(), value);
+    fn each_compiled_in_schema_is_its_file_on_one_line() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+        for (name, compact) in FILES {
+            assert!(!compact.contains('\n'), "{name}: one line");
+            let file = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+            assert!(compact.len() < file.len(), "{name}: the whitespace between tokens is gone");
+            let parsed: serde_json::Value = serde_json::from_str(compact).unwrap();
+            assert_eq!(parsed, serde_json::from_str::<serde_json::Value>(&file).unwrap(), "{name}");
         }
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), FILES.len(), "one file per tool in schemas/");
     }
 
     /// When this fails, a type changed: regenerate with `cargo run -- schemas schemas/`.
