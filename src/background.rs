@@ -172,8 +172,9 @@ impl<T> Drop for Ahead<T> {
 }
 
 /// Gives the calling thread the lowest priority (nice 19; on Linux each thread has its own).
-/// Failing to is harmless: the work runs at the normal priority.
-fn lower_priority() {
+/// Failing to is harmless: the work runs at the normal priority. There is no way back without
+/// privileges: call it on a thread whose remaining work is all in the background.
+pub fn lower_priority() {
     #[cfg(target_os = "linux")]
     if let Err(e) = rustix::process::setpriority_process(None, 19) {
         tracing::debug!("background work keeps the normal priority: {e}");

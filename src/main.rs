@@ -237,6 +237,13 @@ fn open_in_background(
     startup::GATE.spawn("open-root", move || match Session::open_database_later(&root, &settings) {
         Ok((session, database)) => {
             slot.serve(session);
+            // What is left is for later calls: the database (a read does not wait for it) and
+            // the schemas rmcp's router needs. At the normal priority this work (about 0.3 ms
+            // and 0.6 ms) took a core from the client in the moments after a start, while it
+            // read the `tools/list` reply and sent its first call: that call's result came
+            // 0.5 to 0.8 ms later on the 2-core test machine (BENCHMARKS.md). On a machine
+            // whose cores are all busy, a write in the first moments waits longer for it.
+            filewright::background::lower_priority();
             // Reads are served meanwhile; calls that need the database wait for it.
             if let Some(Err(e)) = database.map(|database| database.finish()) {
                 eprintln!("filewright: error: {e:#}");
