@@ -224,39 +224,44 @@ fn widen_stdout_pipe() {
     }
 }
 
-/// Opens `--root` on a thread of its own once the `initialize` reply is out (or a call needs
-/// it first; see `server::startup`): opening the store takes as long as the rest of a
-/// start, and `initialize` does not need it (calls wait for it). A root that cannot be opened
-/// still stops the process with the error and a failure status, as it did before the
-/// protocol started; a client sees the server exit.
+/// Opens `--root` once the `initialize` reply is out (or a call needs it first; see
+/// `server::startup`): `initialize` does not need it, and calls wait for it. The root and the
+/// session open on the thread that writes that reply (the main thread, in about 0.06 ms): the
+/// first call comes right after `tools/list`, and waiting for a new thread to be scheduled took
+/// longer than the work. The rest goes to a thread of its own at the lowest priority: the
+/// database (a read does not wait for it) and the schemas rmcp's router needs. At the normal
+/// priority that work (about 0.3 and 0.6 ms) took a core from the client as it read the
+/// `tools/list` reply and sent its first call (BENCHMARKS.md); on a machine whose cores are
+/// all busy, a write in the first moments waits longer for the database. A root or database
+/// that cannot be opened still stops the process with the error and a failure status, as it
+/// did before the protocol started; a client sees the server exit.
 fn open_in_background(
     root: PathBuf,
     settings: Settings,
     slot: Arc<SessionSlot>,
 ) -> startup::Deferred<'static, ()> {
-    startup::GATE.spawn("open-root", move || match Session::open_database_later(&root, &settings) {
+    let open = move || match Session::open_database_later(&root, &settings) {
         Ok((session, database)) => {
             slot.serve(session);
-            // What is left is for later calls: the database (a read does not wait for it) and
-            // the schemas rmcp's router needs. At the normal priority this work (about 0.3 ms
-            // and 0.6 ms) took a core from the client in the moments after a start, while it
-            // read the `tools/list` reply and sent its first call: that call's result came
-            // 0.5 to 0.8 ms later on the 2-core test machine (BENCHMARKS.md). On a machine
-            // whose cores are all busy, a write in the first moments waits longer for it.
-            filewright::background::lower_priority();
-            // Reads are served meanwhile; calls that need the database wait for it.
-            if let Some(Err(e)) = database.map(|database| database.finish()) {
-                eprintln!("filewright: error: {e:#}");
-                std::process::exit(1);
-            }
-            // Ahead of the first call rmcp answers, which needs them (see `schemas::parse`).
-            filewright::server::schemas::parse();
+            database
         }
-        Err(e) => {
-            eprintln!("filewright: error: {e:#}");
-            std::process::exit(1);
+        Err(e) => fail_to_open(&e),
+    };
+    startup::GATE.run_then_spawn("open-database", open, |database| {
+        filewright::background::lower_priority();
+        // Calls that need the database wait for it meanwhile.
+        if let Some(Err(e)) = database.map(|database| database.finish()) {
+            fail_to_open(&e);
         }
+        // Ahead of the first call rmcp answers, which needs them (see `schemas::parse`).
+        filewright::server::schemas::parse();
     })
+}
+
+/// Stops the process: the root given cannot be served.
+fn fail_to_open(e: &anyhow::Error) -> ! {
+    eprintln!("filewright: error: {e:#}");
+    std::process::exit(1);
 }
 
 fn write_schemas(dir: &std::path::Path) -> anyhow::Result<()> {

@@ -48,13 +48,41 @@ impl Gate {
         name: &str,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Deferred<'_, T> {
+        self.run_then_spawn(name, || (), move |()| work())
+    }
+
+    /// Once this gate is open, runs `first` on the thread that opens it (at once when it is
+    /// open), then `then` with what `first` returned on a thread named `name`. For work whose
+    /// first part must not wait for a thread to be scheduled (on a busy machine that took
+    /// longer than the part itself).
+    pub fn run_then_spawn<A: Send + 'static, T: Send + 'static>(
+        &self,
+        name: &str,
+        first: impl FnOnce() -> A + Send + 'static,
+        then: impl FnOnce(A) -> T + Send + 'static,
+    ) -> Deferred<'_, T> {
         let handle = Arc::new(Mutex::new(None));
         let start = {
             let handle = handle.clone();
             let name = name.to_string();
-            move || match std::thread::Builder::new().name(name.clone()).spawn(work) {
-                Ok(started) => *handle.lock().unwrap_or_else(|p| p.into_inner()) = Some(started),
-                Err(e) => tracing::error!("cannot start the thread {name}: {e}"),
+            move || {
+                let done = first();
+                // Shared with the thread, so that `then` still runs here when it cannot start.
+                let work = Arc::new(Mutex::new(Some(move || then(done))));
+                let theirs = work.clone();
+                let spawned = std::thread::Builder::new().name(name.clone()).spawn(move || {
+                    let work = theirs.lock().unwrap_or_else(|p| p.into_inner()).take();
+                    work.map(|work| work())
+                });
+                match spawned {
+                    Ok(started) => *handle.lock().unwrap_or_else(|p| p.into_inner()) = Some(started),
+                    Err(e) => {
+                        tracing::error!("cannot start the thread {name}: {e}; its work runs here");
+                        let work = work.lock().unwrap_or_else(|p| p.into_inner()).take();
+                        // Its result is not kept: `join` says None, as for any thread not started.
+                        drop(work.map(|work| work()));
+                    }
+                }
             }
         };
         let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
@@ -78,8 +106,9 @@ impl Default for Gate {
 /// Work on a thread of its own, started once its gate is open.
 pub struct Deferred<'g, T> {
     gate: &'g Gate,
-    /// The thread's handle once it has started; None before.
-    handle: Arc<Mutex<Option<JoinHandle<T>>>>,
+    /// The thread's handle once it has started; None before. The thread's result is None
+    /// only when its work ran elsewhere.
+    handle: Arc<Mutex<Option<JoinHandle<Option<T>>>>>,
 }
 
 impl<T> Deferred<'_, T> {
@@ -89,7 +118,7 @@ impl<T> Deferred<'_, T> {
         self.gate.proceed();
         loop {
             if let Some(started) = self.handle.lock().unwrap_or_else(|p| p.into_inner()).take() {
-                return started.join().ok();
+                return started.join().ok().flatten();
             }
             // Only this one is left: the start was given up (the thread could not start).
             if Arc::strong_count(&self.handle) == 1 {
@@ -131,6 +160,19 @@ mod tests {
         let other = gate.spawn("test-other", || 1);
         assert_eq!(gate.spawn("test-join", || 2).join(), Some(2));
         assert_eq!(other.join(), Some(1), "the gate opened for every thread put off");
+    }
+
+    #[test]
+    fn the_first_part_runs_on_the_thread_that_opens_the_gate_and_the_rest_on_its_own() {
+        let gate = Gate::new();
+        let opener = std::thread::current().id();
+        let work = gate.run_then_spawn(
+            "test-then",
+            move || std::thread::current().id() == opener,
+            |first_here| (first_here, std::thread::current().name() == Some("test-then")),
+        );
+        gate.proceed();
+        assert_eq!(work.join(), Some((true, true)));
     }
 
     #[test]
