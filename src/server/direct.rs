@@ -9,13 +9,14 @@
 //! they arrived (two appends sent back to back land in that order).
 //!
 //! Where a call runs: a line of at most [`INLINE_LINE`] bytes, when no earlier call is still
-//! queued, runs at once on the thread that read it. Handing it to the lane's thread and the
-//! reply back cost two thread wake-ups, about 15 µs a call on the 2-core test machine
-//! (BENCHMARKS.md); rmcp's lines wait for such a call meanwhile, as they would behind any
-//! single-threaded server. A longer line (a large write or append, whose call may take
-//! milliseconds) goes to the lane's thread, and so does every call after it until the
-//! queue is empty again, so that the order holds; rmcp keeps reading and answering
-//! everything else meanwhile.
+//! queued and it runs no `--after-write` command, runs at once on the thread that read it.
+//! Handing it to the lane's thread and the reply back cost two thread wake-ups, about 15 µs a
+//! call on the 2-core test machine (BENCHMARKS.md); rmcp's lines wait for such a call
+//! meanwhile, as they would behind any single-threaded server. A longer line (a large write
+//! or append, whose call may take milliseconds) or a change the hook follows (up to its time
+//! limit) goes to the lane's thread, and so does every call after it until the queue is empty
+//! again, so that the order holds; rmcp keeps reading and answering everything else
+//! meanwhile.
 //!
 //! A line is taken only when nothing about it needs rmcp: a `tools/call` of one of those
 //! tools, on a session that has been initialized and whose root is open or being opened
@@ -177,7 +178,9 @@ impl Direct {
         let arguments = Value::Object(request.params.arguments.unwrap_or_default());
         let Some(Ok(call)) = Call::parse(&name, arguments) else { return false };
         tracing::trace!(tool = %name, "answered beside rmcp");
-        let inline = session.is_some() && line.len() <= INLINE_LINE;
+        // A hook (`--after-write`) may run for seconds: such calls keep off the reading thread.
+        let hooked = session.as_ref().is_some_and(|s| s.runs_a_hook()) && call.writes();
+        let inline = session.is_some() && line.len() <= INLINE_LINE && !hooked;
         let job = Job { id: request.id, call, session, slot: self.slot.clone(), replies: replies.clone() };
         if inline && self.queued.load(Ordering::Acquire) == 0 {
             answer(job);

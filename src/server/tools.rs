@@ -353,6 +353,11 @@ pub(crate) enum Call {
 }
 
 impl Call {
+    /// Whether the call changes a file (and so runs the `--after-write` hook, when there is one).
+    pub(crate) fn writes(&self) -> bool {
+        !matches!(self, Call::Read(_))
+    }
+
     /// The call of tool `name` with `arguments`; None for a tool that is not one of these.
     pub(crate) fn parse(name: &str, arguments: serde_json::Value) -> Option<serde_json::Result<Call>> {
         let parsed = match name {

@@ -226,6 +226,12 @@ impl Session {
         Ok((session, database))
     }
 
+    /// Whether a write, append or edit runs a command after it (`--after-write`), which may
+    /// take as long as its time limit.
+    pub fn runs_a_hook(&self) -> bool {
+        self.config.after_write.is_some()
+    }
+
     /// A session over an opened root.
     pub fn new(ws: Workspace, config: Config, store: Store) -> Self {
         // By the store's clock, which journal times are in: a shared database's, not this

@@ -190,3 +190,26 @@ fn a_small_call_behind_a_large_one_lands_after_it() {
         "the small appends landed at {small_at:?}"
     );
 }
+
+/// A write the `--after-write` hook follows may take as long as the hook: it runs on the lane's
+/// thread, so rmcp still answers a `ping` sent behind it at once.
+#[test]
+fn a_write_with_a_hook_leaves_the_reading_thread_free() {
+    let root = Root::new();
+    let (mut server, log) = logged(&root, &["--after-write", "sh -c 'sleep 2'"], "trace.log");
+    let before = taken(&log);
+    let write = json!({"jsonrpc": "2.0", "id": 801, "method": "tools/call",
+        "params": {"name": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}});
+    let ping = json!({"jsonrpc": "2.0", "id": 802, "method": "ping"});
+    let mut lines = serde_json::to_vec(&write).unwrap();
+    lines.push(b'\n');
+    lines.extend(serde_json::to_vec(&ping).unwrap());
+    lines.push(b'\n');
+    server.send_raw(&lines);
+    let first = server.receive();
+    assert_eq!(first["id"], json!(802), "the ping waited for the hook: {first}");
+    let second = server.receive();
+    assert_eq!(second["id"], json!(801), "{second}");
+    assert_eq!(second["result"]["isError"], json!(false), "{second}");
+    assert_eq!(taken(&log), before + 1, "the write went to rmcp");
+}
