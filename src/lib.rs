@@ -33,9 +33,11 @@
 //!   threads, put off until the `initialize` reply is out (`server::startup`).
 //!
 //! # One `append_file` call, from the wire to disk and back: four files
-//! 1. `server/tools.rs` (`append_file`): rmcp has decoded the arguments (`content` is an
-//!    `Option`, so a call cut off by the model's output limit still arrives); the session is
-//!    called on a blocking thread.
+//! 1. `server/direct.rs` takes the request line beside rmcp and decodes it into a
+//!    `server/tools.rs` `Call` (`content` is an `Option`, so a call cut off by the model's
+//!    output limit still arrives), which runs on the thread that read the line (or, behind a
+//!    line over 64 KiB, on the lane's own thread). A request the lane leaves to rmcp reaches
+//!    the same `Call` through rmcp's `append_file` method, on a blocking thread.
 //! 2. `session/append.rs` (`Session::append_file`): resolves the path in the [`workspace`];
 //!    inside [`store::Store::write_claimed`] (claim, write, journal row: one transaction) calls
 //!    [`files::append`]; gathers warnings; then `Session::after_write` (one function, shared by
@@ -48,7 +50,7 @@
 //! # Doors to host paths (ambient authority)
 //! Everything else reaches files through the sandbox. The doors, each with an "Ambient
 //! authority" section: [`workspace::Workspace::open_root`] and [`workspace::Workspace::reserve`],
-//! [`store::Store::open_at`] (the state
+//! [`store::Store::open_at`] and [`store::Store::open_sqlite_later`] (the state
 //! directory; a `--store` URL is a network door, not a path), [`session::Session::open`] (both), the client's roots (`server/roots.rs`) and
 //! [`hooks::Hook::run`], and [`spares::name`] (an unnamed file's own `/proc/self/fd` entry, on
 //! kernels that refuse to name it otherwise). [`session::Session::file_uri`] names a host path (the links in

@@ -257,6 +257,10 @@ impl Store {
     /// thread: opening it (WAL, schema) is most of a start's work, and a call that needs no
     /// claim or journal (a read) need not wait for it. Every use of the database waits until
     /// then. The state directory is made and checked here, as [`Store::open_at`] does.
+    ///
+    /// # Ambient authority
+    /// Opens a host path outside the sandbox (the state directory, here and in
+    /// [`Opening::finish`]); the workspace is told to keep it out of every tool's reach.
     pub fn open_sqlite_later(
         state_dir: &Path,
         claim_ttl: Option<Duration>,
