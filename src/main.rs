@@ -235,11 +235,24 @@ fn widen_stdout_pipe() {
 /// all busy, a write in the first moments waits longer for the database. A root or database
 /// that cannot be opened still stops the process with the error and a failure status, as it
 /// did before the protocol started; a client sees the server exit.
+///
+/// A PostgreSQL store opens before the session serves, over the network: all of that runs on
+/// the thread of its own, so that the protocol goes on meanwhile (and its client's own runtime
+/// never starts inside ours).
 fn open_in_background(
     root: PathBuf,
     settings: Settings,
     slot: Arc<SessionSlot>,
 ) -> startup::Deferred<'static, ()> {
+    if matches!(settings.store, filewright::store::StoreUrl::Postgres(_)) {
+        return startup::GATE.spawn("open-root", move || match Session::open(&root, &settings) {
+            Ok(session) => {
+                slot.serve(session);
+                filewright::server::schemas::parse();
+            }
+            Err(e) => fail_to_open(&e),
+        });
+    }
     let open = move || match Session::open_database_later(&root, &settings) {
         Ok((session, database)) => {
             slot.serve(session);

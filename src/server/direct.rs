@@ -3,9 +3,9 @@
 //!
 //! Through rmcp a call is decoded into its message types, routed, handed to a blocking thread
 //! and encoded back, and its lines cross two in-memory pipes: for a 100-line read that was a
-//! third of the server's time. Here the framing hands such a line to one thread of our own,
-//! which runs it with the same code as rmcp's tool methods ([`Call::run`]) and writes the
-//! reply through the framing's writer. Calls on this lane run one at a time, in the order
+//! third of the server's time. Here the framing hands such a line to this lane, which runs
+//! it with the same code as rmcp's tool methods ([`Call::run`]) and writes the reply through
+//! the framing's writer. Calls on this lane run one at a time, in the order
 //! they arrived (two appends sent back to back land in that order).
 //!
 //! Where a call runs: a line of at most [`INLINE_LINE`] bytes, when no earlier call is still
