@@ -9,7 +9,9 @@
 //! they arrived (two appends sent back to back land in that order).
 //!
 //! Where a call runs: a line of at most [`INLINE_LINE`] bytes, when no earlier call is still
-//! queued and it runs no `--after-write` command, runs at once on the thread that read it.
+//! queued, it runs no `--after-write` command and the store is SQLite (PostgreSQL's client
+//! blocks on a runtime of its own, which tokio forbids on the reading thread), runs at once on
+//! the thread that read it.
 //! Handing it to the lane's thread and the reply back cost two thread wake-ups, about 15 µs a
 //! call on the 2-core test machine (BENCHMARKS.md); rmcp's lines wait for such a call
 //! meanwhile, as they would behind any single-threaded server. A longer line (a large write
@@ -178,9 +180,11 @@ impl Direct {
         let arguments = Value::Object(request.params.arguments.unwrap_or_default());
         let Some(Ok(call)) = Call::parse(&name, arguments) else { return false };
         tracing::trace!(tool = %name, "answered beside rmcp");
-        // A hook (`--after-write`) may run for seconds: such calls keep off the reading thread.
-        let hooked = session.as_ref().is_some_and(|s| s.runs_a_hook()) && call.writes();
-        let inline = session.is_some() && line.len() <= INLINE_LINE && !hooked;
+        // A hook (`--after-write`) may run for seconds, and a PostgreSQL store's client may not
+        // run on the reading thread at all: such calls keep off it.
+        let inline = session.as_ref().is_some_and(|session| {
+            session.runs_on_an_async_thread() && !(session.runs_a_hook() && call.writes())
+        }) && line.len() <= INLINE_LINE;
         let job = Job { id: request.id, call, session, slot: self.slot.clone(), replies: replies.clone() };
         if inline && self.queued.load(Ordering::Acquire) == 0 {
             answer(job);

@@ -123,8 +123,9 @@ pub struct Store {
     backend: Arc<OnceLock<Backend>>,
     /// Where the store lives, for startup logs (see [`Store::describe`]).
     description: String,
-    /// The store's clock is this host's (SQLite): `now` needs no database.
-    local_clock: bool,
+    /// The store is SQLite: its clock is this host's (`now` needs no database), and it blocks
+    /// on no async runtime.
+    sqlite: bool,
     /// Appends in flight, recorded before their bytes are written (always in the local state
     /// directory: only this host's processes can be killed mid-append on this host).
     intents: intents::Intents,
@@ -228,8 +229,8 @@ impl Store {
             Backend::Sqlite(db) => db.describe(),
             Backend::Postgres(db) => db.describe(),
         };
-        let local_clock = matches!(backend, Backend::Sqlite(_));
-        Ok(Store::made(Arc::new(OnceLock::from(backend)), description, local_clock, state_dir, claim_ttl))
+        let sqlite = matches!(backend, Backend::Sqlite(_));
+        Ok(Store::made(Arc::new(OnceLock::from(backend)), description, sqlite, state_dir, claim_ttl))
     }
 
     /// Makes the state directory if it is missing, and refuses one this process cannot write.
@@ -276,19 +277,25 @@ impl Store {
     fn made(
         backend: Arc<OnceLock<Backend>>,
         description: String,
-        local_clock: bool,
+        sqlite: bool,
         state_dir: &Path,
         claim_ttl: Option<Duration>,
     ) -> Store {
         Store {
             backend,
             description,
-            local_clock,
+            sqlite,
             intents: intents::Intents::new(state_dir),
             claim_ttl,
             history_bytes: DEFAULT_HISTORY_BYTES,
             held: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Whether every use of the store may run on a thread that drives async tasks. Not with
+    /// PostgreSQL: its client blocks on a runtime of its own, which tokio forbids there.
+    pub fn blocks_no_runtime(&self) -> bool {
+        self.sqlite
     }
 
     /// The database, once it is open (see [`Store::open_sqlite_later`]).
@@ -454,7 +461,7 @@ impl Store {
     /// The time by the store's clock: the database's for PostgreSQL, whose journal times and
     /// claim expiries are in it, so that hosts whose clocks differ agree.
     pub fn now(&self) -> Result<Timestamp> {
-        if self.local_clock {
+        if self.sqlite {
             return Ok(Timestamp::now());
         }
         self.backend().read(|tx| tx.now())

@@ -431,3 +431,25 @@ async fn a_database_that_goes_away_fails_writes_with_nothing_written_and_reads_g
     a.stop().await;
     b.stop().await;
 }
+
+/// The calls the lane beside rmcp takes (a request without `_meta`, as most clients send it)
+/// work on a PostgreSQL store too: its client may not run on the thread that reads requests.
+#[test]
+fn calls_answered_beside_rmcp_work_on_postgres() {
+    let Some(url) = database("calls_answered_beside_rmcp_work_on_postgres") else { return };
+    let root = Root::new();
+    let id = root_id("beside-rmcp");
+    let args = ["--store", url.as_str(), "--root-id", id.as_str()];
+    let mut server = crate::util::RawServer::spawn(&root, &args, None).initialized();
+    for k in 0..3 {
+        let path = format!("f{k}.js");
+        let written = server.request(
+            "tools/call",
+            json!({"name": "write_file", "arguments": {"path": path, "content": "let a = 1;\n"}}),
+        );
+        assert_eq!(written["result"]["isError"], json!(false), "{written}");
+        let read = server.request("tools/call", json!({"name": "read_file", "arguments": {"path": path}}));
+        assert_eq!(read["result"]["isError"], json!(false), "{read}");
+    }
+    assert_eq!(root.read("f2.js"), b"let a = 1;\n");
+}
