@@ -304,7 +304,9 @@ impl Store {
     }
 
     /// With `durable`, a commit reaches the disk before it returns, so a journal row survives
-    /// a power loss with its change. (PostgreSQL commits are durable already.)
+    /// a power loss with its change. (PostgreSQL commits are durable already.) For a store
+    /// whose database opens later, say it to [`Store::open_sqlite_later`] instead: this waits
+    /// for the database.
     pub fn durable(self, durable: bool) -> anyhow::Result<Self> {
         if durable && let Backend::Sqlite(db) = self.backend() {
             db.durable()?;
