@@ -318,19 +318,7 @@ mod tests {
     fn a_call_while_the_root_opens_is_answered_once_it_is_open() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("a.txt"), "hello from a\n").unwrap();
-        let settings = Settings {
-            agent: "tester".into(),
-            max_file_bytes: 1 << 20,
-            state_dir: Some(tmp.path().join("state")),
-            claim_ttl: None,
-            store: crate::store::StoreUrl::Sqlite,
-            root_id: None,
-            store_ca: None,
-            after_write: None,
-            hook_timeout: Duration::from_secs(1),
-            history_bytes: 1 << 20,
-            durable: false,
-        };
+        let settings = Settings::for_tests(&tmp.path().join("state"));
         let slot = Arc::new(SessionSlot::opening(settings.clone()));
         slot.set_initialized_for_tests();
         let direct = Direct::new(slot.clone(), Profile::Full);

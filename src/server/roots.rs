@@ -331,26 +331,10 @@ mod tests {
         assert_eq!(file_uri_to_path("not a uri"), None);
     }
 
-    fn settings(state: &Path) -> Settings {
-        Settings {
-            agent: "tester".into(),
-            max_file_bytes: 1 << 20,
-            state_dir: Some(state.to_path_buf()),
-            claim_ttl: None,
-            store: crate::store::StoreUrl::Sqlite,
-            root_id: None,
-            store_ca: None,
-            after_write: None,
-            hook_timeout: Duration::from_secs(1),
-            history_bytes: 1 << 20,
-            durable: false,
-        }
-    }
-
     #[tokio::test]
     async fn a_call_before_the_root_is_open_waits_for_it() {
         let tmp = tempfile::tempdir().unwrap();
-        let settings = settings(&tmp.path().join("state"));
+        let settings = Settings::for_tests(&tmp.path().join("state"));
         let slot = Arc::new(SessionSlot::opening(settings.clone()));
         assert!(matches!(slot.get(), Err(Error::NoRoot)), "nothing is served before it opens");
         let waiting = tokio::spawn({
@@ -369,7 +353,7 @@ mod tests {
     #[test]
     fn a_thread_waiting_for_the_root_wakes_when_it_opens() {
         let tmp = tempfile::tempdir().unwrap();
-        let settings = settings(&tmp.path().join("state"));
+        let settings = Settings::for_tests(&tmp.path().join("state"));
         let slot = Arc::new(SessionSlot::opening(settings.clone()));
         assert!(slot.opening_root());
         let waiting = std::thread::spawn({
@@ -389,7 +373,10 @@ mod tests {
     #[test]
     fn roots_from_the_client_are_not_a_root_being_opened() {
         let tmp = tempfile::tempdir().unwrap();
-        let slot = SessionSlot::from_client(settings(&tmp.path().join("state")), tmp.path().to_path_buf());
+        let slot = SessionSlot::from_client(
+            Settings::for_tests(&tmp.path().join("state")),
+            tmp.path().to_path_buf(),
+        );
         assert!(!slot.opening_root(), "the client may have no root for us: nothing to wait for");
     }
 

@@ -98,6 +98,27 @@ pub struct Config {
     pub after_write: Option<Hook>,
 }
 
+#[cfg(test)]
+impl Settings {
+    /// The settings the unit tests open a session with: agent `tester`, 1 MiB files and
+    /// history, SQLite in `state_dir`, no hook.
+    pub(crate) fn for_tests(state_dir: &Path) -> Settings {
+        Settings {
+            agent: "tester".into(),
+            max_file_bytes: 1 << 20,
+            state_dir: Some(state_dir.to_path_buf()),
+            claim_ttl: None,
+            store: StoreUrl::Sqlite,
+            root_id: None,
+            store_ca: None,
+            after_write: None,
+            hook_timeout: std::time::Duration::from_secs(1),
+            history_bytes: 1 << 20,
+            durable: false,
+        }
+    }
+}
+
 impl Config {
     /// The one conversion from the command line's settings to a session's: the hook runs in
     /// `host_root`.

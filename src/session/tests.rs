@@ -343,19 +343,7 @@ fn a_read_needs_no_database_and_a_write_waits_for_it() {
     let root = tmp.path().join("root");
     std::fs::create_dir(&root).expect("root");
     std::fs::write(root.join("a.txt"), "first\n").expect("file");
-    let settings = Settings {
-        agent: "tester".into(),
-        max_file_bytes: 1 << 20,
-        state_dir: Some(tmp.path().join("state")),
-        claim_ttl: None,
-        store: StoreUrl::Sqlite,
-        root_id: None,
-        store_ca: None,
-        after_write: None,
-        hook_timeout: std::time::Duration::from_secs(1),
-        history_bytes: 1 << 20,
-        durable: false,
-    };
+    let settings = Settings::for_tests(&tmp.path().join("state"));
     let (session, database) = Session::open_database_later(&root, &settings).expect("open");
     let mut database = Some(database.expect("SQLite opens later"));
     std::thread::scope(|scope| {
