@@ -179,7 +179,6 @@ impl Direct {
         }
         let arguments = Value::Object(request.params.arguments.unwrap_or_default());
         let Some(Ok(call)) = Call::parse(&name, arguments) else { return false };
-        tracing::trace!(tool = %name, "answered beside rmcp");
         // A hook (`--after-write`) may run for seconds, and a PostgreSQL store's client may not
         // run on the reading thread at all: such calls keep off it.
         let inline = session.as_ref().is_some_and(|session| {
@@ -187,10 +186,12 @@ impl Direct {
         }) && line.len() <= INLINE_LINE;
         let job = Job { id: request.id, call, session, slot: self.slot.clone(), replies: replies.clone() };
         if inline && self.queued.load(Ordering::Acquire) == 0 {
+            tracing::trace!(tool = %name, "answered beside rmcp");
             answer(job);
             return true;
         }
         let Some(calls) = self.calls.get_or_init(|| self.start_thread()) else { return false };
+        tracing::trace!(tool = %name, "answered beside rmcp");
         self.queued.fetch_add(1, Ordering::AcqRel);
         // A send fails only when the thread has died (the job comes back): rmcp answers instead.
         if calls.send(job).is_ok() {
