@@ -42,7 +42,8 @@ impl Gate {
         }
     }
 
-    /// Runs `work` on a thread named `name` once this gate is open.
+    /// Runs `work` on a thread named `name` once this gate is open (where the gate opens, when
+    /// no thread can be started).
     pub fn spawn<T: Send + 'static>(
         &self,
         name: &str,
