@@ -78,10 +78,17 @@ impl Spares {
             // looked up again, so a name swapped meanwhile changes nothing).
             let Ok(copy) = handle.as_fd().try_clone_to_owned() else { break };
             let Some(maker) = self.maker() else { break };
-            match maker.try_send((dir, copy)) {
-                Ok(()) => ready.asked.push(dir),
-                Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => break,
-            }
+            // Asked for now, so that the next take counts it; the thread is woken once the
+            // reply is out.
+            ready.asked.push(dir);
+            let (maker, shared) = (maker.clone(), Arc::clone(&self.shared));
+            crate::background::after_reply(move || {
+                if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) =
+                    maker.try_send((dir, copy))
+                {
+                    shared.lock().unask(dir);
+                }
+            });
             coming += 1;
         }
         spare
@@ -110,9 +117,7 @@ impl Spares {
                     for (dir, handle) in requests {
                         let made = make(&handle);
                         let mut ready = shared.lock();
-                        if let Some(at) = ready.asked.iter().position(|id| *id == dir) {
-                            ready.asked.remove(at);
-                        }
+                        ready.unask(dir);
                         match made {
                             Ok(file) => {
                                 if ready.spares.len() >= KEPT {
@@ -144,6 +149,15 @@ impl Spares {
                 }
             })
             .as_ref()
+    }
+}
+
+impl Ready {
+    /// One spare asked for `dir` is no longer coming (made, or never sent to the thread).
+    fn unask(&mut self, dir: DirId) {
+        if let Some(at) = self.asked.iter().position(|id| *id == dir) {
+            self.asked.remove(at);
+        }
     }
 }
 

@@ -187,6 +187,9 @@ impl Direct {
         let job = Job { id: request.id, call, session, slot: self.slot.clone(), replies: replies.clone() };
         if inline && self.queued.load(Ordering::Acquire) == 0 {
             tracing::trace!(tool = %name, "answered beside rmcp");
+            // This thread writes the reply too (`framing::write_replies`), and then runs what
+            // the call put off.
+            crate::background::put_off_until_replied();
             answer(job);
             return true;
         }

@@ -227,6 +227,7 @@ async fn write_replies<W: AsyncWrite + Unpin>(
                         output.write_all(&bytes).await?;
                     }
                     output.flush().await?;
+                    crate::background::replied();
                     return Ok(());
                 }
                 with_null_id(&mut line);
@@ -236,6 +237,8 @@ async fn write_replies<W: AsyncWrite + Unpin>(
             reply = own.recv(), if own_open => {
                 if let Some(bytes) = reply {
                     write_line(&mut output, &bytes, &mut first).await?;
+                    // What a call answered on this thread put off until its reply was out.
+                    crate::background::replied();
                 } else {
                     own_open = false;
                 }
