@@ -73,23 +73,35 @@ impl Spares {
         let spare = ready.spares.iter().position(|(id, _)| *id == dir).map(|at| ready.spares.remove(at).1);
         let mut coming = ready.spares.iter().filter(|(id, _)| *id == dir).count()
             + ready.asked.iter().filter(|id| **id == dir).count();
+        let mut requests = Vec::new();
         while coming < PER_DIRECTORY {
             // A second handle on the directory for the thread (a dup: the directory is not
             // looked up again, so a name swapped meanwhile changes nothing).
             let Ok(copy) = handle.as_fd().try_clone_to_owned() else { break };
-            let Some(maker) = self.maker() else { break };
-            // Asked for now, so that the next take counts it; the thread is woken once the
-            // reply is out.
+            // Asked for now, so that the next take counts it.
             ready.asked.push(dir);
-            let (maker, shared) = (maker.clone(), Arc::clone(&self.shared));
+            requests.push(copy);
+            coming += 1;
+        }
+        // The thread is woken once the reply is out, or at once where nothing is put off:
+        // either way without the lock, which a request the thread cannot take needs.
+        drop(ready);
+        if !requests.is_empty() {
+            let Some(maker) = self.maker().cloned() else {
+                let mut ready = self.shared.lock();
+                requests.iter().for_each(|_| ready.unask(dir));
+                return spare;
+            };
+            let shared = Arc::clone(&self.shared);
             crate::background::after_reply(move || {
-                if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) =
-                    maker.try_send((dir, copy))
-                {
-                    shared.lock().unask(dir);
+                for copy in requests {
+                    if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) =
+                        maker.try_send((dir, copy))
+                    {
+                        shared.lock().unask(dir);
+                    }
                 }
             });
-            coming += 1;
         }
         spare
     }
@@ -233,6 +245,25 @@ mod tests {
             assert!(started.elapsed() < Duration::from_secs(10), "no spare was made");
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+
+    /// A request the making thread cannot take (its channel full, or the thread gone) is
+    /// forgotten, under the lock the take itself held: the take must have let it go.
+    #[test]
+    fn a_request_the_thread_cannot_take_is_forgotten_without_deadlock() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = std::fs::File::open(temp.path()).unwrap();
+        let spares = Arc::new(Spares::default());
+        let (gone, _) = sync_channel(0);
+        spares.maker.set(Some(gone)).unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        let taking = Arc::clone(&spares);
+        std::thread::spawn(move || {
+            let _ = taking.take(id_of(&dir), &dir);
+            done.send(taking.shared.lock().asked.len()).unwrap();
+        });
+        let asked = finished.recv_timeout(Duration::from_secs(10)).expect("the take deadlocked");
+        assert_eq!(asked, 0, "requests never sent are still counted as coming");
     }
 
     #[test]
