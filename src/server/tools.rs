@@ -306,6 +306,7 @@ pub struct UndoArgs {
     #[schemars(range(min = 1, max = 100), with = "usize")]
     pub steps: Option<usize>,
     /// Undo even though the file was changed outside filewright since (that change is lost).
+    /// Not for an append or an edit: they keep only what they changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     pub force: Option<bool>,

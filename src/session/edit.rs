@@ -202,7 +202,9 @@ impl Session {
                         added: written.size.saturating_sub(applied.before.len() as u64),
                         sha256: sha256.clone(),
                         before: Some(match applied.existed {
-                            true => Before::Content(applied.before.clone().into_bytes()),
+                            // Only the stretch the edits changed: an edit of a large file
+                            // keeps what it replaced, not the whole file again.
+                            true => Before::splice(applied.before.as_bytes(), text),
                             false => Before::Absent,
                         }),
                     };

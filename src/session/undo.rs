@@ -155,6 +155,26 @@ fn restore(
                     describe(step)
                 )));
             }
+            Some(Before::Splice { at, old, size }) if matches => {
+                let after = content.unwrap_or_default();
+                match Before::unsplice(*at, old, *size, &after) {
+                    Some(before) => Some(before),
+                    None => {
+                        return Err(refuse(format!(
+                            "the text kept for {} does not fit the file it left (the state database may \
+                             be damaged)",
+                            describe(step)
+                        )));
+                    }
+                }
+            }
+            Some(Before::Splice { .. }) => {
+                return Err(refuse(format!(
+                    "it was changed outside filewright since {}, and an edit keeps only the text it \
+                     replaced, so even force cannot restore it. Read the file and edit it back",
+                    describe(step)
+                )));
+            }
             None => {
                 return Err(refuse(format!(
                     "no copy of the file before {} is kept (older versions are dropped first when the \

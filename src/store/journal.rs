@@ -124,12 +124,13 @@ pub(super) fn record(
     let row = NewRow { time: now, agent, action, path, size: f.size, added: f.added, sha256: &f.sha256 };
     let journal_id = tx.add_row(row)?;
     let Some(before) = &f.before else { return Ok(()) };
-    let (kind, size, content): (&str, u64, Option<&[u8]>) = match before {
-        Before::Absent => ("absent", 0, None),
-        Before::Content(bytes) => ("content", bytes.len() as u64, Some(bytes)),
-        Before::Prefix(size) => ("prefix", *size, None),
+    let (kind, size, content, at): (&str, u64, Option<&[u8]>, Option<u64>) = match before {
+        Before::Absent => ("absent", 0, None, None),
+        Before::Content(bytes) => ("content", bytes.len() as u64, Some(bytes), None),
+        Before::Prefix(size) => ("prefix", *size, None, None),
+        Before::Splice { at, old, size } => ("splice", *size, Some(old), Some(*at)),
     };
-    tx.add_version(NewVersion { journal_id, kind, size, content })?;
+    tx.add_version(NewVersion { journal_id, kind, size, content, at })?;
     if content.is_some() { keep_within(tx, history_bytes) } else { Ok(()) }
 }
 
@@ -177,17 +178,20 @@ fn entries(tx: &mut dyn Tx, path: &str) -> Result<Vec<JournalEntry>> {
 }
 
 impl Before {
-    /// The version stored as `kind`, `size` and `content`; None when none was stored or the
-    /// budget dropped its content.
+    /// The version stored as `kind`, `size`, `content` and `at`; None when none was stored
+    /// or the budget dropped its content.
     pub(super) fn from_row(
         kind: Option<&str>,
         size: Option<i64>,
         content: Option<Vec<u8>>,
+        at: Option<i64>,
     ) -> Option<Before> {
+        let size = size.map(|s| s.max(0) as u64);
         match (kind, content) {
             (Some("absent"), _) => Some(Before::Absent),
             (Some("content"), Some(bytes)) => Some(Before::Content(bytes)),
-            (Some("prefix"), _) => size.map(|s| Before::Prefix(s.max(0) as u64)),
+            (Some("prefix"), _) => size.map(Before::Prefix),
+            (Some("splice"), Some(old)) => Some(Before::Splice { at: at?.max(0) as u64, old, size: size? }),
             _ => None,
         }
     }

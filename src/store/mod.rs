@@ -97,6 +97,48 @@ pub enum Before {
     /// The first this many bytes of the file after the change (an append added the rest): no
     /// copy is needed.
     Prefix(u64),
+    /// The file after the change with one stretch put back (an edit changed only that): from
+    /// byte `at`, the bytes `old` instead of what the change left there, up to where the file
+    /// before (`size` bytes) and after end alike. An edit of a large file keeps only the
+    /// text it replaced, so its version costs the history budget what the edit changed.
+    Splice {
+        /// Where the stretch begins, in both files.
+        at: u64,
+        /// The bytes the stretch held before.
+        old: Vec<u8>,
+        /// The size of the file before.
+        size: u64,
+    },
+}
+
+impl Before {
+    /// What `before` was, told against `after` (the content that replaced it): the stretch
+    /// between their common start and common end.
+    pub fn splice(before: &[u8], after: &[u8]) -> Before {
+        let head = before.iter().zip(after).take_while(|(b, a)| b == a).count();
+        let room = before.len().min(after.len()) - head;
+        let tail = before.iter().rev().zip(after.iter().rev()).take(room).take_while(|(b, a)| b == a).count();
+        Before::Splice {
+            at: head as u64,
+            old: before[head..before.len() - tail].to_vec(),
+            size: before.len() as u64,
+        }
+    }
+
+    /// The file before a [`Before::Splice`] change, from `after`, the file it left; None when
+    /// `after` cannot be what the change left (too short for the stretch kept around it).
+    pub fn unsplice(at: u64, old: &[u8], size: u64, after: &[u8]) -> Option<Vec<u8>> {
+        let head = usize::try_from(at).ok()?;
+        let tail = usize::try_from(size).ok()?.checked_sub(head)?.checked_sub(old.len())?;
+        if head.checked_add(tail)? > after.len() {
+            return None;
+        }
+        let mut before = Vec::with_capacity(head + old.len() + tail);
+        before.extend_from_slice(&after[..head]);
+        before.extend_from_slice(old);
+        before.extend_from_slice(&after[after.len() - tail..]);
+        Some(before)
+    }
 }
 
 /// One change `undo` may take back, newest first.
@@ -840,6 +882,52 @@ mod tests {
         assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
     }
 
+    #[test]
+    fn an_edits_version_keeps_only_the_stretch_it_changed_on_every_backend() {
+        let before: Vec<u8> = (0..200_000u32).flat_map(|k| format!("line {k}\n").into_bytes()).collect();
+        let mut after = before.clone();
+        after.splice(100_000..100_010, b"changed".iter().copied());
+        for (_d, s) in stores(None) {
+            let splice = Before::splice(&before, &after);
+            let Before::Splice { at, ref old, size } = splice else { unreachable!() };
+            assert_eq!((at, old.len(), size), (100_000, 10, before.len() as u64));
+            let change = WriteFacts {
+                size: after.len() as u64,
+                added: 0,
+                sha256: "h".into(),
+                before: Some(splice.clone()),
+            };
+            s.write_claimed("big.txt", "alice", Action::Edit, || Ok(((), Some(change)))).unwrap();
+            let plan = s.undo_claimed("big.txt", "alice", 1, |plan| Ok((plan.to_vec(), None))).unwrap().0;
+            assert_eq!(plan[0].before.as_ref(), Some(&splice), "the splice came back changed");
+            let Some(Before::Splice { at, old, size }) = &plan[0].before else { unreachable!() };
+            assert_eq!(Before::unsplice(*at, old, *size, &after).as_deref(), Some(&before[..]));
+            let history = s.artifacts(None, Some("big.txt"), true).unwrap();
+            assert_eq!(history[0].history[0].restore_with_steps, Some(0));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_splice_puts_back_exactly_the_file_before(
+            before in proptest::collection::vec(0u8..4, 0..64),
+            after in proptest::collection::vec(0u8..4, 0..64),
+        ) {
+            let Before::Splice { at, old, size } = Before::splice(&before, &after) else { unreachable!() };
+            proptest::prop_assert_eq!(Before::unsplice(at, &old, size, &after), Some(before.clone()));
+            // Nothing both files share at their ends is kept.
+            let shared = before.len().min(after.len());
+            proptest::prop_assert!(old.len() <= before.len() && before.len() - old.len() <= shared);
+        }
+    }
+
+    #[test]
+    fn a_splice_that_does_not_fit_the_file_is_refused() {
+        assert_eq!(Before::unsplice(5, b"x", 10, b"abc"), None, "head and tail longer than the file");
+        assert_eq!(Before::unsplice(5, b"xyz", 4, b"abcdefgh"), None, "a size smaller than what it holds");
+        assert_eq!(Before::unsplice(1, b"X", 3, b"abc").as_deref(), Some(&b"aXc"[..]));
+    }
+
     /// SUM(LENGTH(content)) over the versions, the way the running total must say it.
     fn summed(s: &Store) -> (i64, i64) {
         let Backend::Sqlite(db) = s.backend() else { unreachable!("the tests open SQLite") };
@@ -892,6 +980,88 @@ mod tests {
         drop(s);
         let s = Store::open(dir.path(), None).unwrap();
         assert_eq!(summed(&s), (3, 3), "a second open does not count again");
+    }
+
+    #[test]
+    fn a_database_made_before_splices_keeps_its_versions_and_gains_them() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let s = Store::open(dir.path(), None).unwrap();
+            s.write_claimed("a.txt", "ann", Action::Write, || {
+                Ok((
+                    (),
+                    Some(WriteFacts { before: Some(Before::Content(b"old".to_vec())), ..facts(3).unwrap() }),
+                ))
+            })
+            .unwrap();
+            let Backend::Sqlite(db) = s.backend() else { unreachable!() };
+            // The table as schema version 1 made it.
+            db.conn()
+                .execute_batch(
+                    "CREATE TABLE old (journal_id INTEGER PRIMARY KEY, kind TEXT NOT NULL, size INTEGER NOT NULL, content BLOB);
+                     INSERT INTO old SELECT journal_id, kind, size, content FROM versions;
+                     DROP TABLE versions; ALTER TABLE old RENAME TO versions; PRAGMA user_version = 1;",
+                )
+                .unwrap();
+        }
+        for _ in 0..2 {
+            let s = Store::open(dir.path(), None).unwrap();
+            let splice = Before::Splice { at: 1, old: b"X".to_vec(), size: 3 };
+            s.write_claimed("a.txt", "ann", Action::Edit, || {
+                Ok(((), Some(WriteFacts { before: Some(splice.clone()), ..facts(3).unwrap() })))
+            })
+            .unwrap();
+            let plan = s.undo_claimed("a.txt", "ann", 30, |plan| Ok((plan.to_vec(), None))).unwrap().0;
+            assert_eq!(plan[0].before, Some(splice));
+            assert_eq!(plan.last().unwrap().before, Some(Before::Content(b"old".to_vec())));
+        }
+    }
+
+    /// A PostgreSQL database whose tables a filewright before splices made: the first process
+    /// to connect adds the column, and the versions already kept stay.
+    #[test]
+    fn a_postgres_database_made_before_splices_gains_them() {
+        let Some(url) = std::env::var("FILEWRIGHT_TEST_POSTGRES").ok().filter(|u| !u.is_empty()) else {
+            assert!(
+                std::env::var("FILEWRIGHT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+                "FILEWRIGHT_REQUIRE_POSTGRES=1 but FILEWRIGHT_TEST_POSTGRES is not set"
+            );
+            return;
+        };
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let name = format!("filewright_upgrade_{}_{nanos}", std::process::id());
+        let mut admin = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+        admin.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+        let (base, query) = url.split_once('?').map_or((url.as_str(), ""), |(b, q)| (b, q));
+        let (server, _) = base.rsplit_once('/').unwrap();
+        let upgraded = format!("{server}/{name}{}{query}", if query.is_empty() { "" } else { "?" });
+        let open =
+            |dir: &Path| Store::open_at(&StoreUrl::Postgres(upgraded.clone()), "r", None, dir, None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let s = open(dir.path());
+            s.write_claimed("a.txt", "ann", Action::Write, || {
+                Ok((
+                    (),
+                    Some(WriteFacts { before: Some(Before::Content(b"old".to_vec())), ..facts(3).unwrap() }),
+                ))
+            })
+            .unwrap();
+        }
+        let mut old = ::postgres::Client::connect(&upgraded, ::postgres::NoTls).unwrap();
+        old.batch_execute("ALTER TABLE filewright_versions DROP COLUMN splice_at").unwrap();
+        drop(old);
+        let s = open(dir.path());
+        let splice = Before::Splice { at: 1, old: b"X".to_vec(), size: 3 };
+        s.write_claimed("a.txt", "ann", Action::Edit, || {
+            Ok(((), Some(WriteFacts { before: Some(splice.clone()), ..facts(3).unwrap() })))
+        })
+        .unwrap();
+        let plan = s.undo_claimed("a.txt", "ann", 30, |plan| Ok((plan.to_vec(), None))).unwrap().0;
+        assert_eq!(plan[0].before, Some(splice));
+        assert_eq!(plan[1].before, Some(Before::Content(b"old".to_vec())));
+        drop(s);
+        admin.batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)")).unwrap();
     }
 
     #[test]

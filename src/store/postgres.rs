@@ -65,10 +65,13 @@ CREATE INDEX IF NOT EXISTS filewright_journal_by_time ON filewright_journal (roo
 CREATE TABLE IF NOT EXISTS filewright_versions (
     journal_id BIGINT PRIMARY KEY REFERENCES filewright_journal (id) ON DELETE CASCADE,
     root       TEXT NOT NULL,
-    kind       TEXT NOT NULL,  -- absent | content | prefix: what the file was before it
+    kind       TEXT NOT NULL,  -- absent | content | prefix | splice: what the file was before it
     size       BIGINT NOT NULL,
-    content    BYTEA           -- NULL once the history budget dropped it
+    content    BYTEA,          -- NULL once the history budget dropped it
+    splice_at  BIGINT          -- splice: where the bytes put back begin
 );
+-- Tables made by a filewright before splices.
+ALTER TABLE filewright_versions ADD COLUMN IF NOT EXISTS splice_at BIGINT;
 CREATE INDEX IF NOT EXISTS filewright_versions_kept
     ON filewright_versions (root, journal_id) WHERE content IS NOT NULL;
 CREATE TABLE IF NOT EXISTS filewright_kept (
@@ -85,6 +88,8 @@ const SCHEMA_READY: &str = "SELECT to_regclass('filewright_claims') IS NOT NULL
     AND to_regclass('filewright_journal_by_path') IS NOT NULL
     AND to_regclass('filewright_journal_by_time') IS NOT NULL
     AND to_regclass('filewright_versions') IS NOT NULL
+    AND EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('filewright_versions')
+                AND attname = 'splice_at' AND NOT attisdropped)
     AND to_regclass('filewright_versions_kept') IS NOT NULL
     AND to_regclass('filewright_kept') IS NOT NULL";
 
@@ -655,8 +660,9 @@ impl Tx for PgTx<'_> {
     fn add_version(&mut self, v: NewVersion<'_>) -> Result<()> {
         let root = self.store.root.as_str();
         self.execute(
-            "INSERT INTO filewright_versions (journal_id, root, kind, size, content) VALUES ($1, $2, $3, $4, $5)",
-            &[&v.journal_id, &root, &v.kind, &(v.size as i64), &v.content],
+            "INSERT INTO filewright_versions (journal_id, root, kind, size, content, splice_at)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[&v.journal_id, &root, &v.kind, &(v.size as i64), &v.content, &v.at.map(|at| at as i64)],
         )?;
         let Some(content) = v.content else { return Ok(()) };
         let len = content.len() as i64;
@@ -692,7 +698,7 @@ impl Tx for PgTx<'_> {
     fn last_changes(&mut self, path: &str, steps: usize) -> Result<Vec<UndoStep>> {
         let root = self.store.root.as_str();
         let rows = self.query(
-            "SELECT j.action, j.agent, j.time, j.sha256, v.kind, v.size, v.content
+            "SELECT j.action, j.agent, j.time, j.sha256, v.kind, v.size, v.content, v.splice_at
              FROM filewright_journal j LEFT JOIN filewright_versions v ON v.journal_id = j.id
              WHERE j.root = $1 AND j.path = $2 ORDER BY j.id DESC LIMIT $3",
             &[&root, &path, &(steps as i64)],
@@ -704,7 +710,12 @@ impl Tx for PgTx<'_> {
                     agent: self.get(row, 1)?,
                     time: Timestamp::from_millis(self.get(row, 2)?),
                     sha256_after: self.get(row, 3)?,
-                    before: Before::from_row(self.get(row, 4)?, self.get(row, 5)?, self.get(row, 6)?),
+                    before: Before::from_row(
+                        self.get(row, 4)?,
+                        self.get(row, 5)?,
+                        self.get(row, 6)?,
+                        self.get(row, 7)?,
+                    ),
                 })
             })
             .collect()
@@ -743,7 +754,7 @@ impl Tx for PgTx<'_> {
         let root = self.store.root.as_str();
         let rows = self.query(
             "SELECT j.time, j.agent, j.action, j.size, j.added, j.sha256,
-                    COALESCE(v.kind IS NOT NULL AND (v.kind <> 'content' OR v.content IS NOT NULL), false)
+                    COALESCE(v.kind IS NOT NULL AND (v.kind NOT IN ('content', 'splice') OR v.content IS NOT NULL), false)
              FROM filewright_journal j LEFT JOIN filewright_versions v ON v.journal_id = j.id
              WHERE j.root = $1 AND j.path = $2 ORDER BY j.id",
             &[&root, &path],

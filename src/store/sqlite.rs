@@ -24,7 +24,10 @@ pub const DB_FILE: &str = "state.db";
 /// The version of [`SCHEMA`], kept in the database's `user_version`: raise it whenever the
 /// schema changes, so that databases made before run the statements again (each is written to
 /// add what is missing and leave the rest).
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
+
+/// What a database made at an earlier [`SCHEMA_VERSION`] lacks, after [`SCHEMA`] has run on it.
+const UPGRADE: &str = "ALTER TABLE versions ADD COLUMN splice_at INTEGER;";
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS claims (
@@ -58,9 +61,11 @@ CREATE TABLE IF NOT EXISTS journal (
 CREATE INDEX IF NOT EXISTS journal_by_path ON journal (path, id);
 CREATE TABLE IF NOT EXISTS versions (
     journal_id INTEGER PRIMARY KEY,  -- the change this version undoes
-    kind       TEXT NOT NULL,        -- absent | content | prefix: what the file was before it
+    kind       TEXT NOT NULL,        -- absent | content | prefix | splice: what the file was before it
     size       INTEGER NOT NULL,     -- bytes before
-    content    BLOB                  -- the bytes before (content); NULL once the budget dropped them
+    content    BLOB,                 -- the bytes before (content), or those a splice puts back;
+                                     -- NULL once the budget dropped them
+    splice_at  INTEGER               -- splice: where the bytes put back begin
 );
 -- The versions whose content is still kept, oldest first: what the budget drops next.
 CREATE INDEX IF NOT EXISTS versions_kept ON versions (journal_id) WHERE content IS NOT NULL;
@@ -142,8 +147,18 @@ impl Sqlite {
         conn.execute_batch("BEGIN IMMEDIATE").with_context(hint)?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).with_context(hint)?;
         if version < SCHEMA_VERSION {
-            conn.execute_batch(&format!("{SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};"))
+            conn.execute_batch(SCHEMA).with_context(hint)?;
+            let has_splices: bool = conn
+                .query_row(
+                    "SELECT COUNT(*) > 0 FROM pragma_table_info('versions') WHERE name = 'splice_at'",
+                    [],
+                    |r| r.get(0),
+                )
                 .with_context(hint)?;
+            if !has_splices {
+                conn.execute_batch(UPGRADE).with_context(hint)?;
+            }
+            conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};")).with_context(hint)?;
         }
         conn.execute_batch("COMMIT").with_context(hint)?;
         // No `PRAGMA quick_check` here: it reads every page, and with a full history budget
@@ -418,8 +433,12 @@ impl Tx for SqliteTx<'_> {
 
     fn add_version(&mut self, v: NewVersion<'_>) -> Result<()> {
         self.0
-            .prepare_cached("INSERT INTO versions (journal_id, kind, size, content) VALUES (?1, ?2, ?3, ?4)")
-            .and_then(|mut s| s.execute(params![v.journal_id, v.kind, v.size as i64, v.content]))
+            .prepare_cached(
+                "INSERT INTO versions (journal_id, kind, size, content, splice_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![v.journal_id, v.kind, v.size as i64, v.content, v.at.map(|at| at as i64)])
+            })
             .map(drop)
             .map_err(db_error)
     }
@@ -454,7 +473,7 @@ impl Tx for SqliteTx<'_> {
         let mut stmt = self
             .0
             .prepare(
-                "SELECT j.action, j.agent, j.time, j.sha256, v.kind, v.size, v.content
+                "SELECT j.action, j.agent, j.time, j.sha256, v.kind, v.size, v.content, v.splice_at
                  FROM journal j LEFT JOIN versions v ON v.journal_id = j.id
                  WHERE j.path = ?1 ORDER BY j.id DESC LIMIT ?2",
             )
@@ -466,7 +485,12 @@ impl Tx for SqliteTx<'_> {
                     agent: r.get(1)?,
                     time: Timestamp::from_millis(r.get(2)?),
                     sha256_after: r.get(3)?,
-                    before: Before::from_row(r.get::<_, Option<String>>(4)?.as_deref(), r.get(5)?, r.get(6)?),
+                    before: Before::from_row(
+                        r.get::<_, Option<String>>(4)?.as_deref(),
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                    ),
                 })
             })
             .map_err(db_error)?;
@@ -508,7 +532,7 @@ impl Tx for SqliteTx<'_> {
             .0
             .prepare(
                 "SELECT j.time, j.agent, j.action, j.size, j.added, j.sha256,
-                        v.kind IS NOT NULL AND (v.kind <> 'content' OR v.content IS NOT NULL)
+                        v.kind IS NOT NULL AND (v.kind NOT IN ('content', 'splice') OR v.content IS NOT NULL)
                  FROM journal j LEFT JOIN versions v ON v.journal_id = j.id
                  WHERE j.path = ?1 ORDER BY j.id",
             )

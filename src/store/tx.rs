@@ -35,10 +35,12 @@ pub(super) struct NewRow<'a> {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct NewVersion<'a> {
     pub journal_id: i64,
-    /// `absent`, `content` or `prefix`.
+    /// `absent`, `content`, `prefix` or `splice`.
     pub kind: &'static str,
     pub size: u64,
     pub content: Option<&'a [u8]>,
+    /// Where a splice's stretch begins.
+    pub at: Option<u64>,
 }
 
 /// The statements of one transaction on one root.

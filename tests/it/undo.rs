@@ -63,6 +63,48 @@ async fn an_outside_change_is_not_lost_unless_forced() {
     server.stop().await;
 }
 
+/// An edit keeps only the text it replaced: undo puts it back around what the edit left,
+/// byte for byte (CRLF and all), and refuses, even with `force`, once the file was changed
+/// outside, since the rest of the file before the edit is not kept.
+#[tokio::test]
+async fn an_edit_is_undone_from_the_text_it_replaced_and_not_forced_over_an_outside_change() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    let original: String = (0..2_000).map(|k| format!("const v{k} = {k};\r\n")).collect();
+    server.call("write_file", json!({"path": "big.js", "content": original})).await.ok();
+    server
+        .call(
+            "edit_file",
+            json!({"path": "big.js", "old_string": "const v1000 = 1000;", "new_string": "let w = 0;"}),
+        )
+        .await
+        .ok();
+    let edited = root.read("big.js");
+    server.call("undo", json!({"path": "big.js"})).await.ok();
+    assert_eq!(root.read("big.js"), original.as_bytes(), "undo did not restore the file before the edit");
+    // The undo itself is undone from a whole copy; the edit again from its stretch.
+    server.call("undo", json!({"path": "big.js"})).await.ok();
+    assert_eq!(root.read("big.js"), edited);
+    server.call("undo", json!({"path": "big.js", "steps": 2})).await.ok();
+    assert_eq!(root.read("big.js"), edited, "undo of the undo of the undo");
+
+    server
+        .call(
+            "edit_file",
+            json!({"path": "big.js", "old_string": "const v5 = 5;", "new_string": "const v5 = 50;"}),
+        )
+        .await
+        .ok();
+    std::fs::write(root.path().join("big.js"), "replaced by hand\n").expect("outside change");
+    let text = server.call("undo", json!({"path": "big.js", "force": true})).await.err();
+    assert!(
+        text.contains("an edit keeps only the text it replaced") && text.contains("Read the file"),
+        "{text}"
+    );
+    assert_eq!(root.read("big.js"), b"replaced by hand\n", "a refused undo changed the file");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn claims_hold_for_undo() {
     let root = Root::new();
