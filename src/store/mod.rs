@@ -115,9 +115,9 @@ impl Before {
     /// What `before` was, told against `after` (the content that replaced it): the stretch
     /// between their common start and common end.
     pub fn splice(before: &[u8], after: &[u8]) -> Before {
-        let head = before.iter().zip(after).take_while(|(b, a)| b == a).count();
+        let head = common_start(before, after);
         let room = before.len().min(after.len()) - head;
-        let tail = before.iter().rev().zip(after.iter().rev()).take(room).take_while(|(b, a)| b == a).count();
+        let tail = common_end(&before[head..], &after[head..]).min(room);
         Before::Splice {
             at: head as u64,
             old: before[head..before.len() - tail].to_vec(),
@@ -139,6 +139,30 @@ impl Before {
         before.extend_from_slice(&after[after.len() - tail..]);
         Some(before)
     }
+}
+
+/// How many bytes `a` and `b` share at their start. Block by block first: a byte at a time
+/// took a 20 KB edit 20 µs.
+fn common_start(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let len = a.len().min(b.len());
+    let mut at = 0;
+    while at + BLOCK <= len && a[at..at + BLOCK] == b[at..at + BLOCK] {
+        at += BLOCK;
+    }
+    at + a[at..len].iter().zip(&b[at..len]).take_while(|(x, y)| x == y).count()
+}
+
+/// How many bytes `a` and `b` share at their end.
+fn common_end(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let len = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - len..], &b[b.len() - len..]);
+    let mut from = len;
+    while from >= BLOCK && a[from - BLOCK..from] == b[from - BLOCK..from] {
+        from -= BLOCK;
+    }
+    len - from + a[..from].iter().rev().zip(b[..from].iter().rev()).take_while(|(x, y)| x == y).count()
 }
 
 /// One change `undo` may take back, newest first.
@@ -910,14 +934,37 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn a_splice_puts_back_exactly_the_file_before(
-            before in proptest::collection::vec(0u8..4, 0..64),
-            after in proptest::collection::vec(0u8..4, 0..64),
+            before in proptest::collection::vec(0u8..3, 0..300),
+            after in proptest::collection::vec(0u8..3, 0..300),
         ) {
             let Before::Splice { at, old, size } = Before::splice(&before, &after) else { unreachable!() };
             proptest::prop_assert_eq!(Before::unsplice(at, &old, size, &after), Some(before.clone()));
-            // Nothing both files share at their ends is kept.
-            let shared = before.len().min(after.len());
-            proptest::prop_assert!(old.len() <= before.len() && before.len() - old.len() <= shared);
+            // Nothing both files share at their ends is kept: the stretch starts and ends with
+            // a byte that differs (or the shorter file is used up).
+            let (at, tail) = (at as usize, before.len() - at as usize - old.len());
+            proptest::prop_assert_eq!(&before[..at], &after[..at]);
+            proptest::prop_assert_eq!(&before[before.len() - tail..], &after[after.len() - tail..]);
+            proptest::prop_assert!(at == before.len().min(after.len()) || before[at] != after[at] || at + tail >= before.len().min(after.len()));
+        }
+    }
+
+    proptest::proptest! {
+        /// Files that share long runs, as before and after an edit do: the stretch kept is
+        /// at most what the edit replaced, and puts the file back.
+        #[test]
+        fn a_splice_of_an_edit_keeps_at_most_the_text_it_replaced(
+            before in proptest::collection::vec(0u8..3, 0..600),
+            from in 0usize..600,
+            cut in 0usize..80,
+            put in proptest::collection::vec(0u8..3, 0..80),
+        ) {
+            let from = from.min(before.len());
+            let to = (from + cut).min(before.len());
+            let mut after = before.clone();
+            after.splice(from..to, put.iter().copied());
+            let Before::Splice { at, old, size } = Before::splice(&before, &after) else { unreachable!() };
+            proptest::prop_assert!(old.len() <= to - from);
+            proptest::prop_assert_eq!(Before::unsplice(at, &old, size, &after), Some(before.clone()));
         }
     }
 
