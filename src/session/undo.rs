@@ -1,7 +1,8 @@
 //! `undo`: put a file back as it was before its last changes made through filewright.
 //!
 //! Every write, append and edit keeps what the file was before it in the store (an append
-//! keeps only the old size: the old file is a prefix of the new one). Undo walks back from
+//! keeps only the old size: the old file is a prefix of the new one; an edit only the stretch
+//! it replaced, put back around what it left). Undo walks back from
 //! the newest change, checking at each step that the file is exactly what that change left,
 //! so nothing made outside filewright is lost silently. The undo is itself a change, kept and
 //! journaled like the others, so it can be undone.
