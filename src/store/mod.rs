@@ -655,23 +655,32 @@ mod tests {
     /// `FILEWRIGHT_TEST_POSTGRES` names a database: the rules must hold on both.
     fn stores(ttl: Option<Duration>) -> Vec<(tempfile::TempDir, Store)> {
         let mut out = vec![store(ttl)];
-        match std::env::var("FILEWRIGHT_TEST_POSTGRES") {
-            Ok(url) if !url.is_empty() => {
-                let dir = tempfile::tempdir().unwrap();
-                let nanos =
-                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-                let root = format!("unit-{}-{nanos}", std::process::id());
-                let ca = std::env::var_os("FILEWRIGHT_TEST_POSTGRES_CA").map(PathBuf::from);
-                let store =
-                    Store::open_at(&StoreUrl::Postgres(url), &root, ca.as_deref(), dir.path(), ttl).unwrap();
-                out.push((dir, store));
-            }
-            _ => assert!(
-                std::env::var("FILEWRIGHT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
-                "FILEWRIGHT_REQUIRE_POSTGRES=1 but FILEWRIGHT_TEST_POSTGRES is not set"
-            ),
+        if let Some(url) = test_postgres() {
+            let dir = tempfile::tempdir().unwrap();
+            let root = format!("unit-{}", unique());
+            let ca = std::env::var_os("FILEWRIGHT_TEST_POSTGRES_CA").map(PathBuf::from);
+            let store =
+                Store::open_at(&StoreUrl::Postgres(url), &root, ca.as_deref(), dir.path(), ttl).unwrap();
+            out.push((dir, store));
         }
         out
+    }
+
+    /// The PostgreSQL the tests may use (`FILEWRIGHT_TEST_POSTGRES`); None without one, which
+    /// fails the test when CI requires one (`FILEWRIGHT_REQUIRE_POSTGRES=1`).
+    fn test_postgres() -> Option<String> {
+        let url = std::env::var("FILEWRIGHT_TEST_POSTGRES").ok().filter(|url| !url.is_empty());
+        assert!(
+            url.is_some() || std::env::var("FILEWRIGHT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+            "FILEWRIGHT_REQUIRE_POSTGRES=1 but FILEWRIGHT_TEST_POSTGRES is not set"
+        );
+        url
+    }
+
+    /// A name no other test of any run uses.
+    fn unique() -> String {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        format!("{}_{nanos}", std::process::id())
     }
 
     fn facts(size: u64) -> Option<WriteFacts> {
@@ -1029,18 +1038,28 @@ mod tests {
         assert_eq!(summed(&s), (3, 3), "a second open does not count again");
     }
 
+    /// Keeps a whole old version of `a.txt`, as any filewright did.
+    fn keep_a_whole_version(s: &Store) {
+        let facts = WriteFacts { before: Some(Before::Content(b"old".to_vec())), ..facts(3).unwrap() };
+        s.write_claimed("a.txt", "ann", Action::Write, || Ok(((), Some(facts)))).unwrap();
+    }
+
+    /// Keeps a splice of `a.txt` after the versions there, and finds both.
+    fn keep_a_splice_after_them(s: &Store) {
+        let splice = Before::Splice { at: 1, old: b"X".to_vec(), size: 3 };
+        let facts = WriteFacts { before: Some(splice.clone()), ..facts(3).unwrap() };
+        s.write_claimed("a.txt", "ann", Action::Edit, || Ok(((), Some(facts)))).unwrap();
+        let plan = s.undo_claimed("a.txt", "ann", 30, |plan| Ok((plan.to_vec(), None))).unwrap().0;
+        assert_eq!(plan[0].before, Some(splice));
+        assert_eq!(plan.last().unwrap().before, Some(Before::Content(b"old".to_vec())));
+    }
+
     #[test]
     fn a_database_made_before_splices_keeps_its_versions_and_gains_them() {
         let dir = tempfile::tempdir().unwrap();
         {
             let s = Store::open(dir.path(), None).unwrap();
-            s.write_claimed("a.txt", "ann", Action::Write, || {
-                Ok((
-                    (),
-                    Some(WriteFacts { before: Some(Before::Content(b"old".to_vec())), ..facts(3).unwrap() }),
-                ))
-            })
-            .unwrap();
+            keep_a_whole_version(&s);
             let Backend::Sqlite(db) = s.backend() else { unreachable!() };
             // The table as schema version 1 made it.
             db.conn()
@@ -1051,16 +1070,9 @@ mod tests {
                 )
                 .unwrap();
         }
+        // The second open finds the column the first added.
         for _ in 0..2 {
-            let s = Store::open(dir.path(), None).unwrap();
-            let splice = Before::Splice { at: 1, old: b"X".to_vec(), size: 3 };
-            s.write_claimed("a.txt", "ann", Action::Edit, || {
-                Ok(((), Some(WriteFacts { before: Some(splice.clone()), ..facts(3).unwrap() })))
-            })
-            .unwrap();
-            let plan = s.undo_claimed("a.txt", "ann", 30, |plan| Ok((plan.to_vec(), None))).unwrap().0;
-            assert_eq!(plan[0].before, Some(splice));
-            assert_eq!(plan.last().unwrap().before, Some(Before::Content(b"old".to_vec())));
+            keep_a_splice_after_them(&Store::open(dir.path(), None).unwrap());
         }
     }
 
@@ -1068,71 +1080,22 @@ mod tests {
     /// to connect adds the column, and the versions already kept stay.
     #[test]
     fn a_postgres_database_made_before_splices_gains_them() {
-        let Some(url) = std::env::var("FILEWRIGHT_TEST_POSTGRES").ok().filter(|u| !u.is_empty()) else {
-            assert!(
-                std::env::var("FILEWRIGHT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
-                "FILEWRIGHT_REQUIRE_POSTGRES=1 but FILEWRIGHT_TEST_POSTGRES is not set"
-            );
-            return;
-        };
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-        let name = format!("filewright_upgrade_{}_{nanos}", std::process::id());
+        let Some(url) = test_postgres() else { return };
+        let name = format!("filewright_upgrade_{}", unique());
         let mut admin = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
         admin.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
-        let (base, query) = url.split_once('?').map_or((url.as_str(), ""), |(b, q)| (b, q));
+        let (base, query) = url.split_once('?').unwrap_or((url.as_str(), ""));
         let (server, _) = base.rsplit_once('/').unwrap();
         let upgraded = format!("{server}/{name}{}{query}", if query.is_empty() { "" } else { "?" });
         let open =
             |dir: &Path| Store::open_at(&StoreUrl::Postgres(upgraded.clone()), "r", None, dir, None).unwrap();
         let dir = tempfile::tempdir().unwrap();
-        {
-            let s = open(dir.path());
-            s.write_claimed("a.txt", "ann", Action::Write, || {
-                Ok((
-                    (),
-                    Some(WriteFacts { before: Some(Before::Content(b"old".to_vec())), ..facts(3).unwrap() }),
-                ))
-            })
-            .unwrap();
-        }
+        keep_a_whole_version(&open(dir.path()));
         let mut old = ::postgres::Client::connect(&upgraded, ::postgres::NoTls).unwrap();
         old.batch_execute("ALTER TABLE filewright_versions DROP COLUMN splice_at").unwrap();
         drop(old);
-        let s = open(dir.path());
-        let splice = Before::Splice { at: 1, old: b"X".to_vec(), size: 3 };
-        s.write_claimed("a.txt", "ann", Action::Edit, || {
-            Ok(((), Some(WriteFacts { before: Some(splice.clone()), ..facts(3).unwrap() })))
-        })
-        .unwrap();
-        let plan = s.undo_claimed("a.txt", "ann", 30, |plan| Ok((plan.to_vec(), None))).unwrap().0;
-        assert_eq!(plan[0].before, Some(splice));
-        assert_eq!(plan[1].before, Some(Before::Content(b"old".to_vec())));
-        drop(s);
+        keep_a_splice_after_them(&open(dir.path()));
         admin.batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)")).unwrap();
-    }
-
-    /// A new database numbers the journal without AUTOINCREMENT (whose sequence row is one
-    /// more page for every change to write), and its ids still only grow.
-    #[test]
-    fn a_new_database_numbers_the_journal_without_a_sequence_table() {
-        let (_d, s) = store(None);
-        for _ in 0..3 {
-            s.write_claimed("a.txt", "ann", Action::Write, || Ok(((), facts(3)))).unwrap();
-        }
-        let Backend::Sqlite(db) = s.backend() else { unreachable!() };
-        let conn = db.conn();
-        let sequences: i64 = conn
-            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_sequence'", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(sequences, 0);
-        let ids: Vec<i64> = conn
-            .prepare("SELECT id FROM journal")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(ids, [1, 2, 3]);
     }
 
     #[test]

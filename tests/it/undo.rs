@@ -86,7 +86,7 @@ async fn an_edit_is_undone_from_the_text_it_replaced_and_not_forced_over_an_outs
     server.call("undo", json!({"path": "big.js"})).await.ok();
     assert_eq!(root.read("big.js"), edited);
     server.call("undo", json!({"path": "big.js", "steps": 2})).await.ok();
-    assert_eq!(root.read("big.js"), edited, "undo of the undo of the undo");
+    assert_eq!(root.read("big.js"), edited, "two steps back, through both undos, is the edited file");
 
     server
         .call(
