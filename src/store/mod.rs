@@ -1098,6 +1098,30 @@ mod tests {
         admin.batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)")).unwrap();
     }
 
+    /// A new database numbers the journal without AUTOINCREMENT (whose sequence row is one
+    /// more page for every change to write), and its ids still only grow.
+    #[test]
+    fn a_new_database_numbers_the_journal_without_a_sequence_table() {
+        let (_d, s) = store(None);
+        for _ in 0..3 {
+            s.write_claimed("a.txt", "ann", Action::Write, || Ok(((), facts(3)))).unwrap();
+        }
+        let Backend::Sqlite(db) = s.backend() else { unreachable!() };
+        let conn = db.conn();
+        let sequences: i64 = conn
+            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_sequence'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(sequences, 0);
+        let ids: Vec<i64> = conn
+            .prepare("SELECT id FROM journal")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(ids, [1, 2, 3]);
+    }
+
     #[test]
     fn a_corrupt_database_is_a_clear_error() {
         let dir = tempfile::tempdir().unwrap();
