@@ -105,7 +105,7 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
             replacements[index] = 1;
             continue;
         }
-        let starts: Vec<usize> = text.match_indices(&old).map(|(at, _)| at).collect();
+        let starts: Vec<usize> = memchr::memmem::find_iter(text.as_bytes(), old.as_bytes()).collect();
         match starts.len() {
             0 => return Err(fail(EditFailure::NotFound { closest: closest_lines(&text, &old) })),
             1 => {}
@@ -117,12 +117,27 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
             _ => {}
         }
         replacements[index] = starts.len();
-        text = text.replace(&old, &new);
+        text = replace_at(&text, &starts, old.len(), &new);
     }
     if bom {
         text.insert(0, BOM);
     }
     Ok(Edited { text, replacements, converted_to_crlf: converted })
+}
+
+/// `text` with the `len` bytes at each of `starts` (ascending, not overlapping, each on a
+/// character boundary) replaced by `new`.
+fn replace_at(text: &str, starts: &[usize], len: usize, new: &str) -> String {
+    let grown = text.len() - starts.len() * len + starts.len() * new.len();
+    let mut out = String::with_capacity(grown);
+    let mut from = 0;
+    for &at in starts {
+        out.push_str(&text[from..at]);
+        out.push_str(new);
+        from = at + len;
+    }
+    out.push_str(&text[from..]);
+    out
 }
 
 /// Lines shown around a stale anchor, on each side.
@@ -140,6 +155,10 @@ fn apply_line_edits(
     edits: &[Edit],
     replacements: &mut [usize],
 ) -> Result<(String, bool)> {
+    if edits.iter().all(|e| matches!(e, Edit::Replace { .. })) {
+        // No anchors to check: the text is only copied, without indexing its lines.
+        return Ok((body.to_string(), false));
+    }
     let index = LineIndex::new(body);
     let ending = if crlf { "\r\n" } else { "\n" };
     let ends_open = !body.is_empty() && !body.ends_with('\n');
@@ -267,8 +286,13 @@ fn stale(index: &LineIndex, anchor: &Anchor, allow_top: bool) -> Option<EditFail
 
 /// True when most line breaks are CRLF.
 fn uses_crlf(text: &str) -> bool {
-    let crlf = text.matches("\r\n").count();
-    crlf > 0 && crlf * 2 >= text.matches('\n').count()
+    let bytes = text.as_bytes();
+    // Most files have no CR at all: one pass says so.
+    if memchr::memchr(b'\r', bytes).is_none() {
+        return false;
+    }
+    let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
+    crlf > 0 && crlf * 2 >= memchr::memchr_iter(b'\n', bytes).count()
 }
 
 fn to_crlf(s: &str) -> String {
@@ -597,6 +621,31 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// A replacement gives what the standard library's `str::replace` gives, counts the
+        /// matches `str::matches` counts, and tells CRLF text by its line endings.
+        #[test]
+        fn a_replacement_matches_the_standard_librarys(
+            text in "(ab|a|b|é|\r\n|\n| ){0,60}",
+            old in "(ab|a|b|é|\n| ){1,3}",
+            new in "(x|é|\n){0,3}",
+        ) {
+            let edit = Edit::Replace { old: old.clone(), new: new.clone(), replace_all: true };
+            let crlf = {
+                let pairs = text.matches("\r\n").count();
+                pairs > 0 && pairs * 2 >= text.matches('\n').count()
+            };
+            proptest::prop_assert_eq!(uses_crlf(&text), crlf);
+            // Edit strings are converted to CRLF in a CRLF file; compare where they are not.
+            proptest::prop_assume!(!crlf && old != new);
+            match apply("f", &text, &[edit]) {
+                Ok(edited) => {
+                    proptest::prop_assert_eq!(&edited.text, &text.replace(&old, &new));
+                    proptest::prop_assert_eq!(edited.replacements, vec![text.matches(&old).count()]);
+                }
+                Err(_) => proptest::prop_assert!(!text.contains(&old)),
+            }
+        }
 
         /// Whatever the texts, every hunk of the windowed diff shows the lines it claims at
         /// its line numbers, with full context, and it changes as many lines as the whole
