@@ -756,9 +756,6 @@ impl Workspace {
     }
 }
 
-/// A handle that keeps the inode of `name` in `dir` alive without opening it for reading or
-/// writing (`O_PATH`, so a FIFO or device put there meanwhile is not opened either). None
-/// when it cannot be had: the replace then simply frees the old file itself.
 /// Reads the whole of `file` (of metadata `info`), refusing more than `limit` bytes; it may
 /// have grown since it was inspected.
 fn read_held(file: &mut File, info: &FileInfo, path: &RootPath, limit: u64) -> Result<Vec<u8>> {
@@ -773,6 +770,9 @@ fn read_held(file: &mut File, info: &FileInfo, path: &RootPath, limit: u64) -> R
     Ok(bytes)
 }
 
+/// A handle that keeps the inode of `name` in `dir` alive without opening it for reading or
+/// writing (`O_PATH`, so a FIFO or device put there meanwhile is not opened either). None
+/// when it cannot be had: the replace then simply frees the old file itself.
 #[cfg(target_os = "linux")]
 fn hold(dir: &Dir, name: &std::ffi::OsStr) -> Option<std::os::fd::OwnedFd> {
     use rustix::fs::{Mode, OFlags, openat};
