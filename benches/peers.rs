@@ -28,6 +28,12 @@
 //! `cargo bench --bench peers` (release build). `-- --only filewright` skips the peers.
 //! Without `--bench` (as `cargo test --benches` runs it) only a few calls are made, to
 //! filewright alone.
+//!
+//! `-- --builds A B...` compares filewright builds instead (no peers): every build serves a
+//! root of its own, all at once, and each write, edit and read goes to one build after the
+//! other, in an order that rotates from call to call. The state of the file system, which
+//! moves p50s by a third between runs minutes apart on our VM (BENCHMARKS.md), is then the same
+//! for every build; a change is kept when it wins here, not in two separate runs.
 
 #[path = "common/sources.rs"]
 mod sources;
@@ -398,6 +404,12 @@ fn cell(t: &Option<Timings>) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let full = args.iter().any(|a| a == "--bench");
+    if let Some(at) = args.iter().position(|a| a == "--builds") {
+        let builds: Vec<String> =
+            args[at + 1..].iter().take_while(|a| !a.starts_with("--")).cloned().collect();
+        compare_builds(&builds, full);
+        return;
+    }
     let only_filewright = !full || args.windows(2).any(|w| w[0] == "--only" && w[1] == "filewright");
 
     let mut subjects = vec![Subject {
@@ -436,6 +448,76 @@ fn main() {
         })
         .collect();
     report(&results, &skipped, full);
+}
+
+/// One timed call of a `--builds` workload: the build, its server and root, the call's index.
+type BuildCall<'a> = dyn Fn(&Subject, &mut Server, &Path, usize) + 'a;
+
+/// `--builds`: the write, edit and read workloads, interleaved call by call over `builds`
+/// (see the module's doc). Without `--bench`, a few calls, to this package's build twice.
+fn compare_builds(builds: &[String], full: bool) {
+    let calls = if full { 2000 } else { 4 };
+    let mut builds = builds.to_vec();
+    if builds.is_empty() {
+        builds = vec![env!("CARGO_BIN_EXE_filewright").into(); 2];
+    }
+    let subjects: Vec<Subject> = builds
+        .iter()
+        .map(|b| Subject { name: b.clone(), kind: Kind::Filewright, program: vec![b.clone()] })
+        .collect();
+    let dirs: Vec<_> =
+        subjects.iter().map(|_| (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())).collect();
+    let mut servers: Vec<Server> =
+        subjects.iter().zip(&dirs).map(|(s, (root, state))| s.start(root.path(), state.path()).0).collect();
+    let four_kb = functions(4096, "w");
+    let twenty_kb = format!("let counter = 0;\n{}", functions(20 * 1024, "e"));
+    let hundred: String = statements(1, 0).repeat(100);
+    for ((subject, server), (root, _)) in subjects.iter().zip(&mut servers).zip(&dirs) {
+        for k in 0..20 {
+            subject.write(server, root.path(), &format!("w{k}.js"), &four_kb);
+        }
+        subject.write(server, root.path(), "edit.js", &twenty_kb);
+        subject.write(server, root.path(), "read.js", &hundred);
+        subject.read(server, root.path(), "edit.js");
+    }
+    let toggle = ["let counter = 0;", "let counter = 1;"];
+    let workloads: [(&str, &BuildCall); 3] = [
+        ("write 4 KB", &|s, server, root, k| {
+            s.write(server, root, &format!("w{}.js", k % 20), &four_kb);
+        }),
+        ("edit a 20 KB file", &|s, server, root, k| {
+            s.edit(server, root, "edit.js", toggle[k % 2], toggle[(k + 1) % 2]);
+        }),
+        ("read 100 lines", &|s, server, root, _| {
+            s.read(server, root, "read.js");
+        }),
+    ];
+    println!(
+        "p50 / p95 in ms, {calls} calls each, interleaved; ratio = the first build's p50 / this one's.\n"
+    );
+    let header: Vec<String> = builds.iter().map(|b| format!("`{b}`")).collect();
+    println!("| workload | {} |", header.join(" | "));
+    println!("|---|{}", "---|".repeat(builds.len()));
+    for (label, call) in workloads {
+        let mut timings: Vec<Vec<f64>> = vec![Vec::with_capacity(calls); builds.len()];
+        for k in 0..calls {
+            // Who goes first rotates, so that every build takes every place equally often: a
+            // call right after another build's pays for what that one left running (its
+            // helpers, the disk's writeback).
+            for i in (0..builds.len()).map(|i| (i + k) % builds.len()) {
+                let started = Instant::now();
+                call(&subjects[i], &mut servers[i], dirs[i].0.path(), k);
+                timings[i].push(started.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+        let timings: Vec<Timings> = timings.into_iter().map(Timings).collect();
+        let first = timings[0].p50();
+        let cells: Vec<String> = timings
+            .iter()
+            .map(|t| format!("{:.3} / {:.3} ({:.2}x)", t.p50(), t.p95(), first / t.p50()))
+            .collect();
+        println!("| {label} | {} |", cells.join(" | "));
+    }
 }
 
 /// A workload's label and where its timings are kept.

@@ -86,3 +86,4 @@ pub mod store;
 pub mod timestamp;
 pub mod unescape;
 pub mod workspace;
+pub mod writeback;

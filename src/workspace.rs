@@ -484,10 +484,21 @@ impl Workspace {
     /// directory is written, synced and renamed over the target, so a reader sees the old
     /// content or the new, never a mix. Missing parent directories are created. A replaced
     /// file keeps its permissions. The temporary file is the one made ahead in that directory
-    /// when there is one (see [`crate::spares`]), else created here.
+    /// when there is one (see [`crate::spares`]), else created here. [`Workspace::stage`] and
+    /// [`Workspace::land`] are its two halves, for a caller with work to do in between.
     pub fn replace(&self, path: &RootPath, bytes: &[u8]) -> Result<Replaced> {
+        let staged = self.stage(path, bytes, true)?;
+        self.land(staged)
+    }
+
+    /// The first half of [`Workspace::replace`]: writes `bytes` into a temporary file beside
+    /// `path` and starts writing it to disk ([`crate::writeback`]), without touching `path`
+    /// itself. Missing parent directories are created only with `create_parents` (a caller
+    /// that stages before it holds the claim must leave nothing behind when refused). The
+    /// temporary file is removed when the [`Staged`] is dropped without landing.
+    pub fn stage(&self, path: &RootPath, bytes: &[u8], create_parents: bool) -> Result<Staged> {
         self.guard_reserved(path)?;
-        let parent_dir = match self.open_parent(path, true) {
+        let parent_dir = match self.open_parent(path, create_parents) {
             Ok(dir) => dir,
             // A lookup says why better (a link out of the root, a file on the way).
             Err(e) => {
@@ -495,23 +506,6 @@ impl Workspace {
                 return Err(e);
             }
         };
-        let (_, name) = path.split();
-        // The file being replaced stays open until after the call has answered: ext4 frees
-        // its blocks when the last reference goes, which would otherwise be part of the rename.
-        let replaced = hold(&parent_dir, name);
-        // A regular file held tells its permissions; anything else (nothing there, a link,
-        // a directory, a name that could not be held) is looked up by path.
-        let permissions = match replaced.as_ref().and_then(held_permissions) {
-            Some(permissions) => Some(permissions),
-            None => match self.stat(path)? {
-                Some(info) => {
-                    require_file(path, &info)?;
-                    Some(parent_dir.metadata(name).map_err(|e| map_io(e, "inspect", path))?.permissions())
-                }
-                None => None,
-            },
-        };
-        let existed = permissions.is_some();
         // A hidden name that says whose it is: listings never show it, and a start sweeps
         // the ones whose process died between creating and renaming them (see `sweep_temps`).
         let tmp_name = temp_name();
@@ -528,28 +522,59 @@ impl Workspace {
                 (created, None)
             }
         };
+        if let Err(e) = tmp.write_all(bytes) {
+            let _ = parent_dir.remove_file(&tmp_name);
+            return Err(map_io(e, "write", path));
+        }
+        if !self.durable {
+            crate::writeback::start(&tmp);
+        }
+        Ok(Staged { dir: parent_dir, tmp_name, path: path.clone(), made_with, tmp, landed: false })
+    }
+
+    /// The second half of [`Workspace::replace`]: gives the staged file the permissions of
+    /// the file it replaces (if any), syncs it when durable, and renames it into place.
+    pub fn land(&self, mut staged: Staged) -> Result<Replaced> {
+        let (path, tmp, parent_dir) = (&staged.path, &staged.tmp, &staged.dir);
+        let (_, name) = path.split();
+        // The file being replaced stays open until after the call has answered: ext4 frees
+        // its blocks when the last reference goes, which would otherwise be part of the rename.
+        let replaced = hold(parent_dir, name);
+        // A regular file held tells its permissions; anything else (nothing there, a link,
+        // a directory, a name that could not be held) is looked up by path.
+        let permissions = match replaced.as_ref().and_then(held_permissions) {
+            Some(permissions) => Some(permissions),
+            None => match self.stat(path)? {
+                Some(info) => {
+                    require_file(path, &info)?;
+                    Some(parent_dir.metadata(name).map_err(|e| map_io(e, "inspect", path))?.permissions())
+                }
+                None => None,
+            },
+        };
+        let existed = permissions.is_some();
         let written = (|| {
-            tmp.write_all(bytes).map_err(|e| map_io(e, "write", path))?;
             if let Some(perms) = permissions
-                && made_with != Some(cap_std::fs::PermissionsExt::mode(&perms) & 0o7777)
+                && staged.made_with != Some(cap_std::fs::PermissionsExt::mode(&perms) & 0o7777)
             {
                 tmp.set_permissions(perms).map_err(|e| map_io(e, "set permissions of", path))?;
             }
             if self.durable {
                 tmp.sync_all().map_err(|e| map_io(e, "sync", path))?;
             }
-            parent_dir.rename(&tmp_name, &parent_dir, name).map_err(|e| map_io(e, "rename into place", path))
+            parent_dir
+                .rename(&staged.tmp_name, parent_dir, name)
+                .map_err(|e| map_io(e, "rename into place", path))
         })();
-        if written.is_err() {
-            let _ = parent_dir.remove_file(&tmp_name);
-        }
+        // On an error the temporary file goes when `staged` is dropped.
         written?;
+        staged.landed = true;
         crate::background::drop_later(replaced);
         // The temporary file is now the file at `path`: its handle tells its version without
         // a lookup. Nothing is written to it after this.
         let now = tmp.metadata().ok().map(|m| FileInfo::from_metadata(&m));
         // The file is in place: a failed directory sync must not report "nothing written".
-        if let Err(e) = self.sync_dir(&parent_dir, path) {
+        if let Err(e) = self.sync_dir(parent_dir, path) {
             tracing::warn!("{e}");
         }
         Ok(Replaced { created: !existed, now })
@@ -798,6 +823,29 @@ fn held_permissions(held: &std::os::fd::OwnedFd) -> Option<cap_std::fs::Permissi
 #[cfg(not(target_os = "linux"))]
 fn held_permissions(_held: &()) -> Option<cap_std::fs::Permissions> {
     None
+}
+
+/// New content written beside its file by [`Workspace::stage`], for [`Workspace::land`] to
+/// put in place. Dropped without landing, it removes its temporary file.
+#[derive(Debug)]
+pub struct Staged {
+    dir: Dir,
+    tmp_name: String,
+    path: RootPath,
+    /// The mode a spare was made with (None: created here).
+    made_with: Option<u32>,
+    /// The temporary file, open for writing.
+    tmp: File,
+    /// Renamed into place: nothing is left to remove.
+    landed: bool,
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.landed {
+            let _ = self.dir.remove_file(&self.tmp_name);
+        }
+    }
 }
 
 /// What [`Workspace::replace`] did.
@@ -1168,6 +1216,58 @@ mod tests {
         assert!(!ws.replace(&p, b"two").unwrap().created);
         assert_eq!(std::fs::read(&host).unwrap(), b"two");
         assert_eq!(std::fs::metadata(&host).unwrap().permissions().mode() & 0o777, 0o751);
+    }
+
+    /// The names in the root's top directory, hidden temporary files included.
+    fn names(t: &tempfile::TempDir) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(t.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_staged_file_changes_nothing_until_it_lands() {
+        let (t, ws) = ws();
+        let p = ws.resolve("f.txt").unwrap();
+        ws.replace(&p, b"old").unwrap();
+        let staged = ws.stage(&p, b"new", false).unwrap();
+        assert_eq!(std::fs::read(t.path().join("f.txt")).unwrap(), b"old");
+        let replaced = ws.land(staged).unwrap();
+        assert!(!replaced.created);
+        assert_eq!(std::fs::read(t.path().join("f.txt")).unwrap(), b"new");
+        assert_eq!(names(&t), ["f.txt"], "the temporary file became f.txt");
+    }
+
+    #[test]
+    fn a_staged_file_dropped_or_refused_leaves_nothing_behind() {
+        let (t, ws) = ws();
+        let p = ws.resolve("f.txt").unwrap();
+        ws.replace(&p, b"old").unwrap();
+        let staged = ws.stage(&p, b"new", false).unwrap();
+        assert_eq!(names(&t).len(), 2, "the staged file sits beside f.txt: {:?}", names(&t));
+        drop(staged);
+        assert_eq!(names(&t), ["f.txt"]);
+        // The target turned into a directory before the rename: the landing fails whole.
+        let staged = ws.stage(&p, b"new", false).unwrap();
+        std::fs::remove_file(t.path().join("f.txt")).unwrap();
+        std::fs::create_dir(t.path().join("f.txt")).unwrap();
+        assert!(ws.land(staged).is_err());
+        assert_eq!(names(&t), ["f.txt"]);
+        assert!(t.path().join("f.txt").is_dir());
+    }
+
+    #[test]
+    fn staging_creates_no_parent_unless_asked() {
+        let (t, ws) = ws();
+        let p = ws.resolve("a/b/f.txt").unwrap();
+        assert!(ws.stage(&p, b"x", false).is_err());
+        assert!(!t.path().join("a").exists());
+        let staged = ws.stage(&p, b"x", true).unwrap();
+        assert!(ws.land(staged).unwrap().created);
+        assert_eq!(std::fs::read(t.path().join("a/b/f.txt")).unwrap(), b"x");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `write_file`: create or replace a whole file, atomically.
 
 use crate::error::{Error, Result};
-use crate::workspace::{FileInfo, RootPath, Workspace};
+use crate::workspace::{FileInfo, RootPath, Staged, Workspace};
 
 /// What a whole-file write did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,4 +24,30 @@ pub fn write(ws: &Workspace, path: &RootPath, content: &[u8], max_bytes: u64) ->
     }
     let replaced = ws.replace(path, content)?;
     Ok(Written { created: replaced.created, size, now: replaced.now })
+}
+
+/// Stages `content` beside `path` ahead of the write (see [`Workspace::stage`]); None when it
+/// cannot be (too large, a missing parent, ...): [`write`] then does it all.
+pub fn stage(ws: &Workspace, path: &RootPath, content: &[u8], max_bytes: u64) -> Option<Staged> {
+    if content.len() as u64 > max_bytes {
+        return None;
+    }
+    ws.stage(path, content, false).ok()
+}
+
+/// Puts a staged write in place, or writes `content` whole when nothing was staged.
+pub fn land(
+    ws: &Workspace,
+    path: &RootPath,
+    staged: Option<Staged>,
+    content: &[u8],
+    max_bytes: u64,
+) -> Result<Written> {
+    match staged {
+        Some(staged) => {
+            let replaced = ws.land(staged)?;
+            Ok(Written { created: replaced.created, size: content.len() as u64, now: replaced.now })
+        }
+        None => write(ws, path, content, max_bytes),
+    }
 }

@@ -191,25 +191,36 @@ impl Session {
         } else {
             let ((applied, sha256, now), unrecorded) = self
                 .store
-                .write_claimed(&key, &agent, Action::Edit, || {
-                    self.settle_locked(&path);
-                    let applied = read_and_apply()?;
-                    let text = applied.edited.text.as_bytes();
-                    let written = files::write(&self.ws, &path, text, self.config.max_file_bytes)?;
-                    let sha256 = sha256_hex(text);
-                    let facts = WriteFacts {
-                        size: written.size,
-                        added: written.size.saturating_sub(applied.before.len() as u64),
-                        sha256: sha256.clone(),
-                        before: Some(match applied.existed {
-                            // Only the stretch the edits changed: an edit of a large file
-                            // keeps what it replaced, not the whole file again.
-                            true => Before::splice(applied.before.as_bytes(), text),
-                            false => Before::Absent,
-                        }),
-                    };
-                    Ok(((applied, sha256, written.now), Some(facts)))
-                })
+                .write_claimed_then_land(
+                    &key,
+                    &agent,
+                    Action::Edit,
+                    || {
+                        self.settle_locked(&path);
+                        let applied = read_and_apply()?;
+                        let text = applied.edited.text.as_bytes();
+                        // On its way to disk while the hash and the journal row are made.
+                        let staged = files::stage(&self.ws, &path, text, self.config.max_file_bytes);
+                        let sha256 = sha256_hex(text);
+                        let facts = WriteFacts {
+                            size: text.len() as u64,
+                            added: (text.len() as u64).saturating_sub(applied.before.len() as u64),
+                            sha256: sha256.clone(),
+                            before: Some(match applied.existed {
+                                // Only the stretch the edits changed: an edit of a large file
+                                // keeps what it replaced, not the whole file again.
+                                true => Before::splice(applied.before.as_bytes(), text),
+                                false => Before::Absent,
+                            }),
+                        };
+                        Ok(((applied, sha256, staged), Some(facts)))
+                    },
+                    |(applied, sha256, staged)| {
+                        let text = applied.edited.text.as_bytes();
+                        let written = files::land(&self.ws, &path, staged, text, self.config.max_file_bytes)?;
+                        Ok((applied, sha256, written.now))
+                    },
+                )
                 .map_err(|e| self.with_last_write(e))?;
             // The bytes have landed: from here on nothing may turn this call into an error.
             let landed = Landed::Edited {

@@ -58,31 +58,46 @@ impl Session {
         let sha256 = sha256_hex(text.as_bytes());
         // The check needs only the text: it runs beside the claim, the write and the journal.
         let ahead = Some(CheckAhead::start(&path.display(), &text));
+        // Written beside the file before the claim is taken, and on its way to disk while the
+        // claim and the journal are: only the rename waits for the transaction.
+        let staged = files::stage(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes);
         let ((existing, written), unrecorded) = self
             .store
-            .write_claimed(&path.display(), &agent, Action::Write, || {
-                self.settle_locked(&path);
-                // The old content, for undo and the guard. A file too large to hold is replaced
-                // all the same (unless guarded); that write then cannot be undone.
-                let (existing, current) = match self.ws.read_if_exists(&path, self.config.max_file_bytes)? {
-                    Some((info, content)) if expected_sha256.is_some() => (Some(info), Some(content?)),
-                    Some((info, content)) => (Some(info), content.ok()),
-                    None => (None, None),
-                };
-                if let Some(expected) = expected_sha256 {
-                    files::Expected { size: None, sha256: Some(expected.to_owned()) }
-                        .check_content(&path, current.as_deref())?;
-                }
-                let before = match (existing, current) {
-                    (None, _) => Some(Before::Absent),
-                    (Some(_), Some(bytes)) => Some(Before::Content(bytes)),
-                    (Some(_), None) => None,
-                };
-                let written = files::write(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes)?;
-                let facts =
-                    WriteFacts { size: written.size, added: written.size, sha256: sha256.clone(), before };
-                Ok(((existing, written), Some(facts)))
-            })
+            .write_claimed_then_land(
+                &path.display(),
+                &agent,
+                Action::Write,
+                || {
+                    self.settle_locked(&path);
+                    // The old content, for undo and the guard. A file too large to hold is
+                    // replaced all the same (unless guarded); that write then cannot be undone.
+                    let (existing, current) = match self
+                        .ws
+                        .read_if_exists(&path, self.config.max_file_bytes)?
+                    {
+                        Some((info, content)) if expected_sha256.is_some() => (Some(info), Some(content?)),
+                        Some((info, content)) => (Some(info), content.ok()),
+                        None => (None, None),
+                    };
+                    if let Some(expected) = expected_sha256 {
+                        files::Expected { size: None, sha256: Some(expected.to_owned()) }
+                            .check_content(&path, current.as_deref())?;
+                    }
+                    let before = match (existing, current) {
+                        (None, _) => Some(Before::Absent),
+                        (Some(_), Some(bytes)) => Some(Before::Content(bytes)),
+                        (Some(_), None) => None,
+                    };
+                    let size = text.len() as u64;
+                    let facts = WriteFacts { size, added: size, sha256: sha256.clone(), before };
+                    Ok((existing, Some(facts)))
+                },
+                |existing| {
+                    let written =
+                        files::land(&self.ws, &path, staged, text.as_bytes(), self.config.max_file_bytes)?;
+                    Ok((existing, written))
+                },
+            )
             .map_err(|e| self.with_last_write(e))?;
         // The bytes have landed: from here on nothing may turn this call into an error.
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();

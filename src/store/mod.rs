@@ -458,6 +458,39 @@ impl Store {
         agent: &str,
         change: impl FnOnce(&mut dyn Tx) -> Result<(T, Vec<(String, Action, WriteFacts)>)>,
     ) -> Result<(T, Option<String>)> {
+        self.claimed_steps(paths, agent, change, Ok, Landing::InChange)
+    }
+
+    /// [`Store::write_claimed`] for a change that goes on disk in one last step: `prepare`
+    /// does the rest (reads the file, decides, stages the new content) and returns the
+    /// journal's facts, which are recorded; then `land` puts the change in place, and the
+    /// transaction commits. Staged content goes to disk while the rows are written (see
+    /// [`crate::writeback`]), and a row that cannot be recorded fails the call before
+    /// anything has changed.
+    pub fn write_claimed_then_land<P, T>(
+        &self,
+        path: &str,
+        agent: &str,
+        action: Action,
+        prepare: impl FnOnce() -> Result<(P, Option<WriteFacts>)>,
+        land: impl FnOnce(P) -> Result<T>,
+    ) -> Result<(T, Option<String>)> {
+        let change = |_: &mut dyn Tx| {
+            let (prepared, facts) = prepare()?;
+            Ok((prepared, facts.into_iter().map(|f| (path.to_string(), action, f)).collect()))
+        };
+        self.claimed_steps(&[path], agent, change, land, Landing::Last)
+    }
+
+    /// The claims of `paths`, then `change`, its journal rows and `land`, in one transaction.
+    fn claimed_steps<P, T>(
+        &self,
+        paths: &[&str],
+        agent: &str,
+        change: impl FnOnce(&mut dyn Tx) -> Result<(P, Vec<(String, Action, WriteFacts)>)>,
+        land: impl FnOnce(P) -> Result<T>,
+        landing: Landing,
+    ) -> Result<(T, Option<String>)> {
         let mut tokens = Vec::with_capacity(paths.len());
         // Held from before the transaction until its tokens are kept, so that a release by
         // another call of this process cannot fall in between.
@@ -468,11 +501,16 @@ impl Store {
                 let token = held.get(&(agent.to_string(), path.to_string())).copied();
                 tokens.push((path.to_string(), claims::take(tx, path, agent, now, self.claim_ttl, token)?));
             }
-            let (value, rows) = change(tx)?;
+            let (prepared, rows) = change(tx)?;
             let recorded = rows.iter().try_for_each(|(path, action, facts)| {
                 journal::record(tx, now, agent, *action, path, facts, self.history_bytes)
             });
-            Ok((value, recorded))
+            if landing == Landing::Last {
+                // Nothing has changed yet: the call fails whole, and the agent may repeat it.
+                recorded?;
+                return Ok((land(prepared)?, Ok(())));
+            }
+            Ok((land(prepared)?, recorded))
         })?;
         if unrecorded.is_none() {
             hold(&mut held, agent, tokens);
@@ -578,6 +616,16 @@ impl Store {
         // Only plain inserts and removals happen under it: a poisoned map is still whole.
         self.held.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Where a claimed change lands on disk, which decides what a journal row that cannot be
+/// recorded means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Landing {
+    /// Within the change itself: it has landed, so an unrecorded row is a warning.
+    InChange,
+    /// In a last step after the rows: an unrecorded row stops the change before it lands.
+    Last,
 }
 
 /// Keeps the tokens `agent` now holds.
@@ -720,6 +768,48 @@ mod tests {
             assert!(s.claims().unwrap().is_empty());
             assert!(s.artifacts(None, None, true).unwrap().is_empty());
         }
+    }
+
+    #[test]
+    fn a_landing_that_fails_leaves_no_claim_and_no_journal_row() {
+        for (_d, s) in stores(None) {
+            let r: Result<((), Option<String>)> = s.write_claimed_then_land(
+                "a.js",
+                "alice",
+                Action::Write,
+                || Ok(((), facts(1))),
+                |()| Err(Error::NotFound { path: "a.js".into() }),
+            );
+            assert!(r.is_err());
+            assert!(s.claims().unwrap().is_empty());
+            assert!(s.artifacts(None, None, true).unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_row_that_cannot_be_recorded_stops_the_change_before_it_lands() {
+        let (_d, s) = store(None);
+        {
+            let Backend::Sqlite(db) = s.backend() else { unreachable!() };
+            db.conn().execute_batch("DROP TABLE versions").unwrap();
+        }
+        let landed = std::cell::Cell::new(false);
+        let r = s.write_claimed_then_land(
+            "a.js",
+            "alice",
+            Action::Write,
+            || Ok(((), facts(1))),
+            |()| {
+                landed.set(true);
+                Ok(())
+            },
+        );
+        assert!(r.is_err(), "{r:?}");
+        assert!(!landed.get(), "nothing may land when its row cannot be recorded");
+        assert!(s.claims().unwrap().is_empty());
+        // The same failure in a change that landed by itself is a warning, not an error.
+        let (_, unrecorded) = s.write_claimed("b.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+        assert!(unrecorded.is_some_and(|w| w.contains("WAS changed")));
     }
 
     #[test]

@@ -26,6 +26,14 @@ async fn another_agents_write_is_a_conflict_naming_the_owner_and_writes_nothing(
         assert!(text.contains(" UTC; write a different file or ask that agent to release it"), "{text}");
     }
     assert_eq!(root.read("src/app.js"), b"let a = 1;\n");
+    // The refused write staged its content beside the file before it asked for the claim:
+    // nothing of it is left.
+    let mut left: Vec<String> = std::fs::read_dir(root.path().join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["app.js"]);
     // Reads never conflict.
     backend.call("read_file", json!({"path": "src/app.js"})).await.ok();
     // The per-call agent argument counts as another writer too.
