@@ -13,8 +13,11 @@
 //!   the check after an append parse only the new part.
 //! - [`spares`]: unnamed files made ahead (`O_TMPFILE`) in the directories written to last,
 //!   so that an atomic replace does not allocate an inode while the caller waits.
+//! - [`writeback`]: a helper thread that starts a staged file's way to disk, so that the
+//!   rename of an atomic replace finds it started.
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root), atomic replaces through hidden
-//!   temporary files (made ahead by [`spares`] when it can), and the sweep of those a kill left.
+//!   temporary files (made ahead by [`spares`] when it can; staged, then landed, so that the
+//!   rename can come last), and the sweep of those a kill left.
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
 //!   exact edits, bounded directory listings, and one walker under `find_files` (globs) and
 //!   `search_files` (ripgrep's matcher and searcher over files read through the sandbox).
