@@ -580,6 +580,18 @@ impl Workspace {
         Ok(Replaced { created: !existed, now })
     }
 
+    /// Whether the directory `staged` was written in is still the parent of its path: the
+    /// caller may have waited for the store between the two halves, and a directory renamed
+    /// or replaced meanwhile would take the file somewhere else. False when the parent is
+    /// gone or cannot be compared.
+    pub fn still_beside(&self, staged: &Staged) -> bool {
+        let identity = |dir: &Dir| rustix::fs::fstat(dir).ok().map(|s| (s.st_dev, s.st_ino));
+        match self.open_parent(&staged.path, false) {
+            Ok(now) => identity(&now).is_some_and(|now| Some(now) == identity(&staged.dir)),
+            Err(_) => false,
+        }
+    }
+
     /// The spare file made ahead in `dir` (see [`crate::spares`]), named `tmp_name` there,
     /// and the mode it was made with; None when there is none or it cannot be named (the
     /// caller creates its own).
@@ -1257,6 +1269,19 @@ mod tests {
         assert!(ws.land(staged).is_err());
         assert_eq!(names(&t), ["f.txt"]);
         assert!(t.path().join("f.txt").is_dir());
+    }
+
+    #[test]
+    fn a_staged_file_knows_when_its_directory_moved() {
+        let (t, ws) = ws();
+        std::fs::create_dir(t.path().join("d")).unwrap();
+        let p = ws.resolve("d/f.txt").unwrap();
+        let staged = ws.stage(&p, b"x", false).unwrap();
+        assert!(ws.still_beside(&staged));
+        std::fs::rename(t.path().join("d"), t.path().join("moved")).unwrap();
+        assert!(!ws.still_beside(&staged), "d is gone");
+        std::fs::create_dir(t.path().join("d")).unwrap();
+        assert!(!ws.still_beside(&staged), "d is another directory now");
     }
 
     #[test]

@@ -35,7 +35,8 @@ pub fn stage(ws: &Workspace, path: &RootPath, content: &[u8], max_bytes: u64) ->
     ws.stage(path, content, false).ok()
 }
 
-/// Puts a staged write in place, or writes `content` whole when nothing was staged.
+/// Puts a staged write in place, or writes `content` whole when nothing was staged or the
+/// staged file's directory is no longer `path`'s parent (it is then removed).
 pub fn land(
     ws: &Workspace,
     path: &RootPath,
@@ -44,10 +45,38 @@ pub fn land(
     max_bytes: u64,
 ) -> Result<Written> {
     match staged {
-        Some(staged) => {
+        Some(staged) if ws.still_beside(&staged) => {
             let replaced = ws.land(staged)?;
             Ok(Written { created: replaced.created, size: content.len() as u64, now: replaced.now })
         }
-        None => write(ws, path, content, max_bytes),
+        _ => write(ws, path, content, max_bytes),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_staged_write_whose_directory_moved_is_written_whole_where_it_was_asked() {
+        let (t, ws) = crate::workspace::temp_workspace();
+        std::fs::create_dir(t.path().join("d")).unwrap();
+        let p = ws.resolve("d/f.txt").unwrap();
+        let staged = stage(&ws, &p, b"new", 1 << 20);
+        assert!(staged.is_some());
+        std::fs::rename(t.path().join("d"), t.path().join("moved")).unwrap();
+        let written = land(&ws, &p, staged, b"new", 1 << 20).unwrap();
+        assert!(written.created);
+        assert_eq!(std::fs::read(t.path().join("d/f.txt")).unwrap(), b"new");
+        let left: Vec<_> = std::fs::read_dir(t.path().join("moved")).unwrap().collect();
+        assert!(left.is_empty(), "the staged file is removed from the moved directory: {left:?}");
+    }
+
+    #[test]
+    fn content_over_the_limit_is_not_staged_and_is_refused_when_landed() {
+        let (_t, ws) = crate::workspace::temp_workspace();
+        let p = ws.resolve("f.txt").unwrap();
+        assert!(stage(&ws, &p, b"12345", 4).is_none());
+        assert!(matches!(land(&ws, &p, None, b"12345", 4), Err(Error::TooLarge { .. })));
     }
 }
