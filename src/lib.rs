@@ -13,8 +13,8 @@
 //!   the check after an append parse only the new part.
 //! - [`spares`]: unnamed files made ahead (`O_TMPFILE`) in the directories written to last,
 //!   so that an atomic replace does not allocate an inode while the caller waits.
-//! - [`writeback`]: a helper thread that starts a staged file's way to disk, so that the
-//!   rename of an atomic replace finds it started.
+//! - [`writeback`]: a staged file's way to disk, started on the helper that runs work ahead,
+//!   so that the rename of an atomic replace finds it started.
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root), atomic replaces through hidden
 //!   temporary files (made ahead by [`spares`] when it can; staged, then landed, so that the
 //!   rename can come last), and the sweep of those a kill left.

@@ -526,10 +526,16 @@ impl Workspace {
             let _ = parent_dir.remove_file(&tmp_name);
             return Err(map_io(e, "write", path));
         }
-        if !self.durable {
-            crate::writeback::start(&tmp);
-        }
-        Ok(Staged { dir: parent_dir, tmp_name, path: path.clone(), made_with, tmp, landed: false })
+        let writing = if self.durable { None } else { crate::writeback::start(&tmp) };
+        Ok(Staged {
+            dir: parent_dir,
+            tmp_name,
+            path: path.clone(),
+            made_with,
+            tmp,
+            landed: false,
+            _writing: writing,
+        })
     }
 
     /// The second half of [`Workspace::replace`]: gives the staged file the permissions of
@@ -839,7 +845,6 @@ fn held_permissions(_held: &()) -> Option<cap_std::fs::Permissions> {
 
 /// New content written beside its file by [`Workspace::stage`], for [`Workspace::land`] to
 /// put in place. Dropped without landing, it removes its temporary file.
-#[derive(Debug)]
 pub struct Staged {
     dir: Dir,
     tmp_name: String,
@@ -850,6 +855,9 @@ pub struct Staged {
     tmp: File,
     /// Renamed into place: nothing is left to remove.
     landed: bool,
+    /// The request to start its writeback, given up if the helper has not begun it by the
+    /// time this is dropped.
+    _writing: Option<crate::background::Ahead<()>>,
 }
 
 impl Drop for Staged {

@@ -3,61 +3,37 @@
 //! ext4 (with its default `auto_da_alloc`) writes out a file's delayed blocks when the file
 //! is renamed over another: that is what keeps an atomic replace from leaving an empty file
 //! after a crash, without an fsync. The rename then allocates the blocks and submits the
-//! I/O itself, in the caller's time: on our VM a fifth of a 20 KB edit's time in the kernel.
-//! Asked for on a helper thread (`sync_file_range`, which starts the writeback and does not
-//! wait for it) as soon as the new content is staged, that work runs while the call takes
-//! its claim, reads the old file and records the journal row, and the rename finds nothing
-//! left to start. The order of the writes is unchanged: the data is on its way before the
-//! rename, as ext4 would have made it.
+//! I/O itself, in the caller's time: about a fifth of a 20 KB edit's time on our VM (perf).
+//! Asked of the helper that runs work ahead ([`crate::background::ahead`], the one a write's
+//! syntax check runs on, so that one wake-up serves both) as soon as the new content is
+//! staged, `sync_file_range` starts that writeback without waiting for it, while the call
+//! takes its claim, reads the old file and records the journal row; the rename then finds
+//! nothing left to start. The order of the writes is unchanged: the data is on its way
+//! before the rename, as ext4 would have made it.
 //!
-//! Nothing depends on it. When the helper is behind, could not start, or the platform has no
-//! such call, the rename starts the writeback as before; a request the helper cannot take
-//! is forgotten. `cargo bench --bench peers -- --bench --builds A B` measured the gain
-//! (BENCHMARKS.md).
+//! Nothing depends on it. When the helper has not begun by the time of the rename, could not
+//! start, or the platform has no such call, the rename starts the writeback as before.
+//! `cargo bench --bench peers -- --bench --builds A B` measured the gain (BENCHMARKS.md).
 
+/// Asks the helper thread ([`crate::background::ahead`]) to start writing `file`'s data to
+/// disk, and returns at once. Dropping what it returns gives the request up when the helper
+/// has not begun it (the rename then starts the writeback itself).
 #[cfg(target_os = "linux")]
-use std::sync::OnceLock;
-#[cfg(target_os = "linux")]
-use std::sync::mpsc::{SyncSender, sync_channel};
-
-/// How many files may wait for the helper; past that the rename starts their writeback.
-#[cfg(target_os = "linux")]
-const WAITING: usize = 16;
-
-/// Asks the helper thread to start writing `file`'s data to disk. Returns at once.
-#[cfg(target_os = "linux")]
-pub fn start(file: &impl std::os::fd::AsFd) {
-    use std::os::fd::OwnedFd;
-    static HELPER: OnceLock<Option<SyncSender<OwnedFd>>> = OnceLock::new();
-    let helper = HELPER.get_or_init(|| {
-        let (sender, files) = sync_channel::<OwnedFd>(WAITING);
-        // At the normal priority: the call's rename is waiting for it to be done.
-        let started = std::thread::Builder::new().name("writeback".into()).spawn(move || {
-            for file in files {
-                if let Err(e) = start_writeback(&file) {
-                    tracing::debug!("writeback of a staged file is left to its rename: {e}");
-                }
-            }
-        });
-        match started {
-            Ok(_) => Some(sender),
-            Err(e) => {
-                tracing::debug!("staged files are written back by their rename: {e}");
-                None
-            }
-        }
-    });
+pub fn start(file: &impl std::os::fd::AsFd) -> Option<crate::background::Ahead<()>> {
     // A handle of its own (a dup), so that the file may be renamed and closed meanwhile.
-    if let Some(sender) = helper
-        && let Ok(copy) = file.as_fd().try_clone_to_owned()
-    {
-        let _ = sender.try_send(copy);
-    }
+    let copy = file.as_fd().try_clone_to_owned().ok()?;
+    Some(crate::background::ahead(move || {
+        if let Err(e) = start_writeback(&copy) {
+            tracing::debug!("writeback of a staged file is left to its rename: {e}");
+        }
+    }))
 }
 
 /// Elsewhere the rename (or the system) writes the file out as it always did.
 #[cfg(not(target_os = "linux"))]
-pub fn start(_file: &impl std::os::fd::AsFd) {}
+pub fn start(_file: &impl std::os::fd::AsFd) -> Option<crate::background::Ahead<()>> {
+    None
+}
 
 /// Starts the writeback of every dirty page of `file`, without waiting for it to end.
 #[cfg(target_os = "linux")]
@@ -81,7 +57,9 @@ mod tests {
         let mut file = std::fs::File::create(&path).unwrap();
         file.write_all(&vec![b'x'; 20_000]).unwrap();
         start_writeback(&file).unwrap();
-        start(&file);
+        if let Some(started) = start(&file) {
+            started.finish();
+        }
         drop(file);
         assert_eq!(std::fs::read(&path).unwrap(), vec![b'x'; 20_000]);
     }
@@ -90,6 +68,8 @@ mod tests {
     fn a_descriptor_that_is_not_a_file_is_an_error_not_a_panic() {
         let (reader, _writer) = std::io::pipe().unwrap();
         assert!(start_writeback(&reader).is_err());
-        start(&reader);
+        if let Some(started) = start(&reader) {
+            started.finish();
+        }
     }
 }

@@ -56,11 +56,12 @@ impl Session {
         let seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
         let sha256 = sha256_hex(text.as_bytes());
-        // The check needs only the text: it runs beside the claim, the write and the journal.
-        let ahead = Some(CheckAhead::start(&path.display(), &text));
         // Written beside the file before the claim is taken, and on its way to disk while the
         // claim and the journal are: only the rename waits for the transaction.
         let staged = files::stage(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes);
+        // The check needs only the text: it runs beside the claim, the write and the journal
+        // (on the same helper, after the request for the writeback).
+        let ahead = Some(CheckAhead::start(&path.display(), &text));
         let ((existing, written), unrecorded) = self
             .store
             .write_claimed_then_land(
