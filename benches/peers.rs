@@ -32,7 +32,7 @@
 //! `-- --builds A B...` compares filewright builds instead (no peers): every build serves a
 //! root of its own, all at once, and each write, edit and read goes to one build after the
 //! other, in an order that rotates from call to call. The state of the file system, which
-//! moves p50s by a third between runs minutes apart on our VM (BENCHMARKS.md), is then the same
+//! can double p50s between runs minutes apart on our VM (BENCHMARKS.md), is then the same
 //! for every build; a change is kept when it wins here, not in two separate runs.
 
 #[path = "common/sources.rs"]
