@@ -115,6 +115,41 @@ impl Subject {
     }
 }
 
+impl Subject {
+    /// Call `k` of the write workload: 4 KB over 20 files.
+    fn write_call(&self, server: &mut Server, root: &Path, texts: &Texts, k: usize) {
+        self.write(server, root, &format!("w{}.js", k % 20), &texts.four_kb);
+    }
+
+    /// Call `k` of the edit workload: the first line of `edit.js` toggled.
+    fn edit_call(&self, server: &mut Server, root: &Path, k: usize) {
+        self.edit(server, root, "edit.js", TOGGLE[k % 2], TOGGLE[(k + 1) % 2]);
+    }
+}
+
+/// The first line of the edited file, and what the edit workload toggles it to and back.
+const TOGGLE: [&str; 2] = ["let counter = 0;", "let counter = 1;"];
+
+/// The texts of the shared workloads, the same for every server and both modes.
+struct Texts {
+    /// Written over 20 files.
+    four_kb: String,
+    /// Edited: begins with `TOGGLE[0]`.
+    twenty_kb: String,
+    /// Read.
+    hundred: String,
+}
+
+impl Texts {
+    fn new() -> Texts {
+        Texts {
+            four_kb: functions(4096, "w"),
+            twenty_kb: format!("{}\n{}", TOGGLE[0], functions(20 * 1024, "e")),
+            hundred: statements(1, 0).repeat(100),
+        }
+    }
+}
+
 /// Milliseconds of each call of one workload.
 struct Timings(Vec<f64>);
 
@@ -238,18 +273,15 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     let (mut server, _) = subject.start(root.path(), state.path());
     let r = root.path();
 
+    let texts = Texts::new();
     // Write 4 KB over 20 files (a few calls first so that every file exists).
-    let four_kb = functions(4096, "w");
     for k in 0..20 {
-        subject.write(&mut server, r, &format!("w{k}.js"), &four_kb);
+        subject.write_call(&mut server, r, &texts, k);
     }
-    measured.write = Some(Timings::time(runs, |k| {
-        subject.write(&mut server, r, &format!("w{}.js", k % 20), &four_kb);
-    }));
+    measured.write = Some(Timings::time(runs, |k| subject.write_call(&mut server, r, &texts, k)));
 
     // Read a 100-line file.
-    let hundred: String = statements(1, 0).repeat(100);
-    subject.write(&mut server, r, "read.js", &hundred);
+    subject.write(&mut server, r, "read.js", &texts.hundred);
     subject.read(&mut server, r, "read.js");
     measured.read = Some(Timings::time(runs, |_| {
         subject.read(&mut server, r, "read.js");
@@ -261,13 +293,9 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     }));
 
     // Edit a 20 KB file: one unique string, toggled.
-    let twenty_kb = format!("let counter = 0;\n{}", functions(20 * 1024, "e"));
-    subject.write(&mut server, r, "edit.js", &twenty_kb);
+    subject.write(&mut server, r, "edit.js", &texts.twenty_kb);
     subject.read(&mut server, r, "edit.js");
-    let toggle = ["let counter = 0;", "let counter = 1;"];
-    measured.edit = Some(Timings::time(runs, |k| {
-        subject.edit(&mut server, r, "edit.js", toggle[k % 2], toggle[(k + 1) % 2]);
-    }));
+    measured.edit = Some(Timings::time(runs, |k| subject.edit_call(&mut server, r, k)));
 
     if subject.kind == Kind::Filewright {
         let appends = if full { 100 } else { 3 };
@@ -469,25 +497,18 @@ fn compare_builds(builds: &[String], full: bool) {
         subjects.iter().map(|_| (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())).collect();
     let mut servers: Vec<Server> =
         subjects.iter().zip(&dirs).map(|(s, (root, state))| s.start(root.path(), state.path()).0).collect();
-    let four_kb = functions(4096, "w");
-    let twenty_kb = format!("let counter = 0;\n{}", functions(20 * 1024, "e"));
-    let hundred: String = statements(1, 0).repeat(100);
+    let texts = Texts::new();
     for ((subject, server), (root, _)) in subjects.iter().zip(&mut servers).zip(&dirs) {
         for k in 0..20 {
-            subject.write(server, root.path(), &format!("w{k}.js"), &four_kb);
+            subject.write_call(server, root.path(), &texts, k);
         }
-        subject.write(server, root.path(), "edit.js", &twenty_kb);
-        subject.write(server, root.path(), "read.js", &hundred);
+        subject.write(server, root.path(), "edit.js", &texts.twenty_kb);
+        subject.write(server, root.path(), "read.js", &texts.hundred);
         subject.read(server, root.path(), "edit.js");
     }
-    let toggle = ["let counter = 0;", "let counter = 1;"];
     let workloads: [(&str, &BuildCall); 3] = [
-        ("write 4 KB", &|s, server, root, k| {
-            s.write(server, root, &format!("w{}.js", k % 20), &four_kb);
-        }),
-        ("edit a 20 KB file", &|s, server, root, k| {
-            s.edit(server, root, "edit.js", toggle[k % 2], toggle[(k + 1) % 2]);
-        }),
+        ("write 4 KB", &|s, server, root, k| s.write_call(server, root, &texts, k)),
+        ("edit a 20 KB file", &|s, server, root, k| s.edit_call(server, root, k)),
         ("read 100 lines", &|s, server, root, _| {
             s.read(server, root, "read.js");
         }),
