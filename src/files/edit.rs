@@ -10,6 +10,8 @@
 //! LF (as models usually send), the strings are converted before matching. A BOM is kept
 //! because matching starts after it.
 
+use std::borrow::Cow;
+
 use super::anchor::{Anchor, anchor_of, line_hash};
 use crate::error::{EditFailure, Error, Result};
 use crate::lines::LineIndex;
@@ -101,7 +103,7 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
             if !text.is_empty() {
                 return Err(fail(EditFailure::EmptyOldOnNonEmptyFile));
             }
-            text = new;
+            text = Cow::Owned(new);
             replacements[index] = 1;
             continue;
         }
@@ -117,8 +119,9 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
             _ => {}
         }
         replacements[index] = starts.len();
-        text = replace_at(&text, &starts, old.len(), &new);
+        text = Cow::Owned(replace_at(&text, &starts, old.len(), &new));
     }
+    let mut text = text.into_owned();
     if bom {
         text.insert(0, BOM);
     }
@@ -148,16 +151,16 @@ const MOVED_WITHIN: usize = 10;
 /// Applies the line edits among `edits` to `body` (the text after any BOM), all against
 /// `body` as it is: checks every anchor, refuses overlaps, then splices from the bottom up.
 /// Returns the new text and whether LF strings were converted to CRLF.
-fn apply_line_edits(
+fn apply_line_edits<'a>(
     path: &str,
-    body: &str,
+    body: &'a str,
     crlf: bool,
     edits: &[Edit],
     replacements: &mut [usize],
-) -> Result<(String, bool)> {
+) -> Result<(Cow<'a, str>, bool)> {
     if edits.iter().all(|e| matches!(e, Edit::Replace { .. })) {
-        // No anchors to check: the text is only copied, without indexing its lines.
-        return Ok((body.to_string(), false));
+        // No anchors to check: the text is neither indexed nor copied.
+        return Ok((Cow::Borrowed(body), false));
     }
     let index = LineIndex::new(body);
     let ending = if crlf { "\r\n" } else { "\n" };
@@ -239,7 +242,7 @@ fn apply_line_edits(
             text.truncate(len);
         }
     }
-    Ok((text, converted))
+    Ok((Cow::Owned(text), converted))
 }
 
 /// Why `anchor` does not name a current line of the indexed text, or None when it does.
