@@ -823,6 +823,24 @@ mod tests {
         }
     }
 
+    /// The owner's writes restart the time to live, but one within a hundredth of it of the
+    /// last recorded one leaves the claim's row alone (see `claims::touch_every`).
+    #[test]
+    fn an_owners_write_restarts_the_ttl_unless_the_last_restart_was_just_before() {
+        for (_d, s) in stores(Some(Duration::from_secs(10))) {
+            let expires = |s: &Store| s.claims().unwrap()[0].expires.unwrap();
+            s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(1)))).unwrap();
+            let first = expires(&s);
+            std::thread::sleep(Duration::from_millis(20));
+            s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(2)))).unwrap();
+            assert_eq!(expires(&s), first, "20 ms after the last restart, within 100 ms");
+            std::thread::sleep(Duration::from_millis(120));
+            s.write_claimed("a.js", "alice", Action::Write, || Ok(((), facts(3)))).unwrap();
+            let later = expires(&s);
+            assert!(later.as_millis() >= first.as_millis() + 140, "{first:?} then {later:?}");
+        }
+    }
+
     #[test]
     fn a_write_under_a_token_another_agent_superseded_is_refused_until_claimed_again() {
         for (_d, s) in stores(Some(Duration::from_millis(50))) {
