@@ -47,6 +47,8 @@ pub struct KnownText<V> {
 /// The check of a whole new text for a file, started on a helper thread before the text is
 /// written, so that the parse runs while the call takes its claim, writes the file and
 /// journals it; [`CheckCache::check_written_ahead`] takes the result. The text is copied.
+/// A write starts it with [`CheckAhead::start`]; an edit, which may parse only around its
+/// change, with [`CheckCache::start_edited`].
 pub struct CheckAhead(Ahead<(Report, Option<Prior>)>);
 
 impl CheckAhead {
@@ -101,8 +103,8 @@ impl<V: PartialEq + Copy> CheckCache<V> {
         report
     }
 
-    /// [`CheckCache::check_written`] with the check [started ahead](CheckAhead::start) of the
-    /// write: takes its result (or finishes it) and keeps what it leaves.
+    /// [`CheckCache::check_written`] with the check started ahead of the write or the edit
+    /// ([`CheckAhead`]): takes its result (or finishes it) and keeps what it leaves.
     pub fn check_written_ahead(
         &self,
         key: &str,
@@ -161,26 +163,20 @@ impl<V: PartialEq + Copy> CheckCache<V> {
         self.lock().take_text(key)
     }
 
-    /// Checks `text`, the whole new content of `key` after an edit turned `old` into it;
-    /// `before` is the file's version just before the edit. When the last check of `key`
-    /// was of that version, only the part around the change may need parsing (see
-    /// [`check_edited`]); otherwise the whole text is parsed.
-    pub fn check_edited(
-        &self,
-        key: &str,
-        old: &str,
-        text: &str,
-        before: Option<V>,
-        version: Option<V>,
-    ) -> Report {
+    /// Starts, on the helper thread, the check of `text`, the whole new content of `key`
+    /// after an edit turned `old` into it; `before` is the file's version just before the
+    /// edit. When the last check of `key` was of that version, only the part around the
+    /// change may need parsing (see [`check_edited`]); otherwise the whole text is parsed.
+    /// Started before the edit lands, it runs while the call journals and renames;
+    /// [`CheckCache::check_written_ahead`] takes the result. Both texts are copied.
+    pub fn start_edited(&self, key: &str, old: &str, text: &str, before: Option<V>) -> CheckAhead {
         let prior = {
             let mut entries = self.lock();
             let entry = entries.remove(key);
             entry.filter(|e| Some(e.version) == before && e.text_len == old.len()).map(|e| e.prior)
         };
-        let (report, prior) = check_edited(key, old, text, prior);
-        self.keep(key, text, prior, version);
-        report
+        let (key, old, text) = (key.to_owned(), old.to_owned(), text.to_owned());
+        CheckAhead(ahead(move || check_edited(&key, &old, &text, prior)))
     }
 
     fn keep(&self, key: &str, text: &str, prior: Option<Prior>, version: Option<V>) {

@@ -33,20 +33,6 @@ pub(super) enum Landed<'a> {
         /// is looked up).
         on_disk: Option<FileInfo>,
     },
-    /// An edit turned the file from `old`, at version `before`, into `text`: the check may
-    /// parse only the part around the change.
-    Edited {
-        /// The file's content before the edit.
-        old: &'a str,
-        /// The file's metadata just before the edit (None when it did not exist).
-        before: Option<FileInfo>,
-        /// The file's content now.
-        text: &'a str,
-        /// Its hex sha256.
-        sha256: &'a str,
-        /// The file's version right after the write, when the tool knows it.
-        on_disk: Option<FileInfo>,
-    },
     /// An append turned the file from version `before` into version `after`, whose whole
     /// content is `whole`.
     Appended {
@@ -150,10 +136,8 @@ impl Session {
         drop(seen);
         let key = path.display();
         let on_disk = match &landed {
-            Landed::Replaced { on_disk: Some(now), .. } | Landed::Edited { on_disk: Some(now), .. } => {
-                Some(*now)
-            }
-            Landed::Replaced { .. } | Landed::Edited { .. } => self.ws.stat(path).ok().flatten(),
+            Landed::Replaced { on_disk: Some(now), .. } => Some(*now),
+            Landed::Replaced { .. } => self.ws.stat(path).ok().flatten(),
             Landed::Appended { after, .. } => Some(*after),
         };
         // A panic below (a parser's bug on a strange text) must not turn a landed write into
@@ -199,7 +183,7 @@ impl Session {
             // The hook rewrote the file (a formatter): check its text, as it is now.
             (Some(now), landed) => {
                 let written: &[u8] = match &landed {
-                    Landed::Replaced { text, .. } | Landed::Edited { text, .. } => text.as_bytes(),
+                    Landed::Replaced { text, .. } => text.as_bytes(),
                     Landed::Appended { whole, .. } => whole.bytes(),
                 };
                 let sha256 = sha256_hex(&now);
@@ -229,9 +213,6 @@ impl Session {
                     None => self.checks.check_written(&key, text, on_disk),
                 };
                 (syntax, sha256.to_owned())
-            }
-            (None, Landed::Edited { old, before, text, sha256, .. }) => {
-                (self.checks.check_edited(&key, old, text, before, on_disk), sha256.to_owned())
             }
             (None, Landed::Appended { whole, sha256, before, after }) => {
                 let syntax = match whole {

@@ -189,7 +189,7 @@ impl Session {
             let sha256 = sha256_hex(applied.before.as_bytes());
             (applied, AfterWrite { warnings: Vec::new(), syntax, hook: None, sha256 })
         } else {
-            let ((applied, sha256, now), unrecorded) = self
+            let ((applied, sha256, ahead, now), unrecorded) = self
                 .store
                 .write_claimed_then_land(
                     &key,
@@ -199,8 +199,15 @@ impl Session {
                         self.settle_locked(&path);
                         let applied = read_and_apply()?;
                         let text = applied.edited.text.as_bytes();
-                        // On its way to disk while the hash and the journal row are made.
+                        // On its way to disk while the hash and the journal row are made, and
+                        // checked beside them (on the same helper, after the writeback).
                         let staged = files::stage(&self.ws, &path, text, self.config.max_file_bytes);
+                        let ahead = self.checks.start_edited(
+                            &key,
+                            &applied.before,
+                            &applied.edited.text,
+                            applied.info,
+                        );
                         let sha256 = sha256_hex(text);
                         let facts = WriteFacts {
                             size: text.len() as u64,
@@ -213,21 +220,20 @@ impl Session {
                                 false => Before::Absent,
                             }),
                         };
-                        Ok(((applied, sha256, staged), Some(facts)))
+                        Ok(((applied, sha256, ahead, staged), Some(facts)))
                     },
-                    |(applied, sha256, staged)| {
+                    |(applied, sha256, ahead, staged)| {
                         let text = applied.edited.text.as_bytes();
                         let written = files::land(&self.ws, &path, staged, text, self.config.max_file_bytes)?;
-                        Ok((applied, sha256, written.now))
+                        Ok((applied, sha256, ahead, written.now))
                     },
                 )
                 .map_err(|e| self.with_last_write(e))?;
             // The bytes have landed: from here on nothing may turn this call into an error.
-            let landed = Landed::Edited {
-                old: &applied.before,
-                before: applied.info,
+            let landed = Landed::Replaced {
                 text: &applied.edited.text,
                 sha256: &sha256,
+                ahead: Some(ahead),
                 on_disk: now,
             };
             let after = self.after_write(seen, &path, &agent, landed, unrecorded.into_iter().collect());
