@@ -135,8 +135,9 @@ pub(super) fn record(
 }
 
 /// Drops the oldest kept contents until the rest fit in `budget` bytes. The backend keeps
-/// the total current as versions come and go, and finds the oldest by an index: no write
-/// scans the versions.
+/// the total current as versions come and go, and finds the oldest without scanning the
+/// versions (SQLite: from the newest version row, where the budget stopped; PostgreSQL: a
+/// table and an index).
 fn keep_within(tx: &mut dyn Tx, budget: u64) -> Result<()> {
     let mut over = tx.kept_bytes()? - budget.min(i64::MAX as u64) as i64;
     while over > 0 {

@@ -1092,58 +1092,138 @@ mod tests {
         assert_eq!(Before::unsplice(1, b"X", 3, b"abc").as_deref(), Some(&b"aXc"[..]));
     }
 
-    /// SUM(LENGTH(content)) over the versions, the way the running total must say it.
+    /// The running total the newest version row carries, and SUM(LENGTH(content)) over the
+    /// versions, which it must equal.
     fn summed(s: &Store) -> (i64, i64) {
         let Backend::Sqlite(db) = s.backend() else { unreachable!("the tests open SQLite") };
         let conn = db.conn();
-        let kept = conn.query_row("SELECT bytes FROM kept", [], |r| r.get(0)).unwrap();
+        let kept = conn
+            .query_row("SELECT kept_total FROM versions ORDER BY journal_id DESC LIMIT 1", [], |r| r.get(0))
+            .unwrap();
         let sum = conn
             .query_row("SELECT COALESCE(SUM(LENGTH(content)), 0) FROM versions", [], |r| r.get(0))
             .unwrap();
         (kept, sum)
     }
 
+    /// Writes `a.js` keeping `len` bytes of the version before it.
+    fn keep_bytes(s: &Store, len: usize) {
+        let before = Some(Before::Content(vec![b'x'; len]));
+        s.write_claimed("a.js", "alice", Action::Write, || {
+            Ok(((), Some(WriteFacts { size: 1, added: 1, sha256: "h".into(), before })))
+        })
+        .unwrap();
+    }
+
     #[test]
     fn the_running_total_of_kept_versions_matches_their_sum_as_the_budget_drops_them() {
         let (_d, s) = store(None);
         let s = s.with_history_budget(100);
-        for k in 0..30u64 {
-            let before = Some(Before::Content(vec![b'x'; (k as usize * 7) % 40 + 1]));
-            s.write_claimed("a.js", "alice", Action::Write, || {
-                Ok(((), Some(WriteFacts { size: k, added: k, sha256: "h".into(), before: before.clone() })))
-            })
-            .unwrap();
+        for k in 0..30 {
+            keep_bytes(&s, (k * 7) % 40 + 1);
             let (kept, sum) = summed(&s);
             assert_eq!(kept, sum, "after write {k}");
             assert!(kept <= 100, "the budget holds: {kept}");
+            // Changes that keep no content carry the total on.
+            s.write_claimed("b.js", "alice", Action::Append, || {
+                Ok((
+                    (),
+                    Some(WriteFacts {
+                        size: 1,
+                        added: 1,
+                        sha256: "h".into(),
+                        before: Some(Before::Prefix(0)),
+                    }),
+                ))
+            })
+            .unwrap();
+            assert_eq!(summed(&s), (kept, sum), "after an append {k}");
         }
-        {
-            let Backend::Sqlite(db) = s.backend() else { unreachable!() };
-            db.conn().execute("DELETE FROM versions WHERE journal_id % 2 = 0", []).unwrap();
-        }
-        let (kept, sum) = summed(&s);
-        assert_eq!(kept, sum, "after deleting versions");
+        // The budget dropped the oldest first, and only as many as it had to.
+        let Backend::Sqlite(db) = s.backend() else { unreachable!() };
+        let kept_ids: Vec<i64> = db
+            .conn()
+            .prepare("SELECT journal_id FROM versions WHERE content IS NOT NULL ORDER BY journal_id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let newest: i64 = db.conn().query_row("SELECT MAX(id) FROM journal", [], |r| r.get(0)).unwrap();
+        let first = kept_ids[0];
+        assert!(kept_ids.windows(2).all(|w| w[1] == w[0] + 2), "a run of the newest writes: {kept_ids:?}");
+        assert_eq!(*kept_ids.last().unwrap(), newest - 1, "the newest write's version is kept");
+        let dropped: i64 = db
+            .conn()
+            .query_row("SELECT LENGTH(content) FROM versions WHERE journal_id = ?1", [first - 2], |r| {
+                r.get::<_, Option<i64>>(0)
+            })
+            .unwrap()
+            .unwrap_or(0);
+        assert_eq!(dropped, 0, "the version before the oldest kept was dropped");
     }
 
+    /// A newest row that an older filewright wrote carries no running state: the next change
+    /// counts it afresh.
     #[test]
-    fn a_database_made_before_the_running_total_gets_it_counted_once() {
+    fn a_running_total_left_out_by_an_older_filewright_is_counted_afresh() {
+        let (_d, s) = store(None);
+        let s = s.with_history_budget(100);
+        keep_bytes(&s, 30);
+        keep_bytes(&s, 30);
+        {
+            let Backend::Sqlite(db) = s.backend() else { unreachable!() };
+            db.conn().execute_batch("UPDATE versions SET kept_total = NULL, kept_from = NULL").unwrap();
+        }
+        keep_bytes(&s, 30);
+        assert_eq!(summed(&s), (90, 90));
+        keep_bytes(&s, 30);
+        assert_eq!(summed(&s), (90, 90), "the oldest was dropped to stay within 100");
+    }
+
+    /// A database of schema version 2 kept the running total in a table of its own, by
+    /// triggers, with an index of the versions with content: an open retires all three, adds
+    /// the columns, keeps the versions, and the next change counts the total.
+    #[test]
+    fn a_database_of_schema_2_retires_its_running_total_table_and_counts_afresh() {
         let dir = tempfile::tempdir().unwrap();
         {
             let s = Store::open(dir.path(), None).unwrap();
             let Backend::Sqlite(db) = s.backend() else { unreachable!() };
-            let conn = db.conn();
-            conn.execute_batch(
-                "DROP TRIGGER kept_after_insert; DROP TRIGGER kept_after_update; DROP TRIGGER kept_after_delete;
-                 DROP TABLE kept; PRAGMA user_version = 0;
-                 INSERT INTO versions (journal_id, kind, size, content) VALUES (1, 'content', 3, x'616263'), (2, 'prefix', 3, NULL);",
-            )
-            .unwrap();
+            db.conn()
+                .execute_batch(
+                    "CREATE TABLE old (journal_id INTEGER PRIMARY KEY, kind TEXT NOT NULL, size INTEGER NOT NULL,
+                                       content BLOB, splice_at INTEGER);
+                     DROP TABLE versions; ALTER TABLE old RENAME TO versions;
+                     INSERT INTO journal (id, time, agent, action, path, size, added, sha256)
+                         VALUES (1, 0, 'ann', 'write', 'old.txt', 3, 3, 'h'), (2, 0, 'ann', 'append', 'old.txt', 4, 1, 'h');
+                     INSERT INTO versions (journal_id, kind, size, content) VALUES (1, 'content', 3, x'616263'), (2, 'prefix', 3, NULL);
+                     CREATE INDEX versions_kept ON versions (journal_id) WHERE content IS NOT NULL;
+                     CREATE TABLE kept (id INTEGER PRIMARY KEY CHECK (id = 1), bytes INTEGER NOT NULL);
+                     INSERT INTO kept VALUES (1, 3);
+                     CREATE TRIGGER kept_after_insert AFTER INSERT ON versions BEGIN
+                         UPDATE kept SET bytes = bytes + COALESCE(LENGTH(NEW.content), 0);
+                     END;
+                     PRAGMA user_version = 2;",
+                )
+                .unwrap();
+        }
+        for _ in 0..2 {
+            let s = Store::open(dir.path(), None).unwrap();
+            let Backend::Sqlite(db) = s.backend() else { unreachable!() };
+            let retired: i64 = db
+                .conn()
+                .query_row(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('kept', 'versions_kept', 'kept_after_insert')",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(retired, 0);
         }
         let s = Store::open(dir.path(), None).unwrap();
-        assert_eq!(summed(&s), (3, 3));
-        drop(s);
-        let s = Store::open(dir.path(), None).unwrap();
-        assert_eq!(summed(&s), (3, 3), "a second open does not count again");
+        keep_bytes(&s, 5);
+        assert_eq!(summed(&s), (8, 8), "the 3 bytes kept before, and 5");
     }
 
     /// Keeps a whole old version of `a.txt`, as any filewright did.

@@ -24,10 +24,26 @@ pub const DB_FILE: &str = "state.db";
 /// The version of [`SCHEMA`], kept in the database's `user_version`: raise it whenever the
 /// schema changes, so that databases made before run the statements again (each is written to
 /// add what is missing and leave the rest).
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
-/// What a database made at an earlier [`SCHEMA_VERSION`] lacks, after [`SCHEMA`] has run on it.
-const UPGRADE: &str = "ALTER TABLE versions ADD COLUMN splice_at INTEGER;";
+/// The columns of `versions` added since it was first made, each with the statement that adds
+/// it to a database made before: [`SCHEMA`] creates the table with them all.
+const ADDED_COLUMNS: [(&str, &str); 3] = [
+    ("splice_at", "ALTER TABLE versions ADD COLUMN splice_at INTEGER"),
+    ("kept_total", "ALTER TABLE versions ADD COLUMN kept_total INTEGER"),
+    ("kept_from", "ALTER TABLE versions ADD COLUMN kept_from INTEGER"),
+];
+
+/// What schema version 2 kept the history budget's running total in: a row of its own, kept
+/// current by triggers, and an index of the versions with content. Each was a page more in
+/// every change's commit; the newest version row carries both now (see [`SqliteTx::running`]).
+const RETIRED: &str = "
+DROP TRIGGER IF EXISTS kept_after_insert;
+DROP TRIGGER IF EXISTS kept_after_update;
+DROP TRIGGER IF EXISTS kept_after_delete;
+DROP INDEX IF EXISTS versions_kept;
+DROP TABLE IF EXISTS kept;
+";
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS claims (
@@ -68,28 +84,14 @@ CREATE TABLE IF NOT EXISTS versions (
     size       INTEGER NOT NULL,     -- bytes before
     content    BLOB,                 -- the bytes before (content), or those a splice puts back;
                                      -- NULL once the budget dropped them
-    splice_at  INTEGER               -- splice: where the bytes put back begin
+    splice_at  INTEGER,              -- splice: where the bytes put back begin
+    -- The history budget's running state, read from the newest row only (older rows keep
+    -- what they had): the bytes of content kept over all versions, as SUM(LENGTH(content))
+    -- would say, and the journal id below which the budget has dropped every content (it
+    -- drops the oldest first). NULL on a row an older filewright wrote: then counted afresh.
+    kept_total INTEGER,
+    kept_from  INTEGER
 );
--- The versions whose content is still kept, oldest first: what the budget drops next.
-CREATE INDEX IF NOT EXISTS versions_kept ON versions (journal_id) WHERE content IS NOT NULL;
--- The bytes of content kept, as SUM(LENGTH(content)) over versions would say, kept current by
--- the triggers below so that a write does not scan every version to learn it.
-CREATE TABLE IF NOT EXISTS kept (
-    id    INTEGER PRIMARY KEY CHECK (id = 1),
-    bytes INTEGER NOT NULL
-);
-CREATE TRIGGER IF NOT EXISTS kept_after_insert AFTER INSERT ON versions BEGIN
-    UPDATE kept SET bytes = bytes + COALESCE(LENGTH(NEW.content), 0);
-END;
-CREATE TRIGGER IF NOT EXISTS kept_after_update AFTER UPDATE OF content ON versions BEGIN
-    UPDATE kept SET bytes = bytes - COALESCE(LENGTH(OLD.content), 0) + COALESCE(LENGTH(NEW.content), 0);
-END;
-CREATE TRIGGER IF NOT EXISTS kept_after_delete AFTER DELETE ON versions BEGIN
-    UPDATE kept SET bytes = bytes - COALESCE(LENGTH(OLD.content), 0);
-END;
--- A database made before the running total: count once, in the transaction that adds it.
-INSERT OR IGNORE INTO kept (id, bytes)
-    SELECT 1, COALESCE(SUM(LENGTH(content)), 0) FROM versions WHERE NOT EXISTS (SELECT 1 FROM kept);
 ";
 
 /// How large the WAL may grow (in 4 KB pages) before a commit copies it into the database
@@ -151,16 +153,19 @@ impl Sqlite {
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).with_context(hint)?;
         if version < SCHEMA_VERSION {
             conn.execute_batch(SCHEMA).with_context(hint)?;
-            let has_splices: bool = conn
-                .query_row(
-                    "SELECT COUNT(*) > 0 FROM pragma_table_info('versions') WHERE name = 'splice_at'",
-                    [],
-                    |r| r.get(0),
-                )
-                .with_context(hint)?;
-            if !has_splices {
-                conn.execute_batch(UPGRADE).with_context(hint)?;
+            for (column, add) in ADDED_COLUMNS {
+                let present: bool = conn
+                    .query_row(
+                        "SELECT COUNT(*) > 0 FROM pragma_table_info('versions') WHERE name = ?1",
+                        [column],
+                        |r| r.get(0),
+                    )
+                    .with_context(hint)?;
+                if !present {
+                    conn.execute_batch(add).with_context(hint)?;
+                }
             }
+            conn.execute_batch(RETIRED).with_context(hint)?;
             conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};")).with_context(hint)?;
         }
         conn.execute_batch("COMMIT").with_context(hint)?;
@@ -340,6 +345,33 @@ fn row_to_claim(row: &rusqlite::Row<'_>) -> rusqlite::Result<Claim> {
 const CLAIM_COLUMNS: &str = "c.path, c.agent, c.since, c.touched, COALESCE(f.token, 0)
     FROM claims c LEFT JOIN fences f ON f.path = c.path";
 
+impl SqliteTx<'_> {
+    /// The history budget's running state, as the newest version row carries it: the bytes of
+    /// content kept, and the journal id below which none is. Counted over every version when
+    /// there is no such row yet or an older filewright wrote it (its columns are NULL).
+    fn running(&self) -> Result<(i64, i64)> {
+        let newest: Option<(Option<i64>, Option<i64>)> = self
+            .0
+            .prepare_cached("SELECT kept_total, kept_from FROM versions ORDER BY journal_id DESC LIMIT 1")
+            .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+            .map_err(db_error)?;
+        match newest {
+            None => Ok((0, 0)),
+            Some((Some(total), Some(from))) => Ok((total, from)),
+            Some(_) => self
+                .0
+                .query_row(
+                    "SELECT COALESCE(SUM(LENGTH(content)), 0),
+                            COALESCE((SELECT MIN(journal_id) FROM versions WHERE content IS NOT NULL), 0)
+                     FROM versions",
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(db_error),
+        }
+    }
+}
+
 impl Tx for SqliteTx<'_> {
     fn now(&mut self) -> Result<Timestamp> {
         Ok(Timestamp::now())
@@ -435,39 +467,59 @@ impl Tx for SqliteTx<'_> {
     }
 
     fn add_version(&mut self, v: NewVersion<'_>) -> Result<()> {
+        // The new row is the newest: it carries the running state on, with its own content.
+        let (total, from) = self.running()?;
+        let total = total + v.content.map_or(0, |c| c.len() as i64);
         self.0
             .prepare_cached(
-                "INSERT INTO versions (journal_id, kind, size, content, splice_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO versions (journal_id, kind, size, content, splice_at, kept_total, kept_from)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )
             .and_then(|mut s| {
-                s.execute(params![v.journal_id, v.kind, v.size as i64, v.content, v.at.map(|at| at as i64)])
+                s.execute(params![
+                    v.journal_id,
+                    v.kind,
+                    v.size as i64,
+                    v.content,
+                    v.at.map(|at| at as i64),
+                    total,
+                    from
+                ])
             })
             .map(drop)
             .map_err(db_error)
     }
 
     fn kept_bytes(&mut self) -> Result<i64> {
-        self.0
-            .prepare_cached("SELECT bytes FROM kept WHERE id = 1")
-            .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(db_error)
+        Ok(self.running()?.0)
     }
 
     fn oldest_kept(&mut self) -> Result<Option<(i64, i64)>> {
+        // Walks the table from where the budget stopped, past the versions that never had
+        // content to keep: each is passed once, as that point only moves on.
+        let (_, from) = self.running()?;
         self.0
             .prepare_cached(
-                "SELECT journal_id, LENGTH(content) FROM versions WHERE content IS NOT NULL
+                "SELECT journal_id, LENGTH(content) FROM versions WHERE journal_id >= ?1 AND content IS NOT NULL
                  ORDER BY journal_id LIMIT 1",
             )
-            .and_then(|mut s| s.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+            .and_then(|mut s| s.query_row([from], |r| Ok((r.get(0)?, r.get(1)?))).optional())
             .map_err(db_error)
     }
 
-    fn drop_kept(&mut self, journal_id: i64, _len: i64) -> Result<()> {
-        // The `kept_after_update` trigger takes the length off the total.
+    fn drop_kept(&mut self, journal_id: i64, len: i64) -> Result<()> {
+        let (total, _) = self.running()?;
         self.0
             .prepare_cached("UPDATE versions SET content = NULL WHERE journal_id = ?1")
             .and_then(|mut s| s.execute([journal_id]))
+            .map_err(db_error)?;
+        // The newest row is on the page this change writes anyway: no page more.
+        self.0
+            .prepare_cached(
+                "UPDATE versions SET kept_total = ?1, kept_from = ?2
+                 WHERE journal_id = (SELECT MAX(journal_id) FROM versions)",
+            )
+            .and_then(|mut s| s.execute(params![total - len, journal_id + 1]))
             .map(drop)
             .map_err(db_error)
     }
