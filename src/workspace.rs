@@ -35,6 +35,9 @@ pub struct Workspace {
     durable: bool,
     /// Unnamed files made ahead in the directories written to last, for `replace`.
     spares: crate::spares::Spares,
+    /// The root's identity, which keys the spares made in it (None when it could not be
+    /// told: each replace there then asks the directory it holds).
+    root_id: Option<crate::spares::DirId>,
 }
 
 /// The state directory inside the root, by relative path (for a clear early refusal) and by
@@ -211,6 +214,7 @@ impl Workspace {
             .with_context(|| format!("cannot resolve the root {}", root.display()))?;
         let dir = Dir::open_ambient_dir(&canonical_root, ambient_authority())
             .with_context(|| format!("cannot open the root {}", root.display()))?;
+        let root_id = rustix::fs::fstat(&dir).ok().map(|s| (s.st_dev, s.st_ino));
         Ok(Workspace {
             dir,
             given_root,
@@ -218,6 +222,7 @@ impl Workspace {
             reserved: None,
             durable: false,
             spares: Default::default(),
+            root_id,
         })
     }
 
@@ -233,6 +238,7 @@ impl Workspace {
             reserved,
             durable: self.durable,
             spares: Default::default(),
+            root_id: self.root_id,
         })
     }
 
@@ -511,7 +517,8 @@ impl Workspace {
         let tmp_name = temp_name();
         // A spare tells the mode it was made with; a file created here is given the old
         // file's mode whatever it was made with.
-        let (mut tmp, made_with) = match self.named_spare(&parent_dir, &tmp_name) {
+        let in_root = path.split().0.as_os_str().is_empty();
+        let (mut tmp, made_with) = match self.named_spare(&parent_dir, in_root, &tmp_name) {
             Some((spare, mode)) => (spare, Some(mode)),
             None => {
                 let mut options = OpenOptions::new();
@@ -591,6 +598,11 @@ impl Workspace {
     /// or replaced meanwhile would take the file somewhere else. False when the parent is
     /// gone or cannot be compared.
     pub fn still_beside(&self, staged: &Staged) -> bool {
+        // A file of the root was staged through a second handle on the root itself, which
+        // no rename can take elsewhere.
+        if staged.path.split().0.as_os_str().is_empty() {
+            return true;
+        }
         let identity = |dir: &Dir| rustix::fs::fstat(dir).ok().map(|s| (s.st_dev, s.st_ino));
         match self.open_parent(&staged.path, false) {
             Ok(now) => identity(&now).is_some_and(|now| Some(now) == identity(&staged.dir)),
@@ -600,10 +612,14 @@ impl Workspace {
 
     /// The spare file made ahead in `dir` (see [`crate::spares`]), named `tmp_name` there,
     /// and the mode it was made with; None when there is none or it cannot be named (the
-    /// caller creates its own).
-    fn named_spare(&self, dir: &Dir, tmp_name: &str) -> Option<(File, u32)> {
-        let stat = rustix::fs::fstat(dir).ok()?;
-        let (spare, mode) = self.spares.take((stat.st_dev, stat.st_ino), dir)?;
+    /// caller creates its own). `in_root`: `dir` is a handle on the root, whose identity is
+    /// known.
+    fn named_spare(&self, dir: &Dir, in_root: bool, tmp_name: &str) -> Option<(File, u32)> {
+        let id = match self.root_id.filter(|_| in_root) {
+            Some(id) => id,
+            None => rustix::fs::fstat(dir).ok().map(|s| (s.st_dev, s.st_ino))?,
+        };
+        let (spare, mode) = self.spares.take(id, dir)?;
         match crate::spares::name(&spare, dir, tmp_name) {
             Ok(()) => Some((File::from_std(spare), mode)),
             Err(e) => {
@@ -974,7 +990,9 @@ fn temp_name() -> String {
     use std::hash::{BuildHasher, Hasher};
     // RandomState is seeded randomly per instance: 64 random bits without a dependency.
     let random = std::collections::hash_map::RandomState::new().build_hasher().finish();
-    format!("{TEMP_PREFIX}{}-{random:016x}{TEMP_SUFFIX}", std::process::id())
+    // The process id once: each `std::process::id()` is a system call.
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    format!("{TEMP_PREFIX}{}-{random:016x}{TEMP_SUFFIX}", PID.get_or_init(std::process::id))
 }
 
 /// Whether `name` is one of filewright's temporary files (of any process).
@@ -1140,6 +1158,22 @@ mod tests {
             assert!(started.elapsed() < std::time::Duration::from_secs(10), "no spare was made for {dir}");
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
+    }
+
+    /// The root's spares are found by the identity told at open, and a staged file of the root
+    /// lands without looking its directory up again.
+    #[test]
+    fn a_replace_in_the_root_after_the_first_writes_into_the_file_made_ahead() {
+        let (t, ws) = ws();
+        let path = ws.resolve("b.txt").unwrap();
+        assert!(ws.replace(&path, b"one").unwrap().created);
+        let spare = spare_made_for(&ws, ".");
+        let staged = ws.stage(&path, b"two", false).unwrap();
+        assert!(ws.still_beside(&staged));
+        ws.land(staged).unwrap();
+        let meta = std::fs::metadata(t.path().join("b.txt")).unwrap();
+        assert_eq!(meta.ino(), spare, "the spare made ahead became the file");
+        assert_eq!(std::fs::read(t.path().join("b.txt")).unwrap(), b"two");
     }
 
     #[test]
