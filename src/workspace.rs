@@ -91,6 +91,11 @@ impl RootPath {
         let name = self.0.file_name().unwrap_or_default();
         (parent, name)
     }
+
+    /// Whether the file is in the root itself (its parent is the root).
+    fn in_root(&self) -> bool {
+        self.split().0.as_os_str().is_empty()
+    }
 }
 
 impl Serialize for RootPath {
@@ -517,8 +522,7 @@ impl Workspace {
         let tmp_name = temp_name();
         // A spare tells the mode it was made with; a file created here is given the old
         // file's mode whatever it was made with.
-        let in_root = path.split().0.as_os_str().is_empty();
-        let (mut tmp, made_with) = match self.named_spare(&parent_dir, in_root, &tmp_name) {
+        let (mut tmp, made_with) = match self.named_spare(&parent_dir, path.in_root(), &tmp_name) {
             Some((spare, mode)) => (spare, Some(mode)),
             None => {
                 let mut options = OpenOptions::new();
@@ -600,7 +604,7 @@ impl Workspace {
     pub fn still_beside(&self, staged: &Staged) -> bool {
         // A file of the root was staged through a second handle on the root itself, which
         // no rename can take elsewhere.
-        if staged.path.split().0.as_os_str().is_empty() {
+        if staged.path.in_root() {
             return true;
         }
         let identity = |dir: &Dir| rustix::fs::fstat(dir).ok().map(|s| (s.st_dev, s.st_ino));
@@ -797,10 +801,10 @@ impl Workspace {
 
     /// Opens the directory holding `path`, creating it first when `create` is set.
     fn open_parent(&self, path: &RootPath, create: bool) -> Result<Dir> {
-        let (parent, _) = path.split();
-        if parent.as_os_str().is_empty() {
+        if path.in_root() {
             return self.dir.try_clone().map_err(|e| map_io(e, "open the root for", path));
         }
+        let (parent, _) = path.split();
         if create {
             self.dir.create_dir_all(parent).map_err(|e| map_parent_error(e, path))?;
         }
