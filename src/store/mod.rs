@@ -1163,6 +1163,30 @@ mod tests {
         assert_eq!(dropped, 0, "the version before the oldest kept was dropped");
     }
 
+    /// Two copies kept in one transaction (a move's two rows), each making the budget drop
+    /// older ones: the second row carries on the total the first one's drops left.
+    #[test]
+    fn copies_kept_twice_in_one_change_leave_the_total_right() {
+        let (_d, s) = store(None);
+        let s = s.with_history_budget(100);
+        keep_bytes(&s, 40);
+        keep_bytes(&s, 40);
+        let row = |path: &str| {
+            let facts = WriteFacts {
+                size: 1,
+                added: 1,
+                sha256: "h".into(),
+                before: Some(Before::Content(vec![b'y'; 40])),
+            };
+            (path.to_string(), Action::Move, facts)
+        };
+        s.write_claimed_paths(&["a.js", "b.js"], "alice", || Ok(((), vec![row("a.js"), row("b.js")])))
+            .unwrap();
+        assert_eq!(summed(&s), (80, 80), "the two old copies dropped, the two new kept");
+        keep_bytes(&s, 10);
+        assert_eq!(summed(&s), (90, 90));
+    }
+
     /// A newest row that an older filewright wrote carries no running state: the next change
     /// counts it afresh.
     #[test]

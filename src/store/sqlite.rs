@@ -201,7 +201,7 @@ impl Sqlite {
     ) -> Result<(T, Option<Error>)> {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
-        let (value, then) = f(&mut SqliteTx(&tx))?;
+        let (value, then) = f(&mut SqliteTx(&tx, None))?;
         let unrecorded = then.and_then(|()| tx.commit().map_err(db_error)).err();
         if let Some(commits) = &self.commits {
             // Full means a checkpoint is already due; it will include this commit. The
@@ -216,7 +216,7 @@ impl Sqlite {
 
     /// Runs `f` outside any write transaction.
     pub(super) fn read<T>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T>) -> Result<T> {
-        f(&mut SqliteTx(&self.lock()))
+        f(&mut SqliteTx(&self.lock(), None))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -328,8 +328,10 @@ impl rusqlite::types::FromSql for Action {
     }
 }
 
-/// The statements, on a connection inside the caller's transaction (or none, for reads).
-struct SqliteTx<'c>(&'c Connection);
+/// The statements, on a connection inside the caller's transaction (or none, for reads), and
+/// the history budget's running state once this transaction has read or set it: nothing else
+/// writes the versions while the transaction holds the database's write lock.
+struct SqliteTx<'c>(&'c Connection, Option<(i64, i64)>);
 
 fn row_to_claim(row: &rusqlite::Row<'_>) -> rusqlite::Result<Claim> {
     Ok(Claim {
@@ -349,7 +351,17 @@ impl SqliteTx<'_> {
     /// The history budget's running state, as the newest version row carries it: the bytes of
     /// content kept, and the journal id below which none is. Counted over every version when
     /// there is no such row yet or an older filewright wrote it (its columns are NULL).
-    fn running(&self) -> Result<(i64, i64)> {
+    fn running(&mut self) -> Result<(i64, i64)> {
+        if let Some(running) = self.1 {
+            return Ok(running);
+        }
+        let running = self.read_running()?;
+        self.1 = Some(running);
+        Ok(running)
+    }
+
+    /// [`SqliteTx::running`] as the database has it.
+    fn read_running(&self) -> Result<(i64, i64)> {
         let newest: Option<(Option<i64>, Option<i64>)> = self
             .0
             .prepare_cached("SELECT kept_total, kept_from FROM versions ORDER BY journal_id DESC LIMIT 1")
@@ -486,8 +498,9 @@ impl Tx for SqliteTx<'_> {
                     from
                 ])
             })
-            .map(drop)
-            .map_err(db_error)
+            .map_err(db_error)?;
+        self.1 = Some((total, from));
+        Ok(())
     }
 
     fn kept_bytes(&mut self) -> Result<i64> {
@@ -520,8 +533,9 @@ impl Tx for SqliteTx<'_> {
                  WHERE journal_id = (SELECT MAX(journal_id) FROM versions)",
             )
             .and_then(|mut s| s.execute(params![total - len, journal_id + 1]))
-            .map(drop)
-            .map_err(db_error)
+            .map_err(db_error)?;
+        self.1 = Some((total - len, journal_id + 1));
+        Ok(())
     }
 
     fn last_changes(&mut self, path: &str, steps: usize) -> Result<Vec<UndoStep>> {
