@@ -143,7 +143,7 @@ impl Sqlite {
         }
         let conn = Connection::open(&path).with_context(hint)?;
         conn.busy_timeout(BUSY_TIMEOUT).with_context(hint)?;
-        conn.pragma_update(None, "journal_mode", "WAL").with_context(hint)?;
+        switch_to_wal(&conn).with_context(hint)?;
         conn.pragma_update(None, "synchronous", "NORMAL").with_context(hint)?;
         // In one write transaction: a database file that is read-only (while its directory is
         // not) fails here, not at the first write, and two processes opening a database made
@@ -231,6 +231,25 @@ impl Sqlite {
     }
 }
 
+/// Puts the database in WAL mode (a no-op once it is). Switching a new database takes an
+/// exclusive lock without calling the busy handler, so processes that start together on a new
+/// state directory could see "database is locked" from one another's switch and exit: this
+/// retries, pausing up to 50 ms between tries, for as long as a busy lock is waited for
+/// elsewhere ([`BUSY_TIMEOUT`]).
+fn switch_to_wal(conn: &Connection) -> rusqlite::Result<()> {
+    let give_up = std::time::Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(e) if db_error_is_busy(&e) && std::time::Instant::now() < give_up => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            done => return done,
+        }
+    }
+}
+
 /// Starts the thread that copies the WAL into the database (a checkpoint) after commits, on a
 /// connection of its own, and returns the sender that wakes it. SQLite otherwise does this
 /// inside the commit that fills 1000 pages: with a 20 KB file kept for undo that was every
@@ -315,11 +334,15 @@ fn network_kind(magic: u64) -> Option<&'static str> {
 }
 
 fn db_error(e: rusqlite::Error) -> Error {
-    let busy = matches!(
+    Error::Store { busy: db_error_is_busy(&e), detail: e.to_string() }
+}
+
+/// Whether `e` is another connection's lock ("database is locked"), which passes.
+fn db_error_is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
         e.sqlite_error_code(),
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-    );
-    Error::Store { busy, detail: e.to_string() }
+    )
 }
 
 impl rusqlite::types::FromSql for Action {
@@ -703,6 +726,35 @@ mod tests {
         }
         let db = Sqlite::open(dir.path()).unwrap();
         assert!(!tables(&db.conn()).contains(&"fences".to_string()));
+    }
+
+    /// Processes starting together on a new state directory all open its database: the
+    /// switch to WAL takes its lock without SQLite's busy handler, so without a retry one of
+    /// them failed with "database is locked" (one start in ten, two at once) and exited.
+    #[test]
+    fn opens_racing_on_a_new_database_all_succeed() {
+        for _ in 0..40 {
+            let dir = tempfile::tempdir().unwrap();
+            let start = std::sync::Barrier::new(4);
+            std::thread::scope(|s| {
+                let opens: Vec<_> = (0..4)
+                    .map(|_| {
+                        s.spawn(|| {
+                            start.wait();
+                            Sqlite::open(dir.path()).map(|_| ())
+                        })
+                    })
+                    .collect();
+                for open in opens {
+                    if let Err(e) = open.join().unwrap() {
+                        panic!("a racing open failed: {e:#}");
+                    }
+                }
+            });
+            let db = Sqlite::open(dir.path()).unwrap();
+            let mode: String = db.conn().query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+            assert_eq!(mode, "wal");
+        }
     }
 
     #[test]
