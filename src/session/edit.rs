@@ -7,6 +7,7 @@ use super::after_write::{AfterWrite, Landed};
 use super::warnings::{WRITE_STUB_KINDS, stub_warnings, stubs_of};
 use super::{Session, required_or_truncated};
 use crate::check;
+use crate::check::stubs::Stub;
 use crate::error::{Error, Result};
 use crate::files;
 use crate::files::anchor::{self, Anchor};
@@ -181,15 +182,16 @@ impl Session {
             let edited = files::apply_edits(&key, &before, &edits)?;
             Ok(Applied { info, existed, before, edited })
         };
-        let (Applied { existed, before, edited, .. }, mut after) = if dry_run {
+        let (Applied { existed, before, edited, .. }, (diff, added_stubs), mut after) = if dry_run {
             let applied = read_and_apply().map_err(|e| self.with_last_write(e))?;
             drop(seen);
             let syntax = check::check(&key, &applied.edited.text);
             // Nothing was written: the file is as it was.
             let sha256 = sha256_hex(applied.before.as_bytes());
-            (applied, AfterWrite { warnings: Vec::new(), syntax, hook: None, sha256 })
+            let shown = shown(&key, &applied);
+            (applied, shown, AfterWrite { warnings: Vec::new(), syntax, hook: None, sha256 })
         } else {
-            let ((applied, sha256, ahead, now), unrecorded) = self
+            let ((applied, shown, sha256, ahead, now), unrecorded) = self
                 .store
                 .write_claimed_then_land(
                     &key,
@@ -220,12 +222,15 @@ impl Session {
                                 false => Before::Absent,
                             }),
                         };
-                        Ok(((applied, sha256, ahead, staged), Some(facts)))
+                        // While the helper writes the new text out (which the rename
+                        // would otherwise wait for) and checks it.
+                        let shown = shown(&key, &applied);
+                        Ok(((applied, shown, sha256, ahead, staged), Some(facts)))
                     },
-                    |(applied, sha256, ahead, staged)| {
+                    |(applied, shown, sha256, ahead, staged)| {
                         let text = applied.edited.text.as_bytes();
                         let written = files::land(&self.ws, &path, staged, text, self.config.max_file_bytes)?;
-                        Ok((applied, sha256, ahead, written.now))
+                        Ok((applied, shown, sha256, ahead, written.now))
                     },
                 )
                 .map_err(|e| self.with_last_write(e))?;
@@ -237,17 +242,8 @@ impl Session {
                 on_disk: now,
             };
             let after = self.after_write(seen, &path, &agent, landed, unrecorded.into_iter().collect());
-            (applied, after)
+            (applied, shown, after)
         };
-        let diff = files::unified_diff(&key, &before, &edited.text, MAX_DIFF_LINES);
-        // What the edit introduced. The text before the edit is checked and scanned only when
-        // the result has problems or stubs to compare: most edits leave a clean file, and a
-        // second parse of a large file is the costliest part of the call.
-        let mut added_stubs = stubs_of(&key, &edited.text, WRITE_STUB_KINDS);
-        if !added_stubs.is_empty() {
-            let before_stubs = stubs_of(&key, &before, WRITE_STUB_KINDS);
-            added_stubs.retain(|a| !before_stubs.iter().any(|b| b.source == a.source));
-        }
         after.warnings.extend(stub_warnings(&added_stubs, 1));
         let syntax = &after.syntax;
         let new_problems_at: Vec<String> = if syntax.problems.is_empty() {
@@ -279,4 +275,17 @@ impl Session {
             after,
         })
     }
+}
+
+/// What the reply shows of an edit, from the texts alone: the diff, and the stubs the edit
+/// added. A stub already in the text before is not the edit's: the text before is scanned only
+/// when the result has stubs to compare.
+fn shown(key: &str, applied: &Applied) -> (String, Vec<Stub>) {
+    let diff = files::unified_diff(key, &applied.before, &applied.edited.text, MAX_DIFF_LINES);
+    let mut added_stubs = stubs_of(key, &applied.edited.text, WRITE_STUB_KINDS);
+    if !added_stubs.is_empty() {
+        let before_stubs = stubs_of(key, &applied.before, WRITE_STUB_KINDS);
+        added_stubs.retain(|a| !before_stubs.iter().any(|b| b.source == a.source));
+    }
+    (diff, added_stubs)
 }
