@@ -188,7 +188,7 @@ impl Session {
             let syntax = check::check(&key, &applied.edited.text);
             // Nothing was written: the file is as it was.
             let sha256 = sha256_hex(applied.before.as_bytes());
-            let shown = shown(&key, &applied);
+            let shown = diff_and_added_stubs(&key, &applied);
             (applied, shown, AfterWrite { warnings: Vec::new(), syntax, hook: None, sha256 })
         } else {
             let ((applied, shown, sha256, ahead, now), unrecorded) = self
@@ -224,7 +224,7 @@ impl Session {
                         };
                         // While the helper writes the new text out (which the rename
                         // would otherwise wait for) and checks it.
-                        let shown = shown(&key, &applied);
+                        let shown = diff_and_added_stubs(&key, &applied);
                         Ok(((applied, shown, sha256, ahead, staged), Some(facts)))
                     },
                     |(applied, shown, sha256, ahead, staged)| {
@@ -246,6 +246,9 @@ impl Session {
         };
         after.warnings.extend(stub_warnings(&added_stubs, 1));
         let syntax = &after.syntax;
+        // The problems the edit introduced. The text before the edit is checked only when the
+        // result has problems to compare: most edits leave a clean file, and a second parse of
+        // a large file is the costliest part of the call.
         let new_problems_at: Vec<String> = if syntax.problems.is_empty() {
             Vec::new()
         } else {
@@ -277,10 +280,10 @@ impl Session {
     }
 }
 
-/// What the reply shows of an edit, from the texts alone: the diff, and the stubs the edit
-/// added. A stub already in the text before is not the edit's: the text before is scanned only
+/// What the reply shows of an edit that needs only its texts: the diff, and the stubs the
+/// edit added. A stub already in the text before is not the edit's; that text is scanned only
 /// when the result has stubs to compare.
-fn shown(key: &str, applied: &Applied) -> (String, Vec<Stub>) {
+fn diff_and_added_stubs(key: &str, applied: &Applied) -> (String, Vec<Stub>) {
     let diff = files::unified_diff(key, &applied.before, &applied.edited.text, MAX_DIFF_LINES);
     let mut added_stubs = stubs_of(key, &applied.edited.text, WRITE_STUB_KINDS);
     if !added_stubs.is_empty() {
