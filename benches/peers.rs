@@ -33,7 +33,10 @@
 //! root of its own, all at once, and each write, edit and read goes to one build after the
 //! other, in an order that rotates from call to call. The state of the file system, which
 //! can double p50s between runs minutes apart on our VM (BENCHMARKS.md), is then the same
-//! for every build; a change is kept when it wins here, not in two separate runs.
+//! for every build; a change is kept when it wins here, not in two separate runs. Call by
+//! call, what a build hands its background threads runs while the others are called, so a
+//! change to that work does not show: `--block N` gives each build N calls in a row (then a
+//! pause of 5 ms, so that what it left running ends in its own turn) before the next.
 
 #[path = "common/sources.rs"]
 mod sources;
@@ -435,7 +438,14 @@ fn main() {
     if let Some(at) = args.iter().position(|a| a == "--builds") {
         let builds: Vec<String> =
             args[at + 1..].iter().take_while(|a| !a.starts_with("--")).cloned().collect();
-        compare_builds(&builds, full);
+        let block = match args.iter().position(|a| a == "--block") {
+            Some(at) => match args.get(at + 1).and_then(|n| n.parse::<usize>().ok()) {
+                Some(n) if n > 0 => n,
+                _ => panic!("--block takes a number of calls, 1 or more"),
+            },
+            None => 1,
+        };
+        compare_builds(&builds, block, full);
         return;
     }
     let only_filewright = !full || args.windows(2).any(|w| w[0] == "--only" && w[1] == "filewright");
@@ -481,10 +491,12 @@ fn main() {
 /// One timed call of a `--builds` workload: the build, its server and root, the call's index.
 type BuildCall<'a> = dyn Fn(&Subject, &mut Server, &Path, usize) + 'a;
 
-/// `--builds`: the write, edit and read workloads, interleaved call by call over `builds`
-/// (see the module's doc). Without `--bench`, a few calls, to this package's build twice.
-fn compare_builds(builds: &[String], full: bool) {
-    let calls = if full { 2000 } else { 4 };
+/// `--builds`: the write, edit and read workloads, interleaved over `builds` in turns of
+/// `block` calls (see the module's doc). Without `--bench`, a few calls, to this package's
+/// build twice.
+fn compare_builds(builds: &[String], block: usize, full: bool) {
+    // Whole turns only: every build makes the same number of calls.
+    let calls = (if full { 2000_usize } else { 4 }).div_ceil(block) * block;
     let mut builds = builds.to_vec();
     if builds.is_empty() {
         builds = vec![env!("CARGO_BIN_EXE_filewright").into(); 2];
@@ -513,22 +525,28 @@ fn compare_builds(builds: &[String], full: bool) {
             s.read(server, root, "read.js");
         }),
     ];
+    let turns = if block == 1 { "call by call".to_owned() } else { format!("in turns of {block} calls") };
     println!(
-        "p50 / p95 in ms, {calls} calls each, interleaved; ratio = the first build's p50 / this one's.\n"
+        "p50 / p95 in ms, {calls} calls each, interleaved {turns}; ratio = the first build's p50 / this one's.\n"
     );
     let header: Vec<String> = builds.iter().map(|b| format!("`{b}`")).collect();
     println!("| workload | {} |", header.join(" | "));
     println!("|---|{}", "---|".repeat(builds.len()));
     for (label, call) in workloads {
         let mut timings: Vec<Vec<f64>> = vec![Vec::with_capacity(calls); builds.len()];
-        for k in 0..calls {
+        for turn in 0..calls / block {
             // Who goes first rotates, so that every build takes every place equally often: a
             // call right after another build's pays for what that one left running (its
             // helpers, the disk's writeback).
-            for i in (0..builds.len()).map(|i| (i + k) % builds.len()) {
-                let started = Instant::now();
-                call(&subjects[i], &mut servers[i], dirs[i].0.path(), k);
-                timings[i].push(started.elapsed().as_secs_f64() * 1000.0);
+            for i in (0..builds.len()).map(|i| (i + turn) % builds.len()) {
+                for k in turn * block..(turn + 1) * block {
+                    let started = Instant::now();
+                    call(&subjects[i], &mut servers[i], dirs[i].0.path(), k);
+                    timings[i].push(started.elapsed().as_secs_f64() * 1000.0);
+                }
+                if block > 1 {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
             }
         }
         let timings: Vec<Timings> = timings.into_iter().map(Timings).collect();
