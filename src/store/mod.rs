@@ -1107,6 +1107,12 @@ mod tests {
     }
 
     /// Writes `a.js` keeping `len` bytes of the version before it.
+    /// A SQLite store that keeps at most `bytes` of undo copies.
+    fn store_with_history_budget(bytes: u64) -> (tempfile::TempDir, Store) {
+        let (dir, s) = store(None);
+        (dir, s.with_history_budget(bytes))
+    }
+
     fn keep_bytes(s: &Store, len: usize) {
         let before = Some(Before::Content(vec![b'x'; len]));
         s.write_claimed("a.js", "alice", Action::Write, || {
@@ -1117,8 +1123,7 @@ mod tests {
 
     #[test]
     fn the_running_total_of_kept_versions_matches_their_sum_as_the_budget_drops_them() {
-        let (_d, s) = store(None);
-        let s = s.with_history_budget(100);
+        let (_d, s) = store_with_history_budget(100);
         for k in 0..30 {
             keep_bytes(&s, (k * 7) % 40 + 1);
             let (kept, sum) = summed(&s);
@@ -1167,8 +1172,7 @@ mod tests {
     /// older ones: the second row carries on the total the first one's drops left.
     #[test]
     fn copies_kept_twice_in_one_change_leave_the_total_right() {
-        let (_d, s) = store(None);
-        let s = s.with_history_budget(100);
+        let (_d, s) = store_with_history_budget(100);
         keep_bytes(&s, 40);
         keep_bytes(&s, 40);
         let row = |path: &str| {
@@ -1191,8 +1195,7 @@ mod tests {
     /// counts it afresh.
     #[test]
     fn a_running_total_left_out_by_an_older_filewright_is_counted_afresh() {
-        let (_d, s) = store(None);
-        let s = s.with_history_budget(100);
+        let (_d, s) = store_with_history_budget(100);
         keep_bytes(&s, 30);
         keep_bytes(&s, 30);
         {
