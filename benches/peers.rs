@@ -25,6 +25,12 @@
 //! For every shared workload the ratio of each peer's p50 to filewright's. filewright runs as
 //! it ships: the syntax check, the claim and the journal on every write.
 //!
+//! Then the floor (`common/floor.rs`): this binary serving the write, read and edit workloads
+//! with nothing but the atomic replace, timed the same way. What filewright takes over it is
+//! the time of its check, claim and journal; what a peer takes over it is its own overhead; a
+//! peer's p50 over the floor's is the most any server that replaces files atomically could be
+//! faster than that peer in the run.
+//!
 //! `cargo bench --bench peers` (release build). `-- --only filewright` skips the peers.
 //! Without `--bench` (as `cargo test --benches` runs it) only a few calls are made, to
 //! filewright alone.
@@ -36,8 +42,12 @@
 //! for every build; a change is kept when it wins here, not in two separate runs. Call by
 //! call, what a build hands its background threads runs while the others are called, so a
 //! change to that work does not show: `--block N` gives each build N calls in a row (then a
-//! pause of 5 ms, so that what it left running ends in its own turn) before the next.
+//! pause of 5 ms, so that what it left running ends in its own turn) before the next. A build
+//! named `floor` is the floor, so that `--builds target/release/filewright floor` times
+//! filewright against it call by call.
 
+#[path = "common/floor.rs"]
+mod floor;
 #[path = "common/sources.rs"]
 mod sources;
 #[path = "common/stdio.rs"]
@@ -67,6 +77,8 @@ enum Kind {
     Filewright,
     RustMcpFilesystem,
     Reference,
+    /// This binary as the floor (`common/floor.rs`), with filewright's tool and argument names.
+    Floor,
 }
 
 impl Subject {
@@ -84,7 +96,7 @@ impl Subject {
             Kind::RustMcpFilesystem => {
                 command.arg("--allow-write").arg(root);
             }
-            Kind::Reference => {
+            Kind::Reference | Kind::Floor => {
                 command.arg(root);
             }
         }
@@ -95,8 +107,8 @@ impl Subject {
     /// the peers (which serve a list of allowed directories).
     fn path(&self, root: &Path, name: &str) -> String {
         match self.kind {
-            Kind::Filewright => name.to_owned(),
-            _ => root.join(name).display().to_string(),
+            Kind::Filewright | Kind::Floor => name.to_owned(),
+            Kind::RustMcpFilesystem | Kind::Reference => root.join(name).display().to_string(),
         }
     }
 
@@ -105,20 +117,29 @@ impl Subject {
     }
 
     fn read(&self, server: &mut Server, root: &Path, name: &str) -> String {
-        let tool = if self.kind == Kind::Filewright { "read_file" } else { "read_text_file" };
+        let tool = match self.kind {
+            Kind::Filewright | Kind::Floor => "read_file",
+            Kind::RustMcpFilesystem | Kind::Reference => "read_text_file",
+        };
         server.call_ok(tool, json!({"path": self.path(root, name)}))
     }
 
     fn edit(&self, server: &mut Server, root: &Path, name: &str, old: &str, new: &str) -> String {
         let edit = match self.kind {
-            Kind::Filewright => json!({"old_string": old, "new_string": new}),
-            _ => json!({"oldText": old, "newText": new}),
+            Kind::Filewright | Kind::Floor => json!({"old_string": old, "new_string": new}),
+            Kind::RustMcpFilesystem | Kind::Reference => json!({"oldText": old, "newText": new}),
         };
         server.call_ok("edit_file", json!({"path": self.path(root, name), "edits": [edit]}))
     }
 }
 
 impl Subject {
+    /// The floor (`common/floor.rs`): this benchmark's own binary, serving a root.
+    fn floor() -> Subject {
+        let this = std::env::current_exe().unwrap().display().to_string();
+        Subject { name: "floor".into(), kind: Kind::Floor, program: vec![this, "--floor-server".into()] }
+    }
+
     /// Call `k` of the write workload: 4 KB over 20 files.
     fn write_call(&self, server: &mut Server, root: &Path, texts: &Texts, k: usize) {
         self.write(server, root, &format!("w{}.js", k % 20), &texts.four_kb);
@@ -237,7 +258,7 @@ struct Measured {
 /// Start-up of every subject: a fresh process each time, on one root (and one state
 /// directory) per subject, as a client starts the server for each session on a project. In
 /// rounds that start each subject once, so that a busier or quieter stretch of the machine
-/// falls on all of them alike.
+/// falls on all of them alike, in an order that rotates from round to round.
 ///
 /// Each start is timed twice: to the `initialize` reply, and to the result of the session's
 /// first call (`tools/list`, then reading a one-line file), which also counts what a server
@@ -252,16 +273,20 @@ fn startups(subjects: &[Subject], full: bool) -> Vec<(Timings, Timings)> {
     }
     let mut timings: Vec<(Timings, Timings)> =
         subjects.iter().map(|_| (Timings(Vec::new()), Timings(Vec::new()))).collect();
-    for _ in 0..starts {
-        for ((subject, (root, state)), (to_reply, to_call)) in subjects.iter().zip(&dirs).zip(&mut timings) {
+    for round in 0..starts {
+        // Who starts first rotates from round to round, so that every subject follows every
+        // other equally often: a start right after another server was killed shares the
+        // machine with what that kill left the kernel to do.
+        for i in (0..subjects.len()).map(|i| (i + round) % subjects.len()) {
+            let (subject, (root, state)) = (&subjects[i], &dirs[i]);
             let started = Instant::now();
             let (mut server, took) = subject.start(root.path(), state.path());
             server.list_tools();
             subject.read(&mut server, root.path(), "first.txt");
             let first_call = started.elapsed();
             drop(server);
-            to_reply.0.push(took.as_secs_f64() * 1000.0);
-            to_call.0.push(first_call.as_secs_f64() * 1000.0);
+            timings[i].0.0.push(took.as_secs_f64() * 1000.0);
+            timings[i].1.0.push(first_call.as_secs_f64() * 1000.0);
         }
     }
     timings
@@ -299,6 +324,10 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     subject.write(&mut server, r, "edit.js", &texts.twenty_kb);
     subject.read(&mut server, r, "edit.js");
     measured.edit = Some(Timings::time(runs, |k| subject.edit_call(&mut server, r, k)));
+    if subject.kind == Kind::Floor {
+        // Only the shared write, read and edit are its to time.
+        return measured;
+    }
 
     if subject.kind == Kind::Filewright {
         let appends = if full { 100 } else { 3 };
@@ -434,6 +463,10 @@ fn cell(t: &Option<Timings>) -> String {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).is_some_and(|a| a == "--floor-server") {
+        floor::serve(Path::new(args.get(2).expect("--floor-server takes the root")));
+        return;
+    }
     let full = args.iter().any(|a| a == "--bench");
     if let Some(at) = args.iter().position(|a| a == "--builds") {
         let builds: Vec<String> =
@@ -485,7 +518,10 @@ fn main() {
             )
         })
         .collect();
+    eprintln!("measuring the floor...");
+    let floor = measure(&Subject::floor(), full);
     report(&results, &skipped, full);
+    report_floor(&results, &floor);
 }
 
 /// One timed call of a `--builds` workload: the build, its server and root, the call's index.
@@ -503,7 +539,10 @@ fn compare_builds(builds: &[String], block: usize, full: bool) {
     }
     let subjects: Vec<Subject> = builds
         .iter()
-        .map(|b| Subject { name: b.clone(), kind: Kind::Filewright, program: vec![b.clone()] })
+        .map(|b| match b.as_str() {
+            "floor" => Subject::floor(),
+            _ => Subject { name: b.clone(), kind: Kind::Filewright, program: vec![b.clone()] },
+        })
         .collect();
     let dirs: Vec<_> =
         subjects.iter().map(|_| (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())).collect();
@@ -686,4 +725,54 @@ fn report(results: &[(String, Measured)], skipped: &[String], full: bool) {
         format!("{} MB", ours.rss_after_200_files),
         ours.rss_after_200_files <= 64,
     );
+}
+
+/// The floor's table: for the write, read and edit, what each server takes over the floor,
+/// and each peer's p50 over the floor's (the most any server that replaces files atomically
+/// could be faster than that peer in this run). Then what the 5x target on the reference
+/// server leaves filewright over the floor.
+fn report_floor(results: &[(String, Measured)], floor: &Measured) {
+    let workloads: [Workload; 3] =
+        [("write 4 KB", |m| &m.write), ("read 100 lines", |m| &m.read), ("edit a 20 KB file", |m| &m.edit)];
+    println!(
+        "\nThe floor: this benchmark serving the same calls with nothing but the atomic replace \
+         (benches/common/floor.rs). p50 / p95 in ms; \"over the floor\" is a server's p50 minus \
+         the floor's; \"/ floor\" is a peer's p50 over the floor's.\n"
+    );
+    let mut head = String::from("| workload | floor |");
+    let mut rule = String::from("|---|---|");
+    for (name, _) in results {
+        head.push_str(&format!(" {name} over the floor |"));
+        rule.push_str("---|");
+    }
+    for (name, _) in &results[1..] {
+        head.push_str(&format!(" {name} / floor |"));
+        rule.push_str("---|");
+    }
+    println!("{head}\n{rule}");
+    let p50 = |t: &Option<Timings>| t.as_ref().map_or(f64::NAN, Timings::p50);
+    for (label, get) in workloads {
+        let base = p50(get(floor));
+        let mut row = format!("| {label} | {} |", cell(get(floor)));
+        for (_, m) in results {
+            row.push_str(&format!(" {:+.3} ms |", p50(get(m)) - base));
+        }
+        for (_, m) in &results[1..] {
+            row.push_str(&format!(" {:.1}x |", p50(get(m)) / base));
+        }
+        println!("{row}");
+    }
+    let ours = &results[0].1;
+    if let Some((name, reference)) = results.iter().find(|(name, _)| name.starts_with("reference")) {
+        for (label, get) in [workloads[0], workloads[2]] {
+            let budget = p50(get(reference)) / 5.0 - p50(get(floor));
+            println!(
+                "{label}: at 5x {name} ({:.3} ms) a server has {:.3} ms, {budget:+.3} ms over the floor; \
+                 filewright took {:+.3} ms over it.",
+                p50(get(reference)),
+                p50(get(reference)) / 5.0,
+                p50(get(ours)) - p50(get(floor)),
+            );
+        }
+    }
 }
