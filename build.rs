@@ -7,13 +7,18 @@
 //! - the binary's relative relocations packed (`-z pack-relative-relocs`, DT_RELR), where the
 //!   C library that will load it understands them. The dynamic loader then reads a few KB
 //!   instead of 500 KB of relocation entries: 246,000 cycles instead of 472,000
-//!   (`LD_DEBUG=statistics`), the `initialize` reply about 0.1 ms sooner (BENCHMARKS.md).
+//!   (`LD_DEBUG=statistics`), the `initialize` reply about 0.1 ms sooner (BENCHMARKS.md). A
+//!   static build (`.cargo/config.toml`) relocates itself and reads them the same way.
+//!
+//! And one check: a static build stops at once, saying what to install, when the system has
+//! no static C library.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
     println!("cargo::rerun-if-changed=schemas");
+    require_static_libc();
     compact_schemas();
     if packed_relocations_load() {
         println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
@@ -38,6 +43,27 @@ fn packed_relocations_load() -> bool {
     let mut numbers = text.trim().strip_prefix("glibc ").unwrap_or_default().split('.');
     let mut next = || numbers.next().and_then(|n| n.parse::<u32>().ok());
     matches!((next(), next()), (Some(major), Some(minor)) if (major, minor) >= (2, 36))
+}
+
+/// A static build (`.cargo/config.toml` asks for one on Linux with glibc) needs the C
+/// library's static archive, which some systems ship apart. Without it the link would fail at
+/// the very end with "cannot find -lc"; this says what to do before anything is compiled.
+fn require_static_libc() {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    let static_crt = var("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static");
+    if !static_crt || var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
+        return;
+    }
+    // `cc` is the linker rustc calls; it prints the archive's path when it finds one, else
+    // the bare name.
+    let Ok(out) = Command::new("cc").arg("-print-file-name=libc.a").output() else { return };
+    if !PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).is_absolute() {
+        panic!(
+            "filewright links the C library statically (see .cargo/config.toml), and this system has \
+             no libc.a: install it (Debian and Ubuntu: libc6-dev; Fedora: glibc-static), or build a \
+             dynamically linked server with `RUSTFLAGS= cargo build --release`"
+        );
+    }
 }
 
 fn compact_schemas() {

@@ -80,7 +80,12 @@ fn call(root: &Path, params: &Value, temporaries: &mut u64, replaced: &mut Optio
 
 /// Replaces `path` with `content` through a temporary file renamed over it; says how many
 /// bytes it wrote.
-fn replace(path: &Path, content: &str, temporaries: &mut u64, replaced: &mut Option<File>) -> std::io::Result<String> {
+fn replace(
+    path: &Path,
+    content: &str,
+    temporaries: &mut u64,
+    replaced: &mut Option<File>,
+) -> std::io::Result<String> {
     *temporaries += 1;
     let temporary = path.with_file_name(format!(".floor-{}-{temporaries}.tmp", std::process::id()));
     let written = OpenOptions::new()

@@ -245,6 +245,23 @@ async fn undo_takes_back_a_change_made_on_another_host() {
     b.stop().await;
 }
 
+/// The server links the C library in (`.cargo/config.toml`), whose host-name lookups go through
+/// modules it may have to load at run time: a store named by host name, not by address, must
+/// still be reached.
+#[tokio::test]
+async fn a_store_named_by_host_name_is_reached() {
+    let Some(url) = database("a_store_named_by_host_name_is_reached") else { return };
+    // The database CI provisions listens on 127.0.0.1; another is taken as it is named.
+    let by_name = url.replacen("@127.0.0.1:", "@localhost:", 1);
+    let root = Root::new();
+    let id = root_id("by-name");
+    let server = host(&root, &by_name, &id, "a", "named", &[]).await;
+    server.call("write_file", json!({"path": "a.py", "content": "x = 1\n"})).await.ok();
+    let claims = server.call("list_claims", json!({})).await.ok();
+    assert_eq!(claims.json()["claims"][0]["agent"], "named", "{}", claims.text());
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_connection_the_server_ended_while_idle_is_replaced_without_failing_a_call() {
     let Some(url) = database("a_connection_the_server_ended_while_idle_is_replaced_without_failing_a_call")
