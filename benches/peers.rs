@@ -43,7 +43,7 @@
 //! call, what a build hands its background threads runs while the others are called, so a
 //! change to that work does not show: `--block N` gives each build N calls in a row (then a
 //! pause of 5 ms, so that what it left running ends in its own turn) before the next. A build
-//! named `floor` is the floor, so that `--builds target/release/filewright floor` times
+//! named `floor` is the floor, so that `--builds target/<host>/release/filewright floor` times
 //! filewright against it call by call.
 
 #[path = "common/floor.rs"]
