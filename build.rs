@@ -47,7 +47,8 @@ fn packed_relocations_load() -> bool {
 
 /// A static build (`.cargo/config.toml` asks for one on Linux with glibc) needs the C
 /// library's static archive, which some systems ship apart. Without it the link would fail at
-/// the very end with "cannot find -lc"; this says what to do before anything is compiled.
+/// the very end with "cannot find -lc"; this says what to do before filewright itself is
+/// compiled.
 fn require_static_libc() {
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let static_crt = var("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static");
