@@ -10,8 +10,9 @@
 //!   (`LD_DEBUG=statistics`), the `initialize` reply about 0.1 ms sooner (BENCHMARKS.md). A
 //!   static build (`.cargo/config.toml`) relocates itself and reads them the same way.
 //!
-//! And one check: a static build stops at once, saying what to install, when the system has
-//! no static C library.
+//! And two things about where the build goes: a static build stops at once, saying what to
+//! install, when the system has no static C library; and the binary's old path,
+//! `target/<profile>/filewright`, is left as a link to where it now lands.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -19,6 +20,8 @@ use std::process::Command;
 fn main() {
     println!("cargo::rerun-if-changed=schemas");
     require_static_libc();
+    #[cfg(unix)]
+    link_old_binary_path();
     compact_schemas();
     if packed_relocations_load() {
         println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
@@ -65,6 +68,35 @@ fn require_static_libc() {
              dynamically linked server with `RUSTFLAGS= cargo build --release`"
         );
     }
+}
+
+/// The build targets the host by name (`.cargo/config.toml`), so binaries land in
+/// `target/<host>/<profile>/`. Where they used to be, `target/<profile>/filewright`, a link to
+/// the new place is left: a script or an MCP client's configuration that names the old path
+/// then starts the binary just built, not one an older build left there (which the link
+/// replaces). Nothing is done when the build does not target the host by name.
+#[cfg(unix)]
+fn link_old_binary_path() {
+    let (Some(out), Ok(target)) = (std::env::var_os("OUT_DIR"), std::env::var("TARGET")) else { return };
+    let out = PathBuf::from(out);
+    // OUT_DIR is <target dir>/<target>/<profile>/build/<package>-<hash>/out.
+    let Some(profile_dir) = out.ancestors().nth(3) else { return };
+    let (Some(profile), Some(triple_dir)) = (profile_dir.file_name(), profile_dir.parent()) else { return };
+    let Some(target_dir) = triple_dir.parent().filter(|_| triple_dir.file_name() == Some(target.as_ref()))
+    else {
+        return;
+    };
+    let old_dir = target_dir.join(profile);
+    let link = old_dir.join("filewright");
+    let new_place = PathBuf::from("..").join(&target).join(profile).join("filewright");
+    if std::fs::read_link(&link).is_ok_and(|now| now == new_place)
+        || std::fs::create_dir_all(&old_dir).is_err()
+    {
+        return;
+    }
+    // A binary an older build left (or a link elsewhere) goes; a directory stays.
+    let _ = std::fs::remove_file(&link);
+    let _ = std::os::unix::fs::symlink(&new_place, &link);
 }
 
 fn compact_schemas() {
