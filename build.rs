@@ -74,10 +74,14 @@ fn require_static_libc() {
 /// `target/<host>/<profile>/`. Where they used to be, `target/<profile>/filewright`, a link to
 /// the new place is left: a script or an MCP client's configuration that names the old path
 /// then starts the binary just built, not one an older build left there (which the link
-/// replaces). Nothing is done when the build does not target the host by name.
+/// replaces). Nothing is done when the build does not target the host by name: a cross build's
+/// binary never belonged at the old path, which is the host's.
 #[cfg(unix)]
 fn link_old_binary_path() {
     let (Some(out), Ok(target)) = (std::env::var_os("OUT_DIR"), std::env::var("TARGET")) else { return };
+    if std::env::var("HOST").as_deref() != Ok(target.as_str()) {
+        return;
+    }
     let out = PathBuf::from(out);
     // OUT_DIR is <target dir>/<target>/<profile>/build/<package>-<hash>/out.
     let Some(profile_dir) = out.ancestors().nth(3) else { return };
