@@ -325,7 +325,7 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     subject.read(&mut server, r, "edit.js");
     measured.edit = Some(Timings::time(runs, |k| subject.edit_call(&mut server, r, k)));
     if subject.kind == Kind::Floor {
-        // Only the shared write, read and edit are its to time.
+        // Its table has the shared write, read and edit only: no appends, no memory.
         return measured;
     }
 
@@ -455,6 +455,17 @@ fn tenth(run: &Timings) -> usize {
 fn first_and_last(run: &Timings) -> (Timings, Timings) {
     let (n, k) = (run.0.len(), tenth(run));
     (Timings(run.0[..k].to_vec()), Timings(run.0[n - k..].to_vec()))
+}
+
+/// A workload's p50, NaN when it was not measured.
+fn p50(t: &Option<Timings>) -> f64 {
+    t.as_ref().map_or(f64::NAN, Timings::p50)
+}
+
+/// Prints a Markdown table's head: the `columns` after "workload", and the rule under them.
+fn print_head(columns: impl IntoIterator<Item = String>) {
+    let columns: Vec<String> = columns.into_iter().collect();
+    println!("| workload | {} |\n|---|{}", columns.join(" | "), "---|".repeat(columns.len()));
 }
 
 fn cell(t: &Option<Timings>) -> String {
@@ -615,17 +626,12 @@ fn report(results: &[(String, Measured)], skipped: &[String], full: bool) {
     ];
 
     println!("p50 / p95 in ms; ratio = the peer's p50 / filewright's (above 1: filewright is faster).\n");
-    let mut head = String::from("| workload |");
-    let mut rule = String::from("|---|");
-    for (name, _) in results {
-        head.push_str(&format!(" {name} |"));
-        rule.push_str("---|");
-    }
-    for (name, _) in &results[1..] {
-        head.push_str(&format!(" ratio to {name} |"));
-        rule.push_str("---|");
-    }
-    println!("{head}\n{rule}");
+    print_head(
+        results
+            .iter()
+            .map(|(name, _)| name.clone())
+            .chain(results[1..].iter().map(|(name, _)| format!("ratio to {name}"))),
+    );
     for (label, get) in workloads {
         let mut row = format!("| {label} |");
         for (_, m) in results {
@@ -697,7 +703,6 @@ fn report(results: &[(String, Measured)], skipped: &[String], full: bool) {
             }
         }
     }
-    let p50 = |t: &Option<Timings>| t.as_ref().map_or(f64::NAN, Timings::p50);
     target("start-up at most 5 ms (p50)", format!("{:.2} ms", p50(&ours.startup)), p50(&ours.startup) <= 5.0);
     for (label, t) in [("complete", &ours.append_complete), ("unfinished", &ours.append_unfinished)] {
         target(
@@ -739,18 +744,11 @@ fn report_floor(results: &[(String, Measured)], floor: &Measured) {
          (benches/common/floor.rs). p50 / p95 in ms; \"over the floor\" is a server's p50 minus \
          the floor's; \"/ floor\" is a peer's p50 over the floor's.\n"
     );
-    let mut head = String::from("| workload | floor |");
-    let mut rule = String::from("|---|---|");
-    for (name, _) in results {
-        head.push_str(&format!(" {name} over the floor |"));
-        rule.push_str("---|");
-    }
-    for (name, _) in &results[1..] {
-        head.push_str(&format!(" {name} / floor |"));
-        rule.push_str("---|");
-    }
-    println!("{head}\n{rule}");
-    let p50 = |t: &Option<Timings>| t.as_ref().map_or(f64::NAN, Timings::p50);
+    print_head(
+        std::iter::once("floor".to_owned())
+            .chain(results.iter().map(|(name, _)| format!("{name} over the floor")))
+            .chain(results[1..].iter().map(|(name, _)| format!("{name} / floor"))),
+    );
     for (label, get) in workloads {
         let base = p50(get(floor));
         let mut row = format!("| {label} | {} |", cell(get(floor)));
