@@ -205,6 +205,44 @@ impl Timings {
     }
 }
 
+/// The CPU time a server's threads spent on a workload, per call, in µs: by thread name
+/// (threads of one name summed), the busiest first. On a machine of few cores, what a server
+/// runs beside a call competes with the call itself, with the client and with the kernel.
+struct CpuUse(Vec<(String, f64)>);
+
+/// How long the threads of a server are left to end the work the last timed call started
+/// (a replaced file's close, a checkpoint gathered for 100 ms) before their time is read.
+const CPU_SETTLE: std::time::Duration = std::time::Duration::from_millis(300);
+
+impl CpuUse {
+    /// From each thread's CPU time (`Server::cpu_by_thread`) before and after `calls` calls.
+    /// A thread that started between the two counts whole; one that ended is not counted.
+    fn between(before: &[(u64, String, u64)], after: &[(u64, String, u64)], calls: usize) -> CpuUse {
+        let mut by_name: Vec<(String, f64)> = Vec::new();
+        for (tid, name, ns) in after {
+            let earlier = before.iter().find(|(t, ..)| t == tid).map_or(0, |(.., ns)| *ns);
+            let us = ns.saturating_sub(earlier) as f64 / 1000.0 / calls as f64;
+            match by_name.iter_mut().find(|(n, _)| n == name) {
+                Some((_, sum)) => *sum += us,
+                None => by_name.push((name.clone(), us)),
+            }
+        }
+        by_name.sort_by(|a, b| b.1.total_cmp(&a.1));
+        CpuUse(by_name)
+    }
+
+    fn total(&self) -> f64 {
+        self.0.iter().map(|(_, us)| us).sum()
+    }
+
+    /// The threads that took at least 1 µs a call, as `name us`.
+    fn threads(&self) -> String {
+        let busy: Vec<String> =
+            self.0.iter().filter(|(_, us)| *us >= 1.0).map(|(name, us)| format!("{name} {us:.0}")).collect();
+        busy.join(", ")
+    }
+}
+
 /// JavaScript made of complete functions, at least `bytes` long, cut after a function.
 fn functions(bytes: usize, tag: &str) -> String {
     let mut text = String::new();
@@ -242,6 +280,8 @@ struct Measured {
     startup: Option<Timings>,
     first_call: Option<Timings>,
     write: Option<Timings>,
+    /// The CPU time of the write workload.
+    write_cpu: Option<CpuUse>,
     read: Option<Timings>,
     edit: Option<Timings>,
     list: Option<Timings>,
@@ -306,7 +346,10 @@ fn measure(subject: &Subject, full: bool) -> Measured {
     for k in 0..20 {
         subject.write_call(&mut server, r, &texts, k);
     }
+    let before = server.cpu_by_thread();
     measured.write = Some(Timings::time(runs, |k| subject.write_call(&mut server, r, &texts, k)));
+    std::thread::sleep(CPU_SETTLE);
+    measured.write_cpu = Some(CpuUse::between(&before, &server.cpu_by_thread(), runs));
 
     // Read a 100-line file.
     subject.write(&mut server, r, "read.js", &texts.hundred);
@@ -771,6 +814,19 @@ fn report_floor(results: &[(String, Measured)], floor: &Measured) {
                 p50(get(reference)) / 5.0,
                 p50(get(ours)) - p50(get(floor)),
             );
+        }
+    }
+    // Where a write's time goes besides the calling thread: every thread's share.
+    println!(
+        "\nCPU time per 4 KB write, in µs, of all of a server's threads (from /proc, with the work \
+         the calls left running), and of each thread that took 1 µs or more (`main` is the first):\n"
+    );
+    println!("| server | write p50, ms | CPU per write, µs | by thread |");
+    println!("|---|---|---|---|");
+    let rows = std::iter::once(("floor", floor)).chain(results.iter().map(|(name, m)| (name.as_str(), m)));
+    for (name, m) in rows {
+        if let Some(cpu) = &m.write_cpu {
+            println!("| {name} | {:.3} | {:.0} | {} |", p50(&m.write), cpu.total(), cpu.threads());
         }
     }
 }

@@ -22,7 +22,8 @@ use serde_json::{Value, json};
 /// Serves `root` on stdin and stdout until stdin closes.
 pub fn serve(root: &Path) {
     let (closer, to_close) = std::sync::mpsc::channel::<File>();
-    std::thread::spawn(move || to_close.into_iter().for_each(drop));
+    let closing = std::thread::Builder::new().name("close".into());
+    closing.spawn(move || to_close.into_iter().for_each(drop)).unwrap();
     let mut out = std::io::stdout().lock();
     let mut temporaries = 0_u64;
     for line in std::io::stdin().lock().lines() {

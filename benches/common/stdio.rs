@@ -119,6 +119,27 @@ impl Server {
         self.status_kb("VmHWM:") / 1024
     }
 
+    /// Each thread's time on a CPU so far, in ns, by thread id, with its name (`main` for the
+    /// process's first thread), from `/proc` (empty elsewhere). A thread that ended is gone.
+    pub fn cpu_by_thread(&self) -> Vec<(u64, String, u64)> {
+        let pid = self.child.id();
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+        tasks
+            .flatten()
+            .filter_map(|task| {
+                let tid: u64 = task.file_name().to_str()?.parse().ok()?;
+                let ns = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
+                let ns: u64 = ns.split_whitespace().next()?.parse().ok()?;
+                let name = if tid == u64::from(pid) {
+                    "main".to_owned()
+                } else {
+                    std::fs::read_to_string(task.path().join("comm")).ok()?.trim().to_owned()
+                };
+                Some((tid, name, ns))
+            })
+            .collect()
+    }
+
     fn status_kb(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
         status
