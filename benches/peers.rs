@@ -577,7 +577,6 @@ fn main() {
         .iter()
         .zip(startups)
         .map(|(s, (startup, first_call))| {
-            rest(full);
             eprintln!("measuring {}...", s.name);
             (
                 s.name.clone(),
@@ -585,30 +584,10 @@ fn main() {
             )
         })
         .collect();
-    rest(full);
     eprintln!("measuring the floor...");
     let floor = measure(&Subject::floor(), full);
     report(&results, &skipped, full);
     report_floor(&results, &floor);
-}
-
-/// How long each server's timed workloads wait, in a full run, after the file system has
-/// written back what the server before left: long enough that its deleted files no longer slow
-/// this one's writes (see [`rest`]).
-const REST: std::time::Duration = std::time::Duration::from_secs(61);
-
-/// Before a server's timed workloads in a full run: the file system's writeback (`sync`), then
-/// [`REST`]. ext4 without a journal (this project's test machine) skips, when it makes a file,
-/// every inode freed in the last 60 s, or in the last 6 minutes while that inode's block is
-/// still to be written back. Without the rest, the files the server before deleted (its
-/// workloads' directories, removed when it ends) slowed the next server's writes: in one run
-/// the floor's p50 went from about 0.06 to 0.30 ms. A server's own deletions still count.
-fn rest(full: bool) {
-    if full {
-        eprintln!("resting {} s (the files deleted before age out)...", REST.as_secs());
-        rustix::fs::sync();
-        std::thread::sleep(REST);
-    }
 }
 
 /// One timed call of a `--builds` workload: the build, its server and root, the call's index.
