@@ -113,6 +113,9 @@ pub fn replied() {
     held.into_iter().for_each(|work| work());
 }
 
+/// How long [`Ahead::finish`] polls for a running helper to end before it sleeps until then.
+const FINISH_POLL: std::time::Duration = std::time::Duration::from_micros(100);
+
 /// Work started by [`ahead`]: [`Ahead::finish`] gives its result.
 pub struct Ahead<T> {
     slot: Arc<Slot<T>>,
@@ -121,6 +124,9 @@ pub struct Ahead<T> {
 /// Where the helper and the caller meet: the work until one of them takes it, then its
 /// result.
 struct Slot<T> {
+    /// Whether the helper is running the work: the caller waits for that to end without
+    /// sleeping, for a while.
+    running: std::sync::atomic::AtomicBool,
     state: Mutex<State<T>>,
     done: Condvar,
 }
@@ -159,7 +165,11 @@ pub fn ahead<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Ah
             }
         }
     });
-    let slot = Arc::new(Slot { state: Mutex::new(State::Waiting(Box::new(work))), done: Condvar::new() });
+    let slot = Arc::new(Slot {
+        running: std::sync::atomic::AtomicBool::new(false),
+        state: Mutex::new(State::Waiting(Box::new(work))),
+        done: Condvar::new(),
+    });
     if let Some(sender) = helper {
         let theirs = Arc::clone(&slot);
         // Failing to send leaves the work waiting for the caller.
@@ -178,7 +188,10 @@ impl<T> Slot<T> {
         let work = {
             let mut state = self.lock();
             match std::mem::replace(&mut *state, State::Running) {
-                State::Waiting(work) => work,
+                State::Waiting(work) => {
+                    self.running.store(true, std::sync::atomic::Ordering::Release);
+                    work
+                }
                 other => {
                     *state = other;
                     return;
@@ -187,6 +200,7 @@ impl<T> Slot<T> {
         };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
         *self.lock() = State::Done(result);
+        self.running.store(false, std::sync::atomic::Ordering::Release);
         self.done.notify_all();
     }
 }
@@ -195,6 +209,16 @@ impl<T> Ahead<T> {
     /// The work's result: the helper's when it has begun it (waiting for it to end), otherwise
     /// the work run here. A panic in the work is resumed here.
     pub fn finish(self) -> T {
+        // A helper that is running the work mostly ends within tens of microseconds: the
+        // caller polls for that first. Sleeping on the condition variable instead means being
+        // woken from the helper's CPU, an interrupt across CPUs, which on a VM is slow; polling
+        // first made writes faster (`--builds`, BENCHMARKS.md).
+        let until = std::time::Instant::now() + FINISH_POLL;
+        while self.slot.running.load(std::sync::atomic::Ordering::Acquire)
+            && std::time::Instant::now() < until
+        {
+            std::hint::spin_loop();
+        }
         let mut state = self.slot.lock();
         loop {
             match std::mem::replace(&mut *state, State::Gone) {
@@ -291,6 +315,19 @@ mod tests {
         assert_eq!(second.finish(), caller, "waited for a busy helper instead of running the work");
         release.send(()).unwrap();
         blocker.finish();
+    }
+
+    #[test]
+    fn a_caller_waits_for_work_the_helper_runs_longer_than_the_caller_polls() {
+        let (began, has_begun) = std::sync::mpsc::channel::<()>();
+        let slow = ahead(move || {
+            began.send(()).unwrap();
+            std::thread::sleep(FINISH_POLL * 50);
+            std::thread::current().id()
+        });
+        has_begun.recv().unwrap();
+        let ran_on = slow.finish();
+        assert_ne!(ran_on, std::thread::current().id(), "the caller ran work the helper had begun");
     }
 
     #[test]
