@@ -446,14 +446,16 @@ fn measure(subject: &Subject, full: bool) -> Measured {
 }
 
 /// Installs the peers under `dir` (reusing what an earlier run left there) and returns
-/// those that are ready, with a line for each that is not.
-fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>) {
-    let (mut ready, mut skipped) = (Vec::new(), Vec::new());
+/// those that are ready, with a line for each that is not, and whether anything was
+/// installed now.
+fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>, bool) {
+    let (mut ready, mut skipped, mut installed) = (Vec::new(), Vec::new(), false);
 
     let rmfs_root = dir.join("rust-mcp-filesystem");
     let rmfs = rmfs_root.join("bin").join("rust-mcp-filesystem");
     if !rmfs.exists() {
         eprintln!("installing rust-mcp-filesystem {RUST_MCP_FILESYSTEM} (a few minutes)...");
+        installed = true;
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
             .args(["install", "--quiet", "--locked", "--version", RUST_MCP_FILESYSTEM, "--root"])
@@ -481,6 +483,7 @@ fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>) {
     } else {
         if !entry.exists() {
             eprintln!("installing @modelcontextprotocol/server-filesystem {REFERENCE_SERVER}...");
+            installed = true;
             let status = Command::new("npm")
                 .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
                 .arg(&npm_root)
@@ -498,7 +501,7 @@ fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>) {
             });
         }
     }
-    (ready, skipped)
+    (ready, skipped, installed)
 }
 
 /// A tenth of a run's calls (at least one): the thousand of 10,000 appends.
@@ -555,6 +558,7 @@ fn main() {
         program: vec![env!("CARGO_BIN_EXE_filewright").into()],
     }];
     let mut skipped = Vec::new();
+    let mut installed_now = false;
     let _install_dir;
     if !only_filewright {
         let dir: PathBuf = match std::env::var_os("FILEWRIGHT_PEERS_DIR") {
@@ -566,11 +570,15 @@ fn main() {
                 path
             }
         };
-        let (ready, not) = install_peers(&dir);
+        let (ready, not, installed) = install_peers(&dir);
+        installed_now = installed;
         subjects.extend(ready);
         skipped = not;
     }
 
+    if installed_now && full {
+        settle_after_install();
+    }
     eprintln!("measuring start-up...");
     let startups = startups(&subjects, full);
     let results: Vec<(String, Measured)> = subjects
@@ -588,6 +596,24 @@ fn main() {
     let floor = measure(&Subject::floor(), full);
     report(&results, &skipped, full);
     report_floor(&results, &floor);
+}
+
+/// How long a full run waits after installing a peer, once the file system has written back
+/// (see [`settle_after_install`]).
+const AFTER_INSTALL: std::time::Duration = std::time::Duration::from_secs(65);
+
+/// After a peer was installed in this run: the file system's writeback (`sync`), then
+/// [`AFTER_INSTALL`]. `cargo install` builds in a temporary directory and deletes its tens of
+/// thousands of files at the end, and ext4 without a journal (this project's test machine)
+/// skips, each time it makes a file, every inode freed in the last 60 s (in the last 6
+/// minutes while the inode's block is still to be written back). The servers that replace
+/// files atomically make a file for every write, so right after an install their writes (and
+/// the floor's) took several times their usual CPU, while rust-mcp-filesystem, which rewrites
+/// in place, did not: the install would have measured the machine, not the servers.
+fn settle_after_install() {
+    eprintln!("waiting {} s for the files the install deleted to age out...", AFTER_INSTALL.as_secs());
+    rustix::fs::sync();
+    std::thread::sleep(AFTER_INSTALL);
 }
 
 /// One timed call of a `--builds` workload: the build, its server and root, the call's index.
