@@ -23,7 +23,8 @@
 //!
 //! Then resident memory after 200 files of about 100 KB, and the peak over the whole run.
 //! And the CPU time every server's threads spend on a 4 KB write, read from `/proc` over a
-//! pass of writes after every timed workload.
+//! pass of writes after every timed workload. A full run that installed a peer waits 65 s
+//! before it times anything, for the files the install deleted (`settle_after_install`).
 //! For every shared workload the ratio of each peer's p50 to filewright's. filewright runs as
 //! it ships: the syntax check, the claim and the journal on every write.
 //!
@@ -293,7 +294,7 @@ struct Measured {
     startup: Option<Timings>,
     first_call: Option<Timings>,
     write: Option<Timings>,
-    /// The CPU time of the write workload.
+    /// The CPU time of the writes of a pass after every timed workload.
     write_cpu: Option<CpuUse>,
     read: Option<Timings>,
     edit: Option<Timings>,
