@@ -609,7 +609,7 @@ const AFTER_INSTALL: std::time::Duration = std::time::Duration::from_secs(65);
 /// skips, each time it makes a file, every inode freed in the last 60 s (in the last 6
 /// minutes while the inode's block is still to be written back). The servers that replace
 /// files atomically make a file for every write: in a run right after an install, the floor's
-/// calling thread took about three times its usual CPU per write and filewright's twice, while
+/// calling thread took two to three times its usual CPU per write and filewright's twice, while
 /// rust-mcp-filesystem, which rewrites in place, took its usual. The install would have been
 /// measured, not the servers.
 fn settle_after_install() {
