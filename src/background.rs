@@ -116,6 +116,12 @@ pub fn replied() {
 /// How long [`Ahead::finish`] polls for a running helper to end before it sleeps until then.
 const FINISH_POLL: std::time::Duration = std::time::Duration::from_micros(100);
 
+/// Whether this process may run on more than one CPU (asked once).
+fn several_cpus() -> bool {
+    static SEVERAL: OnceLock<bool> = OnceLock::new();
+    *SEVERAL.get_or_init(|| std::thread::available_parallelism().is_ok_and(|n| n.get() > 1))
+}
+
 /// Work started by [`ahead`]: [`Ahead::finish`] gives its result.
 pub struct Ahead<T> {
     slot: Arc<Slot<T>>,
@@ -212,12 +218,15 @@ impl<T> Ahead<T> {
         // A helper that is running the work mostly ends within tens of microseconds: the
         // caller polls for that first. Sleeping on the condition variable instead means being
         // woken from the helper's CPU, an interrupt across CPUs, which on a VM is slow; polling
-        // first made writes faster (`--builds`, BENCHMARKS.md).
-        let until = std::time::Instant::now() + FINISH_POLL;
-        while self.slot.running.load(std::sync::atomic::Ordering::Acquire)
-            && std::time::Instant::now() < until
-        {
-            std::hint::spin_loop();
+        // first made writes faster (`--builds`, BENCHMARKS.md). With one CPU the helper cannot
+        // go on while the caller polls, so there the caller sleeps at once.
+        if several_cpus() {
+            let until = std::time::Instant::now() + FINISH_POLL;
+            while self.slot.running.load(std::sync::atomic::Ordering::Acquire)
+                && std::time::Instant::now() < until
+            {
+                std::hint::spin_loop();
+            }
         }
         let mut state = self.slot.lock();
         loop {
