@@ -559,7 +559,6 @@ fn main() {
         program: vec![env!("CARGO_BIN_EXE_filewright").into()],
     }];
     let mut skipped = Vec::new();
-    let mut installed_now = false;
     let _install_dir;
     if !only_filewright {
         let dir: PathBuf = match std::env::var_os("FILEWRIGHT_PEERS_DIR") {
@@ -572,14 +571,13 @@ fn main() {
             }
         };
         let (ready, not, installed) = install_peers(&dir);
-        installed_now = installed;
         subjects.extend(ready);
         skipped = not;
+        if installed && full {
+            settle_after_install();
+        }
     }
 
-    if installed_now && full {
-        settle_after_install();
-    }
     eprintln!("measuring start-up...");
     let startups = startups(&subjects, full);
     let results: Vec<(String, Measured)> = subjects
