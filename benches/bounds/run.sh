@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Bounds on a write's time: filewright built without parts of its write path, timed against
+# the build as it is and the floor (`benches/common/floor.rs`), in turns of 50 calls.
+#
+#   bash benches/bounds/run.sh [RUNS]     (from anywhere in the repository; RUNS defaults to 3)
+#
+# Each bound is this commit with patches of this directory applied, in a worktree under
+# `target/bounds/` (a release build of its own: about 8 minutes the first time, 2 for each
+# next). None of them is a server to use: `no-store` takes no claim and records no journal row.
+# - `no-store`: no claim, no journal row, no version kept (no SQLite transaction at all);
+# - `no-store-check-first`: the same, with the write's check handed to the helper before the
+#   writeback instead of after it;
+# - `no-store-no-check`: no store and no syntax check (the reply says "not checked").
+# BENCHMARKS.md ("What 5x the reference server's write would take") has the results.
+set -euo pipefail
+
+runs=${1:-3}
+top=$(git rev-parse --show-toplevel)
+cd "$top"
+host=$(rustc -vV | sed -n 's/^host: //p')
+out=target/bounds
+tree=$out/tree
+mkdir -p "$out"
+
+cargo build --release --locked
+
+if [ -d "$tree" ]; then
+    git worktree remove --force "$tree"
+fi
+git worktree add --detach --quiet "$tree" HEAD
+trap 'git worktree remove --force "$tree"' EXIT
+
+# bound NAME PATCH...: builds this commit with the patches, as `target/bounds/NAME`.
+bound() {
+    local name=$1
+    shift
+    (
+        cd "$tree"
+        git checkout --quiet -- .
+        for patch in "$@"; do
+            git apply "$top/benches/bounds/$patch.patch"
+        done
+        CARGO_TARGET_DIR="$top/$out/target" cargo build --release --locked --quiet
+    )
+    cp "$out/target/$host/release/filewright" "$out/$name"
+}
+
+bound no-store no-store
+bound no-store-check-first no-store check-first
+bound no-store-no-check no-store no-check
+
+for run in $(seq "$runs"); do
+    echo "run $run of $runs"
+    cargo bench --locked --bench peers -- --builds "target/$host/release/filewright" \
+        "$out/no-store" "$out/no-store-check-first" "$out/no-store-no-check" floor --block 50
+done
