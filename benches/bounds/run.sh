@@ -40,7 +40,11 @@ bound() {
         cd "$tree"
         git checkout --quiet -- .
         for patch in "$@"; do
-            git apply "$top/benches/bounds/$patch.patch"
+            git apply "$top/benches/bounds/$patch.patch" || {
+                echo "benches/bounds/$patch.patch no longer applies: the code it changes has moved." >&2
+                echo "Run this script at the commit BENCHMARKS.md names, or remake the patch there." >&2
+                exit 1
+            }
         done
         CARGO_TARGET_DIR="$top/$out/target" cargo build --release --locked --quiet
     )
