@@ -5,8 +5,9 @@
 #   bash benches/bounds/run.sh [RUNS]     (from anywhere in the repository; RUNS defaults to 3)
 #
 # Each bound is this commit with patches of this directory applied, in a worktree under
-# `target/bounds/` (a release build of its own: about 8 minutes the first time, 2 for each
-# next). Only `check-first` is a server one could use: the others leave out what makes it safe.
+# `target/bounds/`, built into a target directory of its own there (16 minutes for the whole
+# script with one run, from a clean clone on the 2-core test machine; about 10 with three
+# once built, as each bound is built again). Only `check-first` is a server one could use: the others leave out what makes it safe.
 # - `check-first`: the server as it is, but with the write's check handed to the helper before
 #   the writeback instead of after it (a change that could ship, measured here with the rest);
 # - `no-store`: no claim, no journal row, no version kept (no SQLite transaction at all);
