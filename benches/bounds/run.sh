@@ -14,7 +14,7 @@
 # - `no-store-check-first`: the same, with the write's check handed to the helper before the
 #   writeback instead of after it;
 # - `no-store-no-check`: no store and no syntax check (the reply says "not checked").
-# BENCHMARKS.md ("What 5x the reference server's write would take") has the results.
+# BENCHMARKS.md ("What 5x would take", in its latest section) has the results.
 set -euo pipefail
 
 runs=${1:-3}
