@@ -4,10 +4,12 @@
 #
 #   bash benches/bounds/run.sh [RUNS]     (from anywhere in the repository; RUNS defaults to 3)
 #
-# Each bound is this commit with patches of this directory applied, in a worktree under
-# `target/bounds/`, built into a target directory of its own there (16 minutes for the whole
-# script with one run, from a clean clone on the 2-core test machine; about 10 with three
-# once built, as each bound is built again). Only `check-first` is a server one could use: the others leave out what makes it safe.
+# Each bound is the commit checked out (HEAD; uncommitted changes reach only the build as it
+# is) with patches of this directory applied, in a worktree under `target/bounds/`, built into
+# a target directory of its own there. On the 2-core test machine the whole script took 16
+# minutes with one run from a clean clone, and about 12 with three when built before (each
+# bound is built again, incrementally). Only `check-first` is a server one could use: the
+# others leave out what makes it safe.
 # - `check-first`: the server as it is, but with the write's check handed to the helper before
 #   the writeback instead of after it (a change that could ship, measured here with the rest);
 # - `no-store`: no claim, no journal row, no version kept (no SQLite transaction at all);
