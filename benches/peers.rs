@@ -447,9 +447,9 @@ fn measure(subject: &Subject, full: bool) -> Measured {
 }
 
 /// Installs the peers under `dir` (reusing what an earlier run left there) and returns
-/// those that are ready, with a line for each that is not, and whether anything was
-/// installed now.
-fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>, bool) {
+/// those that are ready, with a line for each that is not. When it installed anything, it
+/// waits for the file system to settle before it returns ([`settle_after_install`]).
+fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>) {
     let (mut ready, mut skipped, mut installed) = (Vec::new(), Vec::new(), false);
 
     let rmfs_root = dir.join("rust-mcp-filesystem");
@@ -502,7 +502,10 @@ fn install_peers(dir: &Path) -> (Vec<Subject>, Vec<String>, bool) {
             });
         }
     }
-    (ready, skipped, installed)
+    if installed {
+        settle_after_install();
+    }
+    (ready, skipped)
 }
 
 /// A tenth of a run's calls (at least one): the thousand of 10,000 appends.
@@ -570,12 +573,9 @@ fn main() {
                 path
             }
         };
-        let (ready, not, installed) = install_peers(&dir);
+        let (ready, not) = install_peers(&dir);
         subjects.extend(ready);
         skipped = not;
-        if installed && full {
-            settle_after_install();
-        }
     }
 
     eprintln!("measuring start-up...");
