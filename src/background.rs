@@ -16,6 +16,7 @@
 //! reply is out ([`after_reply`]): the client reads the reply meanwhile.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, SyncSender, TrySendError, channel, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
@@ -132,7 +133,7 @@ pub struct Ahead<T> {
 struct Slot<T> {
     /// Whether the helper is running the work: the caller waits for that to end without
     /// sleeping, for a while.
-    running: std::sync::atomic::AtomicBool,
+    running: AtomicBool,
     state: Mutex<State<T>>,
     done: Condvar,
 }
@@ -172,7 +173,7 @@ pub fn ahead<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Ah
         }
     });
     let slot = Arc::new(Slot {
-        running: std::sync::atomic::AtomicBool::new(false),
+        running: AtomicBool::new(false),
         state: Mutex::new(State::Waiting(Box::new(work))),
         done: Condvar::new(),
     });
@@ -195,7 +196,7 @@ impl<T> Slot<T> {
             let mut state = self.lock();
             match std::mem::replace(&mut *state, State::Running) {
                 State::Waiting(work) => {
-                    self.running.store(true, std::sync::atomic::Ordering::Release);
+                    self.running.store(true, Ordering::Release);
                     work
                 }
                 other => {
@@ -206,7 +207,7 @@ impl<T> Slot<T> {
         };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
         *self.lock() = State::Done(result);
-        self.running.store(false, std::sync::atomic::Ordering::Release);
+        self.running.store(false, Ordering::Release);
         self.done.notify_all();
     }
 }
@@ -222,9 +223,7 @@ impl<T> Ahead<T> {
         // go on while the caller polls, so there the caller sleeps at once.
         if several_cpus() {
             let until = std::time::Instant::now() + FINISH_POLL;
-            while self.slot.running.load(std::sync::atomic::Ordering::Acquire)
-                && std::time::Instant::now() < until
-            {
+            while self.slot.running.load(Ordering::Acquire) && std::time::Instant::now() < until {
                 std::hint::spin_loop();
             }
         }
@@ -351,13 +350,13 @@ mod tests {
     #[test]
     fn work_given_up_before_it_began_is_not_run() {
         let (blocker, release) = hold_the_helper();
-        let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ran = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&ran);
-        drop(ahead(move || flag.store(true, std::sync::atomic::Ordering::SeqCst)));
+        drop(ahead(move || flag.store(true, Ordering::SeqCst)));
         release.send(()).unwrap();
         blocker.finish();
         assert!(the_helper_runs_a_job());
-        assert!(!ran.load(std::sync::atomic::Ordering::SeqCst));
+        assert!(!ran.load(Ordering::SeqCst));
     }
 
     #[test]
