@@ -29,9 +29,9 @@ mkdir -p "$out"
 
 cargo build --release --locked
 
-if [ -d "$tree" ]; then
-    git worktree remove --force "$tree"
-fi
+# A worktree an interrupted run left behind, registered or not.
+git worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
+git worktree prune
 git worktree add --detach --quiet "$tree" HEAD
 trap 'git worktree remove --force "$tree"' EXIT
 
