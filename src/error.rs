@@ -24,6 +24,13 @@ pub enum EditFailure {
         /// Lines where they start.
         lines: Vec<usize>,
     },
+    /// `old_string` does not occur exactly, and matches several regions with a tolerance.
+    AmbiguousTolerant {
+        /// What the tolerance ignores (`indentation`).
+        tolerance: &'static str,
+        /// Each candidate region: `lines 40-47 (40#abc to 47#def)`.
+        candidates: Vec<String>,
+    },
     /// `old_string` equals `new_string`.
     NoChange,
     /// `old_string` is empty but the file is not.
@@ -373,11 +380,14 @@ impl fmt::Display for Error {
                 match failure.as_ref() {
                     EditFailure::NotFound { closest } if closest.is_empty() => write!(
                         f,
-                        "old_string was not found. It must match the file exactly, including indentation; \
+                        "old_string was not found, exactly or ignoring whitespace and look-alike punctuation; \
                          read_file to copy the exact text."
                     ),
                     EditFailure::NotFound { closest } => {
-                        write!(f, "old_string was not found exactly. Closest lines:")?;
+                        write!(
+                            f,
+                            "old_string was not found, exactly or ignoring whitespace and punctuation. Closest lines:"
+                        )?;
                         for (line, text) in closest {
                             write!(f, "\n  {line}: {text}")?;
                         }
@@ -392,6 +402,22 @@ impl fmt::Display for Error {
                          or set replace_all to change every occurrence.",
                         lines.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
                     ),
+                    EditFailure::AmbiguousTolerant { tolerance, candidates } => {
+                        write!(
+                            f,
+                            "old_string does not occur exactly, and ignoring {tolerance} it matches {} places:",
+                            candidates.len()
+                        )?;
+                        for candidate in candidates {
+                            write!(f, "\n  {candidate}")?;
+                        }
+                        write!(
+                            f,
+                            "\nNothing was guessed. Copy old_string exactly from read_file, add lines that tell \
+                             the places apart, or replace the lines you mean with a line edit: \
+                             edits: [{{from: \"<first anchor>\", to: \"<last anchor>\", new_string: ...}}]."
+                        )
+                    }
                     EditFailure::NoChange => {
                         write!(f, "old_string and new_string are identical, so there is nothing to change.")
                     }

@@ -1,5 +1,6 @@
-//! Edit matching: exact replacements and anchored line edits over any text never panic, and a
-//! successful single replacement made exactly one change, keeping the text outside it.
+//! Edit matching: exact and tolerant replacements and anchored line edits over any text never
+//! panic, and a successful exact single replacement made exactly one change, keeping the text
+//! outside it.
 #![no_main]
 
 use filewright::files::anchor::{Anchor, anchor_of};
@@ -13,12 +14,14 @@ fuzz_target!(|data: &[u8]| {
     let selector = parts.next().unwrap_or("");
     // A plain replacement, as models send most often.
     let replace = Edit::Replace { old: old.to_string(), new: new.to_string(), replace_all: selector.is_empty() };
-    if let Ok(edited) = apply_edits("f.txt", original, std::slice::from_ref(&replace)) {
+    if let Ok(edited) = apply_edits("f.txt", original, std::slice::from_ref(&replace), false) {
         if !selector.is_empty() && !edited.converted_to_crlf && !old.is_empty() {
             assert_eq!(edited.replacements, vec![1]);
             assert_eq!(edited.text, original.replacen(old, new, 1));
         }
     }
+    // Tolerant: whatever it finds, it never panics (the matcher's own tests check what it keeps).
+    let _ = apply_edits("f.txt", original, std::slice::from_ref(&replace), true);
     // Line edits: anchors taken from the text itself (valid) and from the selector (anything).
     let lines: Vec<&str> = original.split('\n').collect();
     let n = selector.len() % (lines.len() + 1);
@@ -33,6 +36,6 @@ fuzz_target!(|data: &[u8]| {
         edits.push(Edit::Insert { after: anchor.clone(), new: new.to_string() });
         edits.push(Edit::Lines { from: anchor.clone(), to: anchor, new: String::new() });
     }
-    let _ = apply_edits("f.txt", original, &edits);
-    let _ = apply_edits("f.txt", &original.replace('\n', "\r\n"), &edits);
+    let _ = apply_edits("f.txt", original, &edits, true);
+    let _ = apply_edits("f.txt", &original.replace('\n', "\r\n"), &edits, true);
 });

@@ -13,6 +13,7 @@
 use std::borrow::Cow;
 
 use super::anchor::{Anchor, anchor_of, line_hash};
+use super::matcher::{self, Located};
 use crate::error::{EditFailure, Error, Result};
 use crate::lines::LineIndex;
 
@@ -55,18 +56,18 @@ pub struct Edited {
     pub replacements: Vec<usize>,
     /// The edits' strings were converted from LF to the file's CRLF.
     pub converted_to_crlf: bool,
+    /// The edits that matched only with a tolerance, and what it tolerated:
+    /// `edit 2: matched lines 40-47 ignoring indentation (the file indents with tabs)`.
+    pub tolerated: Vec<String>,
 }
 
 const BOM: char = '\u{feff}';
-/// Characters of each line compared when looking for the closest lines.
-const SIMILARITY_CHARS: usize = 300;
 /// Time allowed for computing a diff; past it `similar` returns a coarser (still correct) one.
 const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_secs(1);
-/// Lines shown when an old string is not found.
-const CLOSEST_LINES: usize = 3;
 
-/// Applies `edits` in order to `original`. `path` is only used in messages.
-pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
+/// Applies `edits` in order to `original`. `path` is only used in messages. With `tolerant`,
+/// an old string that does not occur exactly is located by [`matcher::locate`]'s tolerances.
+pub fn apply(path: &str, original: &str, edits: &[Edit], tolerant: bool) -> Result<Edited> {
     if edits.is_empty() {
         return Err(Error::InvalidArgument {
             name: "edits",
@@ -79,6 +80,7 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
     };
     let crlf = uses_crlf(body);
     let mut replacements = vec![0; edits.len()];
+    let mut tolerated = Vec::new();
     let (mut text, mut converted) = apply_line_edits(path, body, crlf, edits, &mut replacements)?;
     for (index, edit) in edits.iter().enumerate() {
         let Edit::Replace { old, new, replace_all } = edit else { continue };
@@ -107,25 +109,41 @@ pub fn apply(path: &str, original: &str, edits: &[Edit]) -> Result<Edited> {
             replacements[index] = 1;
             continue;
         }
-        let starts: Vec<usize> = memchr::memmem::find_iter(text.as_bytes(), old.as_bytes()).collect();
-        match starts.len() {
-            0 => return Err(fail(EditFailure::NotFound { closest: closest_lines(&text, &old) })),
-            1 => {}
-            n if !replace_all => {
-                let index = LineIndex::new(&text);
-                let lines = starts.iter().map(|&at| index.line_of(at)).collect();
-                return Err(fail(EditFailure::Ambiguous { count: n, lines }));
+        match matcher::locate(&text, &old, tolerant) {
+            Located::Exact(starts) => {
+                if starts.len() > 1 && !replace_all {
+                    let index = LineIndex::new(&text);
+                    let lines = starts.iter().map(|&at| index.line_of(at)).collect();
+                    return Err(fail(EditFailure::Ambiguous { count: starts.len(), lines }));
+                }
+                replacements[index] = starts.len();
+                text = Cow::Owned(replace_at(&text, &starts, old.len(), &new));
             }
-            _ => {}
+            Located::Tolerant(found) => {
+                let landed = found.adapt(&text, &old, &new);
+                let mut replaced = text.into_owned();
+                replaced.replace_range(found.region.start..found.region.end, &landed);
+                text = Cow::Owned(replaced);
+                replacements[index] = 1;
+                let which = if edits.len() > 1 { format!("edit {}: ", index + 1) } else { String::new() };
+                tolerated.push(format!("{which}{}", found.describe()));
+            }
+            Located::Ambiguous { tolerance, candidates } => {
+                return Err(fail(EditFailure::AmbiguousTolerant {
+                    tolerance: tolerance.describe(),
+                    candidates: candidates.iter().map(|c| c.region.describe()).collect(),
+                }));
+            }
+            Located::NotFound => {
+                return Err(fail(EditFailure::NotFound { closest: matcher::closest_lines(&text, &old) }));
+            }
         }
-        replacements[index] = starts.len();
-        text = Cow::Owned(replace_at(&text, &starts, old.len(), &new));
     }
     let mut text = text.into_owned();
     if bom {
         text.insert(0, BOM);
     }
-    Ok(Edited { text, replacements, converted_to_crlf: converted })
+    Ok(Edited { text, replacements, converted_to_crlf: converted, tolerated })
 }
 
 /// `text` with the `len` bytes at each of `starts` (ascending, not overlapping, each on a
@@ -302,33 +320,6 @@ fn to_crlf(s: &str) -> String {
     s.replace("\r\n", "\n").replace('\n', "\r\n")
 }
 
-/// The lines of `text` most similar to the first non-blank line of `old`, best first, so
-/// the model can correct its `old_string` (whitespace and small typos show up here).
-fn closest_lines(text: &str, old: &str) -> Vec<(usize, String)> {
-    let Some(needle) = old.lines().map(str::trim).find(|l| !l.is_empty()) else {
-        return Vec::new();
-    };
-    // Comparing characters is quadratic: cap both sides so a minified megabyte line cannot
-    // stall the call.
-    let cap = |s: &str| -> String { s.chars().take(SIMILARITY_CHARS).collect() };
-    let needle = cap(needle);
-    let mut scored: Vec<(f32, usize, &str)> = text
-        .lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| {
-            (similar::TextDiff::from_chars(needle.as_str(), cap(line.trim()).as_str()).ratio(), i + 1, line)
-        })
-        .filter(|(score, _, _)| *score >= 0.5)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored
-        .into_iter()
-        .take(CLOSEST_LINES)
-        .map(|(_, n, line)| (n, line.trim_end_matches('\r').chars().take(200).collect()))
-        .collect()
-}
-
 /// Lines of context a diff shows around each change.
 const DIFF_CONTEXT: usize = 3;
 
@@ -466,14 +457,14 @@ mod tests {
 
     #[test]
     fn a_unique_match_is_replaced() {
-        let out = apply("a.py", "a = 1\nb = 2\n", &[edit("b = 2", "b = 3")]).unwrap();
+        let out = apply("a.py", "a = 1\nb = 2\n", &[edit("b = 2", "b = 3")], true).unwrap();
         assert_eq!(out.text, "a = 1\nb = 3\n");
         assert_eq!(out.replacements, vec![1]);
     }
 
     #[test]
     fn several_matches_without_replace_all_fail_with_count_and_lines() {
-        let err = apply("a.py", "x\ny\nx\n", &[edit("x", "z")]).unwrap_err();
+        let err = apply("a.py", "x\ny\nx\n", &[edit("x", "z")], true).unwrap_err();
         let text = err.to_string();
         assert!(text.contains("2 times") && text.contains("lines 1, 3"), "{text}");
     }
@@ -484,6 +475,7 @@ mod tests {
             "a.py",
             "x\ny\nx\n",
             &[Edit::Replace { old: "x".into(), new: "z".into(), replace_all: true }],
+            true,
         )
         .unwrap();
         assert_eq!(out.text, "z\ny\nz\n");
@@ -493,34 +485,35 @@ mod tests {
     #[test]
     fn not_found_shows_the_closest_lines_with_numbers() {
         let text = "def load(path):\n    return open(path).read()\n";
-        let err = apply("a.py", text, &[edit("def load(pth):", "def load(p):")]).unwrap_err().to_string();
+        let err =
+            apply("a.py", text, &[edit("def load(pth):", "def load(p):")], true).unwrap_err().to_string();
         assert!(err.contains("not found") && err.contains("1: def load(path):"), "{err}");
     }
 
     #[test]
     fn identical_old_and_new_is_an_error() {
-        assert!(apply("a", "x", &[edit("x", "x")]).unwrap_err().to_string().contains("identical"));
+        assert!(apply("a", "x", &[edit("x", "x")], true).unwrap_err().to_string().contains("identical"));
     }
 
     #[test]
     fn edits_apply_in_order_and_fail_all_or_nothing() {
         let edits = [edit("a", "b"), edit("b", "c"), edit("missing", "x")];
-        let err = apply("f", "a\n", &edits).unwrap_err().to_string();
+        let err = apply("f", "a\n", &edits, true).unwrap_err().to_string();
         assert!(err.contains("edit 3 of 3"), "{err}");
-        let out = apply("f", "a\n", &edits[..2]).unwrap();
+        let out = apply("f", "a\n", &edits[..2], true).unwrap();
         assert_eq!(out.text, "c\n");
     }
 
     #[test]
     fn lf_strings_edit_a_crlf_file_and_keep_crlf() {
-        let out = apply("w.txt", "one\r\ntwo\r\nthree\r\n", &[edit("one\ntwo\n", "1\n2\n")]).unwrap();
+        let out = apply("w.txt", "one\r\ntwo\r\nthree\r\n", &[edit("one\ntwo\n", "1\n2\n")], true).unwrap();
         assert_eq!(out.text, "1\r\n2\r\nthree\r\n");
         assert!(out.converted_to_crlf);
     }
 
     #[test]
     fn a_multi_line_new_string_for_a_one_line_old_string_keeps_crlf() {
-        let out = apply("w.txt", "a\r\nb\r\n", &[edit("a", "x\ny")]).unwrap();
+        let out = apply("w.txt", "a\r\nb\r\n", &[edit("a", "x\ny")], true).unwrap();
         assert_eq!(out.text, "x\r\ny\r\nb\r\n");
         assert!(out.converted_to_crlf);
     }
@@ -529,20 +522,20 @@ mod tests {
     fn a_huge_single_line_file_gets_a_quick_not_found() {
         let text = "x".repeat(2_000_000);
         let started = std::time::Instant::now();
-        assert!(apply("min.js", &text, &[edit("yyyy", "z")]).is_err());
+        assert!(apply("min.js", &text, &[edit("yyyy", "z")], true).is_err());
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
     fn bom_and_final_newline_are_kept() {
-        let out = apply("b.txt", "\u{feff}alpha\nbeta\n", &[edit("alpha", "gamma")]).unwrap();
+        let out = apply("b.txt", "\u{feff}alpha\nbeta\n", &[edit("alpha", "gamma")], true).unwrap();
         assert_eq!(out.text, "\u{feff}gamma\nbeta\n");
     }
 
     #[test]
     fn empty_old_string_creates_content_only_in_an_empty_file() {
-        assert_eq!(apply("n.txt", "", &[edit("", "hello\n")]).unwrap().text, "hello\n");
-        let err = apply("n.txt", "x", &[edit("", "hello\n")]).unwrap_err().to_string();
+        assert_eq!(apply("n.txt", "", &[edit("", "hello\n")], true).unwrap().text, "hello\n");
+        let err = apply("n.txt", "x", &[edit("", "hello\n")], true).unwrap_err().to_string();
         assert!(err.contains("empty"), "{err}");
     }
 
@@ -641,7 +634,8 @@ mod tests {
             proptest::prop_assert_eq!(uses_crlf(&text), crlf);
             // Edit strings are converted to CRLF in a CRLF file; compare where they are not.
             proptest::prop_assume!(!crlf && old != new);
-            match apply("f", &text, &[edit]) {
+            // Exact only: a tolerant match would replace what `str::replace` does not.
+            match apply("f", &text, &[edit], false) {
                 Ok(edited) => {
                     proptest::prop_assert_eq!(&edited.text, &text.replace(&old, &new));
                     proptest::prop_assert_eq!(edited.replacements, vec![text.matches(&old).count()]);
@@ -703,8 +697,8 @@ mod tests {
     #[test]
     fn a_line_range_is_replaced_and_an_empty_new_string_deletes_it() {
         let text = "a\nb\nc\nd\n";
-        assert_eq!(apply("f", text, &[lines(text, 2, 3, "B\nC")]).unwrap().text, "a\nB\nC\nd\n");
-        assert_eq!(apply("f", text, &[lines(text, 2, 3, "")]).unwrap().text, "a\nd\n");
+        assert_eq!(apply("f", text, &[lines(text, 2, 3, "B\nC")], true).unwrap().text, "a\nB\nC\nd\n");
+        assert_eq!(apply("f", text, &[lines(text, 2, 3, "")], true).unwrap().text, "a\nd\n");
     }
 
     #[test]
@@ -712,9 +706,9 @@ mod tests {
         let text = "\u{feff}a\nb\n";
         let body = "a\nb\n";
         let after = Edit::Insert { after: at(body, 1), new: "x".into() };
-        assert_eq!(apply("f", text, &[after]).unwrap().text, "\u{feff}a\nx\nb\n");
+        assert_eq!(apply("f", text, &[after], true).unwrap().text, "\u{feff}a\nx\nb\n");
         let top = Edit::Insert { after: Anchor { line: 0, hash: None }, new: "# head\n".into() };
-        assert_eq!(apply("f", text, &[top]).unwrap().text, "\u{feff}# head\na\nb\n");
+        assert_eq!(apply("f", text, &[top], true).unwrap().text, "\u{feff}# head\na\nb\n");
     }
 
     #[test]
@@ -725,33 +719,34 @@ mod tests {
                 .unwrap();
         let anchor = Anchor::parse(&read.numbered).unwrap();
         let out =
-            apply("f", text, &[Edit::Lines { from: anchor.clone(), to: anchor, new: "A".into() }]).unwrap();
+            apply("f", text, &[Edit::Lines { from: anchor.clone(), to: anchor, new: "A".into() }], true)
+                .unwrap();
         assert_eq!(out.text, "\u{feff}A\nb\n");
     }
 
     #[test]
     fn a_last_line_without_a_newline_stays_without_one() {
         let text = "a\nb";
-        assert_eq!(apply("f", text, &[lines(text, 2, 2, "B\n")]).unwrap().text, "a\nB");
-        assert_eq!(apply("f", text, &[lines(text, 2, 2, "")]).unwrap().text, "a");
+        assert_eq!(apply("f", text, &[lines(text, 2, 2, "B\n")], true).unwrap().text, "a\nB");
+        assert_eq!(apply("f", text, &[lines(text, 2, 2, "")], true).unwrap().text, "a");
         let after = Edit::Insert { after: at(text, 2), new: "c\n".into() };
-        assert_eq!(apply("f", text, &[after]).unwrap().text, "a\nb\nc");
+        assert_eq!(apply("f", text, &[after], true).unwrap().text, "a\nb\nc");
     }
 
     #[test]
     fn edits_next_to_a_deleted_last_line_are_not_overlaps_and_no_final_newline_appears() {
         let text = "a\nb\nc";
-        let out = apply("f", text, &[lines(text, 2, 2, "B"), lines(text, 3, 3, "")]).unwrap();
+        let out = apply("f", text, &[lines(text, 2, 2, "B"), lines(text, 3, 3, "")], true).unwrap();
         assert_eq!(out.text, "a\nB");
         let top = Edit::Insert { after: Anchor { line: 0, hash: None }, new: "x".into() };
-        assert_eq!(apply("f", "a", &[top, lines("a", 1, 1, "")]).unwrap().text, "x");
-        assert_eq!(apply("f", text, &[lines(text, 3, 3, "C\r\n")]).unwrap().text, "a\nb\nC");
+        assert_eq!(apply("f", "a", &[top, lines("a", 1, 1, "")], true).unwrap().text, "x");
+        assert_eq!(apply("f", text, &[lines(text, 3, 3, "C\r\n")], true).unwrap().text, "a\nb\nC");
     }
 
     #[test]
     fn line_edits_in_a_crlf_file_get_crlf() {
         let text = "a\r\nb\r\n";
-        let out = apply("f", text, &[lines(text, 1, 1, "x\ny")]).unwrap();
+        let out = apply("f", text, &[lines(text, 1, 1, "x\ny")], true).unwrap();
         assert_eq!(out.text, "x\r\ny\r\nb\r\n");
         assert!(out.converted_to_crlf);
     }
@@ -761,23 +756,24 @@ mod tests {
         let text = "1\n2\n3\n4\n5\n";
         let edits =
             [lines(text, 4, 4, "four"), Edit::Insert { after: at(text, 1), new: "1.5\n1.7\n".into() }];
-        assert_eq!(apply("f", text, &edits).unwrap().text, "1\n1.5\n1.7\n2\n3\nfour\n5\n");
+        assert_eq!(apply("f", text, &edits, true).unwrap().text, "1\n1.5\n1.7\n2\n3\nfour\n5\n");
     }
 
     #[test]
     fn an_insert_at_the_edge_of_a_range_is_not_an_overlap_but_two_at_one_place_are() {
         let text = "1\n2\n3\n";
         let insert = || Edit::Insert { after: at(text, 1), new: "x".into() };
-        let out = apply("f", text, &[lines(text, 2, 2, "two"), insert()]).unwrap();
+        let out = apply("f", text, &[lines(text, 2, 2, "two"), insert()], true).unwrap();
         assert_eq!(out.text, "1\nx\ntwo\n3\n");
-        assert!(apply("f", text, &[insert(), insert()]).is_err());
+        assert!(apply("f", text, &[insert(), insert()], true).is_err());
     }
 
     #[test]
     fn overlapping_line_edits_change_nothing() {
         let text = "1\n2\n3\n4\n";
-        let err =
-            apply("f", text, &[lines(text, 1, 3, "x"), lines(text, 3, 4, "y")]).unwrap_err().to_string();
+        let err = apply("f", text, &[lines(text, 1, 3, "x"), lines(text, 3, 4, "y")], true)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("edit 2 of 2") && err.contains("same lines as edit 1"), "{err}");
     }
 
@@ -785,21 +781,22 @@ mod tests {
     fn a_stale_anchor_shows_fresh_anchors_and_where_the_line_went() {
         let old = "fn a() {}\nfn b() {}\nfn c() {}\n";
         let now = "// header\nfn a() {}\nfn b() {}\nfn c() {}\n";
-        let err = apply("f.rs", now, &[lines(old, 2, 2, "fn b2() {}")]).unwrap_err().to_string();
+        let err = apply("f.rs", now, &[lines(old, 2, 2, "fn b2() {}")], true).unwrap_err().to_string();
         assert!(err.contains("anchor 2#") && err.contains("is now on line 3"), "{err}");
         assert!(err.contains(&format!("3#{}\tfn b() {{}}", line_hash("fn b() {}"))), "{err}");
         let past = Anchor { line: 9, hash: Some(line_hash("x")) };
-        let err =
-            apply("f", now, &[Edit::Lines { from: past.clone(), to: past, new: String::new() }]).unwrap_err();
+        let err = apply("f", now, &[Edit::Lines { from: past.clone(), to: past, new: String::new() }], true)
+            .unwrap_err();
         assert!(err.to_string().contains("only 4 lines"), "{err}");
     }
 
     #[test]
     fn repeated_text_that_defeats_old_string_is_fixed_by_anchor() {
         let text: String = (1..=50).map(|_| "handle(req);\n").collect();
-        let err = apply("h.js", &text, &[edit("handle(req);", "handle(req, ctx);")]).unwrap_err().to_string();
+        let err =
+            apply("h.js", &text, &[edit("handle(req);", "handle(req, ctx);")], true).unwrap_err().to_string();
         assert!(err.contains("50 times"), "{err}");
-        let out = apply("h.js", &text, &[lines(&text, 37, 37, "handle(req, ctx);")]).unwrap();
+        let out = apply("h.js", &text, &[lines(&text, 37, 37, "handle(req, ctx);")], true).unwrap();
         let diff = unified_diff("h.js", &text, &out.text, 50);
         let changed: Vec<&str> = diff
             .lines()

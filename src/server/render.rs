@@ -367,7 +367,7 @@ impl Rendered for EditOutcome {
             (false, false) => "Edited",
         };
         let mut text = format!(
-            "{verb} {}: {} replacement{}, {} ({} bytes, sha256 {}){}\n{}",
+            "{verb} {}: {} replacement{}, {} ({} bytes, sha256 {}){}\n",
             self.path,
             self.replacements,
             if self.replacements == 1 { "" } else { "s" },
@@ -375,8 +375,11 @@ impl Rendered for EditOutcome {
             self.size,
             self.after.sha256,
             if self.converted_to_crlf { ", LF in your strings matched as the file's CRLF" } else { "" },
-            self.diff.trim_end()
         );
+        for tolerated in &self.tolerated {
+            text.push_str(&format!("not exact: {tolerated}; the diff shows what landed\n"));
+        }
+        text.push_str(self.diff.trim_end());
         text.push('\n');
         text.push_str(&self.after.syntax.summary());
         if self.new_problems > 0 {

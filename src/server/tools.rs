@@ -128,6 +128,14 @@ pub struct EditArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     pub dry_run: Option<bool>,
+    /// When old_string does not occur exactly, look for it ignoring trailing whitespace, then
+    /// a uniform shift of indentation (levels, tabs against spaces), then Unicode look-alike
+    /// punctuation (curly quotes, dashes, ellipsis, non-breaking spaces); used only when
+    /// exactly one place matches, and the result says what was ignored (default true). Set
+    /// false to require the exact text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub tolerant: Option<bool>,
     /// Optional guard: the file's sha256 as your last read or write reported it. When the file
     /// has changed since (another agent wrote it), nothing is changed and the error says who
     /// changed it.
@@ -413,6 +421,7 @@ impl Call {
                         args.path.as_deref(),
                         edits,
                         args.dry_run.unwrap_or(false),
+                        args.tolerant.unwrap_or(true),
                         args.expected_sha256.as_deref(),
                         args.agent.as_deref(),
                     ),
@@ -655,8 +664,12 @@ impl FilewrightServer {
         .await
     }
 
-    /// Replace exact text in a file: `old_string` must occur exactly once (or set
-    /// replace_all), or pass `edits` to apply several, all or nothing. An `edits` item may
+    /// Replace text in a file: `old_string` must occur exactly once (or set replace_all), or
+    /// pass `edits` to apply several, all or nothing. When old_string differs from the file
+    /// only in trailing whitespace, indentation (a uniform shift, tabs against spaces) or
+    /// Unicode look-alike punctuation, the one place it matches that way is used, new_string is
+    /// re-indented to the file's style, and the result says what was ignored; two such places
+    /// change nothing and the error lists them with anchors (`tolerant: false` turns this off). An `edits` item may
     /// instead edit whole lines by anchor (from read_file with anchors: true):
     /// `{from: "12#kq7", to: "14#b3x", new_string}` replaces lines 12-14 (empty new_string
     /// deletes them), `{after: "12#kq7" | "0", new_string}` inserts after line 12 or at the top.

@@ -114,6 +114,10 @@ pub struct EditOutcome {
     pub lines: usize,
     /// The edit strings used LF and were converted to the file's CRLF line endings.
     pub converted_to_crlf: bool,
+    /// The edits whose old_string matched only with a tolerance, each with what it ignored:
+    /// `matched lines 40-47 ignoring indentation (the file indents with tabs)`. Empty when
+    /// every old_string matched exactly.
+    pub tolerated: Vec<String>,
     /// Unified diff of the change (capped).
     pub diff: String,
     /// How many of the reported problems were not there before the edit.
@@ -142,6 +146,7 @@ impl Session {
         path: Option<&str>,
         edits: Vec<EditSpec>,
         dry_run: bool,
+        tolerant: bool,
         expected_sha256: Option<&str>,
         agent: Option<&str>,
     ) -> Result<EditOutcome> {
@@ -179,7 +184,7 @@ impl Session {
             if !existed && !edits.first().is_some_and(creates) {
                 return Err(Error::NotFound { path: key.clone() });
             }
-            let edited = files::apply_edits(&key, &before, &edits)?;
+            let edited = files::apply_edits(&key, &before, &edits, tolerant)?;
             Ok(Applied { info, existed, before, edited })
         };
         let (Applied { existed, before, edited, .. }, (diff, added_stubs), mut after) = if dry_run {
@@ -272,6 +277,7 @@ impl Session {
             size: edited.text.len() as u64,
             lines: count_lines(edited.text.as_bytes()),
             converted_to_crlf: edited.converted_to_crlf,
+            tolerated: edited.tolerated,
             diff,
             new_problems: new_problems_at.len(),
             new_problems_at,

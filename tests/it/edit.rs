@@ -191,3 +191,117 @@ async fn only_what_the_edit_introduced_is_reported_as_new() {
     assert!(reply.text().contains("warning: line 6:"), "{}", reply.text());
     server.stop().await;
 }
+
+// Tolerant matching: an old_string that drifts from the file in whitespace or punctuation.
+
+#[tokio::test]
+async fn an_old_string_indented_with_spaces_edits_a_tab_indented_file_and_keeps_its_tabs() {
+    let root = Root::new().file("app.js", "class A {\n\tm() {\n\t\treturn 1;\n\t}\n}\n");
+    let server = Server::spawn(&root).await;
+    let reply = server
+        .call(
+            "edit_file",
+            json!({"path": "app.js",
+                   "old_string": "    m() {\n        return 1;\n    }\n",
+                   "new_string": "    m() {\n        const x = 2;\n\n        return x;\n    }\n"}),
+        )
+        .await
+        .ok();
+    assert_eq!(root.read("app.js"), b"class A {\n\tm() {\n\t\tconst x = 2;\n\n\t\treturn x;\n\t}\n}\n");
+    let text = reply.text();
+    assert!(
+        text.contains("not exact: matched lines 2-4 ignoring indentation (the file indents with tabs)"),
+        "{text}"
+    );
+    assert!(reply.json()["tolerated"][0].as_str().unwrap().contains("lines 2-4"));
+    assert!(text.contains("syntax: ok"), "{text}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_old_string_one_level_shallower_lands_at_the_files_depth() {
+    let original = "class Timer:\n    def start(self):\n        self.running = True\n        self.tick()\n";
+    let root = Root::new().file("timer.py", original);
+    let server = Server::spawn(&root).await;
+    server
+        .call(
+            "edit_file",
+            json!({"path": "timer.py",
+                   "old_string": "def start(self):\n    self.running = True\n    self.tick()\n",
+                   "new_string": "def start(self):\n    self.running = True\n    if self.paused:\n        return\n    self.tick()\n"}),
+        )
+        .await
+        .ok();
+    assert_eq!(
+        String::from_utf8(root.read("timer.py")).unwrap(),
+        "class Timer:\n    def start(self):\n        self.running = True\n        if self.paused:\n            return\n        self.tick()\n"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn trailing_blanks_and_curly_quotes_are_tolerated_and_unchanged_lines_keep_the_files_bytes() {
+    let root = Root::new().file("notes.py", "title = “Draft” \nprint(title)\n");
+    let server = Server::spawn(&root).await;
+    let reply = server
+        .call(
+            "edit_file",
+            json!({"path": "notes.py",
+                   "old_string": "title = \"Draft\"\nprint(title)\n",
+                   "new_string": "title = \"Draft\"\nprint(title.upper())\n"}),
+        )
+        .await
+        .ok();
+    assert_eq!(root.read("notes.py"), "title = “Draft” \nprint(title.upper())\n".as_bytes());
+    assert!(reply.text().contains("the file has “ where old_string has \""), "{}", reply.text());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn two_regions_that_match_tolerantly_change_nothing_and_are_listed_with_anchors() {
+    let original = "def a():\n\tx = 1\n\treturn x\n\ndef b():\n    x = 1\n    return x\n";
+    let root = Root::new().file("two.py", original);
+    let server = Server::spawn(&root).await;
+    let text = server
+        .call(
+            "edit_file",
+            json!({"path": "two.py", "old_string": "  x = 1\n  return x\n", "new_string": "  return 1\n"}),
+        )
+        .await
+        .err();
+    assert!(text.contains("matches 2 places"), "{text}");
+    assert!(text.contains("lines 2-3 (2#") && text.contains("lines 6-7 (6#"), "{text}");
+    assert_eq!(root.read("two.py"), original.as_bytes());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn tolerant_false_requires_the_exact_text() {
+    let original = "if x:\n\treturn 1\n";
+    let root = Root::new().file("t.py", original);
+    let server = Server::spawn(&root).await;
+    let text = server
+        .call(
+            "edit_file",
+            json!({"path": "t.py", "old_string": "    return 1", "new_string": "    return 2", "tolerant": false}),
+        )
+        .await
+        .err();
+    assert!(text.contains("was not found"), "{text}");
+    assert_eq!(root.read("t.py"), original.as_bytes());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_exact_match_is_used_even_where_a_tolerant_one_exists_elsewhere() {
+    // `  x = 1` occurs exactly once (line 4); line 2 matches it only ignoring indentation.
+    let root = Root::new().file("e.py", "def a():\n\tx = 1\ndef b():\n  x = 1\n");
+    let server = Server::spawn(&root).await;
+    let reply = server
+        .call("edit_file", json!({"path": "e.py", "old_string": "  x = 1\n", "new_string": "  x = 2\n"}))
+        .await
+        .ok();
+    assert_eq!(root.read("e.py"), b"def a():\n\tx = 1\ndef b():\n  x = 2\n");
+    assert_eq!(reply.json()["tolerated"].as_array().unwrap().len(), 0);
+    server.stop().await;
+}
