@@ -7,6 +7,7 @@ mod digest;
 mod edit;
 mod find;
 mod list;
+pub mod patch;
 mod read;
 mod search;
 mod walk;
