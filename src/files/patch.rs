@@ -421,7 +421,8 @@ fn check_path(raw: &str, index: usize) -> Result<String, PatchError> {
         ));
     }
     let bytes = path.as_bytes();
-    let drive = bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && b"/\\".contains(&bytes[2]);
+    let drive =
+        bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && b"/\\".contains(&bytes[2]);
     if path.starts_with(['/', '\\', '~']) || drive {
         return Err(error(
             index,
@@ -629,8 +630,9 @@ mod codex {
         let last = lines.iter().rposition(|l| !trailer(l)).unwrap_or(begin);
         let end = if last > begin && is_marker(lines[last], END_PATCH) {
             last
-        } else if let Some(end) =
-            (begin + 1..lines.len()).rev().find(|&k| is_marker(lines[k], END_PATCH) && !lines[k].starts_with(['+', '-']))
+        } else if let Some(end) = (begin + 1..lines.len())
+            .rev()
+            .find(|&k| is_marker(lines[k], END_PATCH) && !lines[k].starts_with(['+', '-']))
         {
             let after = (end + 1..lines.len()).find(|&k| !trailer(lines[k])).unwrap_or(end + 1);
             return Err(error(
@@ -995,7 +997,10 @@ mod unified {
         let bytes = raw.as_bytes();
         let is_date = |at: usize| {
             let d = |k: usize| bytes.get(at + k).is_some_and(u8::is_ascii_digit);
-            (0..4).all(d) && bytes.get(at + 4) == Some(&b'-') && (5..7).all(d) && bytes.get(at + 7) == Some(&b'-')
+            (0..4).all(d)
+                && bytes.get(at + 4) == Some(&b'-')
+                && (5..7).all(d)
+                && bytes.get(at + 7) == Some(&b'-')
         };
         (0..bytes.len()).find(|&k| bytes[k] == b' ' && is_date(k + 1))
     }
@@ -1034,7 +1039,8 @@ mod unified {
                         Some(b'r') => b'\r',
                         Some(&c @ (b'"' | b'\\')) => c,
                         Some(b'0'..=b'3') => {
-                            let octal = bytes.get(k..k + 3).filter(|o| o.iter().all(|b| (b'0'..=b'7').contains(b)));
+                            let octal =
+                                bytes.get(k..k + 3).filter(|o| o.iter().all(|b| (b'0'..=b'7').contains(b)));
                             let Some(octal) = octal else { return Err(malformed("has a bad octal escape")) };
                             k += 2;
                             octal.iter().fold(0u8, |n, b| (n << 3) | (b - b'0'))
@@ -1198,8 +1204,10 @@ mod unified {
             _ => (old, new),
         };
         let (hunks, next) = hunks(lines, start + 2, if old_null { &new } else { &old })?;
-        let old_absent = old_null || (is_epoch(old_stamp) && !hunks.is_empty() && hunks.iter().all(|h| h.old_len() == 0));
-        let new_absent = new_null || (is_epoch(new_stamp) && !hunks.is_empty() && hunks.iter().all(|h| h.new_len() == 0));
+        let old_absent =
+            old_null || (is_epoch(old_stamp) && !hunks.is_empty() && hunks.iter().all(|h| h.old_len() == 0));
+        let new_absent =
+            new_null || (is_epoch(new_stamp) && !hunks.is_empty() && hunks.iter().all(|h| h.new_len() == 0));
         let file = if old_absent && new_absent {
             return Err(both_absent(start));
         } else if old_absent {
@@ -1356,7 +1364,12 @@ mod unified {
     }
 
     /// One hunk from its `@@` line at `start`; also where it ends and whether it was counted.
-    fn hunk(lines: &[&str], start: usize, path: &str, number: usize) -> Result<(Hunk, usize, bool), PatchError> {
+    fn hunk(
+        lines: &[&str],
+        start: usize,
+        path: &str,
+        number: usize,
+    ) -> Result<(Hunk, usize, bool), PatchError> {
         let header = lines[start];
         let Some(range) = parse_range(&header[2..]) else {
             return uncounted(lines, start, path, number);
@@ -1384,7 +1397,9 @@ mod unified {
                 return Err(error(
                     lines.len() - 1,
                     PatchErrorKind::LineCount,
-                    short("the patch ends there (if it was cut off by your output limit, send it again complete)"),
+                    short(
+                        "the patch ends there (if it was cut off by your output limit, send it again complete)",
+                    ),
                 ));
             };
             let hunk_line = match line.as_bytes().first() {
@@ -1397,7 +1412,9 @@ mod unified {
                     continue;
                 }
                 // An empty context line whose space was trimmed away.
-                _ if line.trim_end_matches('\r').is_empty() => HunkLine::Context(blank_text(line).to_string()),
+                _ if line.trim_end_matches('\r').is_empty() => {
+                    HunkLine::Context(blank_text(line).to_string())
+                }
                 _ => {
                     let found = if line.starts_with("@@") {
                         "the next hunk starts".to_string()
@@ -1445,7 +1462,12 @@ mod unified {
 
     /// A hunk whose `@@` line has no numbers (models write bare `@@` as in Codex patches): its
     /// lines run to the next `@@`, file, or line that is not a hunk line.
-    fn uncounted(lines: &[&str], start: usize, path: &str, number: usize) -> Result<(Hunk, usize, bool), PatchError> {
+    fn uncounted(
+        lines: &[&str],
+        start: usize,
+        path: &str,
+        number: usize,
+    ) -> Result<(Hunk, usize, bool), PatchError> {
         let text = lines[start][2..].trim();
         let text = text.strip_suffix("@@").unwrap_or(text).trim();
         if text.starts_with('-') || text.starts_with('+') {
@@ -1622,7 +1644,8 @@ mod tests {
 
     #[test]
     fn codex_first_hunk_may_omit_its_header() {
-        let patch = ok(&["*** Begin Patch", "*** Update File: file2.py", " import foo", "+bar", "*** End Patch"]);
+        let patch =
+            ok(&["*** Begin Patch", "*** Update File: file2.py", " import foo", "+bar", "*** End Patch"]);
         assert_eq!(hunks(&patch.files[0]), [hunk(3, vec![ctx("import foo"), add("bar")])]);
     }
 
@@ -1641,7 +1664,10 @@ mod tests {
             "*** End Patch",
         ]);
         // Inside: an empty line of the file. At the end: separators, dropped.
-        assert_eq!(hunks(&patch.files[0])[0].lines, [ctx("def f():"), ctx(""), rem("    return 1"), add("    return 2")]);
+        assert_eq!(
+            hunks(&patch.files[0])[0].lines,
+            [ctx("def f():"), ctx(""), rem("    return 1"), add("    return 2")]
+        );
     }
 
     #[test]
@@ -1704,7 +1730,8 @@ mod tests {
 
     #[test]
     fn codex_text_after_end_patch_is_refused() {
-        let e = fails(&["*** Begin Patch", "*** Delete File: a.txt", "*** End Patch", "Done! The file is gone."]);
+        let e =
+            fails(&["*** Begin Patch", "*** Delete File: a.txt", "*** End Patch", "Done! The file is gone."]);
         assert_eq!((e.kind, e.line), (PatchErrorKind::Syntax, 4));
         assert!(e.message.contains("text after `*** End Patch` (patch line 3)"), "{e}");
     }
@@ -1826,14 +1853,23 @@ mod tests {
     fn codex_end_of_file_must_close_a_hunk() {
         let e = fails(&["*** Begin Patch", "*** Update File: a", "*** End of File", "*** End Patch"]);
         assert_eq!(e.line, 3);
-        let e = fails(&["*** Begin Patch", "*** Update File: a", "@@", "-x", "*** End of File", "+y", "*** End Patch"]);
+        let e = fails(&[
+            "*** Begin Patch",
+            "*** Update File: a",
+            "@@",
+            "-x",
+            "*** End of File",
+            "+y",
+            "*** End Patch",
+        ]);
         assert_eq!(e.line, 6);
         assert!(e.message.contains("start a new hunk with `@@`"), "{e}");
     }
 
     #[test]
     fn codex_misplaced_move_and_hunk_before_any_file_are_explained() {
-        let e = fails(&["*** Begin Patch", "*** Update File: a", "@@", "-x", "*** Move to: b", "*** End Patch"]);
+        let e =
+            fails(&["*** Begin Patch", "*** Update File: a", "@@", "-x", "*** Move to: b", "*** End Patch"]);
         assert!(e.message.contains("must come right after"), "{e}");
         let e = fails(&["*** Begin Patch", "@@", "-x", "*** End Patch"]);
         assert!(e.message.contains("put `*** Update File: <path>` before it"), "{e}");
@@ -1897,10 +1933,15 @@ mod tests {
             " module.exports = app;",
         ]);
         assert_eq!(patch.format, Format::Unified);
-        let [FilePatch::Update { path, move_to: None, hunks }] = &patch.files[..] else { panic!("{patch:?}") };
+        let [FilePatch::Update { path, move_to: None, hunks }] = &patch.files[..] else {
+            panic!("{patch:?}")
+        };
         assert_eq!(path, "src/app.js");
         assert_eq!(hunks.len(), 2);
-        assert_eq!((hunks[0].patch_line, hunks[0].old_start, hunks[0].section.as_deref()), (5, Some(1), None));
+        assert_eq!(
+            (hunks[0].patch_line, hunks[0].old_start, hunks[0].section.as_deref()),
+            (5, Some(1), None)
+        );
         assert_eq!(hunks[0].old_len(), 5);
         assert_eq!(hunks[0].new_len(), 6);
         assert_eq!(hunks[1].patch_line, 12);
@@ -1961,7 +2002,10 @@ mod tests {
         assert_eq!(patch.files.len(), 6);
         assert_eq!(
             patch.files[0],
-            FilePatch::Add { path: "docs/NOTES.md".into(), content: "# Notes\n\nRun `make test` before pushing.\n".into() }
+            FilePatch::Add {
+                path: "docs/NOTES.md".into(),
+                content: "# Notes\n\nRun `make test` before pushing.\n".into()
+            }
         );
         assert_eq!(
             patch.files[1],
@@ -1969,7 +2013,11 @@ mod tests {
         );
         assert_eq!(
             patch.files[2],
-            FilePatch::Update { path: "lib/util.py".into(), move_to: Some("lib/helpers.py".into()), hunks: vec![] }
+            FilePatch::Update {
+                path: "lib/util.py".into(),
+                move_to: Some("lib/helpers.py".into()),
+                hunks: vec![]
+            }
         );
         let FilePatch::Update { path, move_to, hunks } = &patch.files[3] else { panic!() };
         assert_eq!((path.as_str(), move_to.as_deref()), ("src/main.rs", Some("src/cli/main.rs")));
@@ -1978,7 +2026,10 @@ mod tests {
         assert_eq!(hunk.old_text(), "fn main() {\n    println!(\"hi\");\n}");
         assert_eq!(hunk.new_text(), "fn main() {\n    println!(\"hello\");\n}");
         assert_eq!(patch.files[4], FilePatch::Add { path: "empty.txt".into(), content: String::new() });
-        assert_eq!(patch.files[5], FilePatch::Delete { path: "gone.txt".into(), expected: Some(String::new()) });
+        assert_eq!(
+            patch.files[5],
+            FilePatch::Delete { path: "gone.txt".into(), expected: Some(String::new()) }
+        );
     }
 
     #[test]
@@ -2054,10 +2105,12 @@ mod tests {
         assert!(!new.old_missing_final_newline && new.new_missing_final_newline && new.end_of_file);
         assert_eq!((new.old_text(), new.new_text()), ("a\nb\n".to_string(), "a\nc".to_string()));
         // A new file without a final newline.
-        let patch = ok(&["--- /dev/null", "+++ b/n", "@@ -0,0 +1 @@", "+only", "\\ No newline at end of file"]);
+        let patch =
+            ok(&["--- /dev/null", "+++ b/n", "@@ -0,0 +1 @@", "+only", "\\ No newline at end of file"]);
         assert_eq!(patch.files[0], FilePatch::Add { path: "n".into(), content: "only".into() });
         // The marker must be at the end of its side.
-        let e = fails(&["--- a/f", "+++ b/f", "@@ -1,2 +1 @@", "-a", "\\ No newline at end of file", "-b", "+c"]);
+        let e =
+            fails(&["--- a/f", "+++ b/f", "@@ -1,2 +1 @@", "-a", "\\ No newline at end of file", "-b", "+c"]);
         assert_eq!(e.line, 6);
         assert!(e.message.contains("follows `\\ No newline at end of file`"), "{e}");
     }
@@ -2147,7 +2200,8 @@ mod tests {
 
     #[test]
     fn bare_at_at_hunks_in_a_unified_diff_run_to_the_next_hunk() {
-        let patch = ok(&["--- a/f.py", "+++ b/f.py", "@@", " a", "-b", "+c", "", "@@ def g():", "-x", "+y", ""]);
+        let patch =
+            ok(&["--- a/f.py", "+++ b/f.py", "@@", " a", "-b", "+c", "", "@@ def g():", "-x", "+y", ""]);
         let hunks = hunks(&patch.files[0]);
         assert_eq!(hunks[0], hunk(3, vec![ctx("a"), rem("b"), add("c")]));
         assert_eq!(hunks[1].contexts, ["def g():"]);
@@ -2185,7 +2239,11 @@ mod tests {
         assert_eq!(patch.files[0].path(), "café.txt");
         assert_eq!(
             patch.files[1],
-            FilePatch::Update { path: "tab\there".into(), move_to: Some("new \"name\"".into()), hunks: vec![] }
+            FilePatch::Update {
+                path: "tab\there".into(),
+                move_to: Some("new \"name\"".into()),
+                hunks: vec![]
+            }
         );
         let e = fails(&["--- \"a/x", "+++ b/x", "@@ -1 +1 @@", "-a", "+b"]);
         assert_eq!(e.kind, PatchErrorKind::Path);
@@ -2196,7 +2254,11 @@ mod tests {
     #[test]
     fn git_header_names_without_other_headers() {
         // Names with spaces: the same path on both sides splits in the middle.
-        let patch = ok(&["diff --git a/my notes.txt b/my notes.txt", "new file mode 100644", "index 0000000..e69de29"]);
+        let patch = ok(&[
+            "diff --git a/my notes.txt b/my notes.txt",
+            "new file mode 100644",
+            "index 0000000..e69de29",
+        ]);
         assert_eq!(patch.files[0], FilePatch::Add { path: "my notes.txt".into(), content: String::new() });
         // --no-prefix.
         let patch = ok(&["diff --git x.txt x.txt", "deleted file mode 100644"]);
@@ -2258,7 +2320,16 @@ mod tests {
         let e = fails(&["diff --git a/a b/b", "similarity index 100%", "copy from a", "copy to b"]);
         assert_eq!((e.kind, e.line), (PatchErrorKind::Unsupported, 3));
         // A mode change with content: the content is the change.
-        let patch = ok(&["diff --git a/r b/r", "old mode 100644", "new mode 100755", "--- a/r", "+++ b/r", "@@ -1 +1 @@", "-a", "+b"]);
+        let patch = ok(&[
+            "diff --git a/r b/r",
+            "old mode 100644",
+            "new mode 100755",
+            "--- a/r",
+            "+++ b/r",
+            "@@ -1 +1 @@",
+            "-a",
+            "+b",
+        ]);
         assert_eq!(hunks(&patch.files[0]).len(), 1);
     }
 
@@ -2313,11 +2384,18 @@ mod tests {
         assert_eq!((e.kind, e.line), (PatchErrorKind::Path, 2));
         assert!(e.message.contains("path is empty"), "{e}");
         for path in ["/etc/passwd", "~/x", "C:\\x", "\\\\server\\x"] {
-            let e = parse(&format!("*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n")).unwrap_err();
+            let e =
+                parse(&format!("*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n")).unwrap_err();
             assert_eq!(e.kind, PatchErrorKind::Path, "{path}");
             assert!(e.message.contains("is an absolute path"), "{e}");
         }
-        let e = fails(&["--- /etc/hosts\t2024-01-01 00:00:00", "+++ /etc/hosts\t2024-01-01 00:00:01", "@@ -1 +1 @@", "-a", "+b"]);
+        let e = fails(&[
+            "--- /etc/hosts\t2024-01-01 00:00:00",
+            "+++ /etc/hosts\t2024-01-01 00:00:01",
+            "@@ -1 +1 @@",
+            "-a",
+            "+b",
+        ]);
         assert_eq!(e.kind, PatchErrorKind::Path);
         // `./` is only noise.
         let patch = ok(&["*** Begin Patch", "*** Delete File: ./src/x.rs", "*** End Patch"]);
@@ -2339,7 +2417,10 @@ mod tests {
             "*** End Patch",
         ]);
         assert_eq!((e.kind, e.line), (PatchErrorKind::Duplicate, 6));
-        assert!(e.message.starts_with("\"src/a.rs\" is touched twice in one patch (patch lines 2 and 6)"), "{e}");
+        assert!(
+            e.message.starts_with("\"src/a.rs\" is touched twice in one patch (patch lines 2 and 6)"),
+            "{e}"
+        );
         // A rename's destination counts.
         let e = fails(&[
             "*** Begin Patch",
@@ -2350,7 +2431,18 @@ mod tests {
             "*** End Patch",
         ]);
         assert_eq!(e.kind, PatchErrorKind::Duplicate);
-        let e = fails(&["--- a/f", "+++ b/f", "@@ -1 +1 @@", "-a", "+b", "--- a/f", "+++ b/f", "@@ -5 +5 @@", "-c", "+d"]);
+        let e = fails(&[
+            "--- a/f",
+            "+++ b/f",
+            "@@ -1 +1 @@",
+            "-a",
+            "+b",
+            "--- a/f",
+            "+++ b/f",
+            "@@ -5 +5 @@",
+            "-c",
+            "+d",
+        ]);
         assert_eq!((e.kind, e.line), (PatchErrorKind::Duplicate, 6));
     }
 
@@ -2367,7 +2459,8 @@ mod tests {
     #[test]
     fn long_lines_are_cut_in_messages() {
         let long = "y".repeat(500);
-        let e = parse(&format!("*** Begin Patch\n*** Update File: a\n@@\n{long}\n*** End Patch\n")).unwrap_err();
+        let e =
+            parse(&format!("*** Begin Patch\n*** Update File: a\n@@\n{long}\n*** End Patch\n")).unwrap_err();
         assert!(e.message.len() < 400, "{e}");
         assert!(e.message.contains("…"), "{e}");
     }
