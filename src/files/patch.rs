@@ -777,10 +777,12 @@ mod codex {
     ) -> Result<(Option<String>, Vec<Hunk>, usize), PatchError> {
         let mut i = header + 1;
         let mut move_to = None;
-        if let Some(raw) = lines[..end].get(i).and_then(|l| marker(l, MOVE_TO)) {
-            let to = check_path(raw, i)?;
+        // Blank lines before the move are only spacing (before a hunk too, below).
+        let first = (i..end).find(|&k| !is_blank(lines[k])).unwrap_or(end);
+        if let Some(raw) = lines[..end].get(first).and_then(|l| marker(l, MOVE_TO)) {
+            let to = check_path(raw, first)?;
             move_to = (to != path).then_some(to);
-            i += 1;
+            i = first + 1;
         }
         let mut hunks: Vec<Hunk> = Vec::new();
         let mut current: Option<Building> = None;
@@ -864,6 +866,11 @@ mod codex {
                 _ => {
                     let hint = if marker(line, MOVE_TO).is_some() {
                         format!("`*** Move to:` must come right after `*** Update File: {path}`")
+                    } else if line.starts_with("***") {
+                        "the markers are `*** Add File:`, `*** Update File:`, `*** Delete File:`, \
+                         `*** Move to:`, `*** End of File` and `*** End Patch`; a line of the file \
+                         starting with `***` needs its prefix too"
+                            .to_string()
                     } else {
                         "prefix context lines with a space".to_string()
                     };
@@ -1873,6 +1880,28 @@ mod tests {
         assert!(e.message.contains("must come right after"), "{e}");
         let e = fails(&["*** Begin Patch", "@@", "-x", "*** End Patch"]);
         assert!(e.message.contains("put `*** Update File: <path>` before it"), "{e}");
+        let e = fails(&["*** Begin Patch", "*** Update File: a", "@@", "-x", "*** Frob", "*** End Patch"]);
+        assert_eq!(e.line, 5);
+        assert!(e.message.contains("the markers are"), "{e}");
+        // Blank lines before the move are spacing.
+        let patch = ok(&[
+            "*** Begin Patch",
+            "*** Update File: a",
+            "",
+            "*** Move to: b",
+            "",
+            "@@",
+            "-x",
+            "*** End Patch",
+        ]);
+        assert_eq!(
+            patch.files[0],
+            FilePatch::Update {
+                path: "a".into(),
+                move_to: Some("b".into()),
+                hunks: vec![hunk(6, vec![rem("x")])],
+            }
+        );
     }
 
     #[test]
