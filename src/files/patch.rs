@@ -18,11 +18,12 @@
 //! # Leniency
 //! The parser accepts what models commonly send by mistake when its meaning is certain: a
 //! heredoc (`apply_patch <<'EOF'` ... `EOF`) or a Markdown fence around the envelope, spaces
-//! around markers, an update's first hunk without its `@@` line, an empty line in a hunk that
-//! lost its leading space (an empty context line), unified `@@ -l,n +l,n @@` headers inside
-//! the envelope (the line number is kept as a hint), several envelopes one after the other,
-//! `./` before paths, and text before a unified diff's first file (a commit message or
-//! `git format-patch` headers). A CRLF patch parses like an LF one; the `\r` stays in the
+//! around markers (and their case), an update's first hunk without its `@@` line, an empty
+//! line in a hunk that lost its leading space (an empty context line; at the end of a hunk
+//! only a separator), unified `@@ -l,n +l,n @@` headers inside the envelope (the line number
+//! is kept as a hint, the counts are not checked), several envelopes one after the other,
+//! `./` before paths, text before a unified diff's first file (a commit message or
+//! `git format-patch` headers), and bare `@@` hunks in a unified diff (uncounted, like Codex's). A CRLF patch parses like an LF one; the `\r` stays in the
 //! lines' text, because the applier matches line endings with the file's.
 //!
 //! It refuses what it cannot read for certain, with the patch line and what to do: a missing
@@ -101,8 +102,9 @@ pub struct Hunk {
     /// Codex update's first hunk has no `@@`), for messages: "hunk 2 of src/a.js, patch line 14".
     pub patch_line: usize,
     /// Codex `@@ <line>` headers, outermost first: lines that appear in the file, in this
-    /// order, before the hunk (e.g. `class Foo`, then `def bar`). Empty for a counted unified
-    /// hunk, whose header text is only a comment (see `section`).
+    /// order, before the hunk (e.g. `class Foo`, then `def bar`); also the text of a bare
+    /// `@@ <line>` in a unified diff, where models write it as in Codex. Empty for a counted
+    /// unified hunk, whose header text is only a comment (see `section`).
     pub contexts: Vec<String>,
     /// The text after a unified header's second `@@` (git's function name): a comment, which
     /// may help a message but must not be required to match.
@@ -366,13 +368,20 @@ fn detect(lines: &[&str]) -> Result<Start, PatchError> {
             ));
         }
     }
+    // The whole patch on one line with its line breaks escaped: JSON encoded twice.
+    let escaped = if lines.len() == 1 && lines[0].contains("\\n") {
+        " (its line breaks arrived as the two characters `\\n`: send real line breaks)"
+    } else {
+        ""
+    };
     Err(error(
         0,
         PatchErrorKind::NoFiles,
-        "found no file in the patch: a Codex patch starts with `*** Begin Patch` and has \
-         `*** Update File: <path>` (or Add/Delete) sections; a unified diff has `--- a/<path>` and \
-         `+++ b/<path>` lines before its `@@` hunks"
-            .into(),
+        format!(
+            "found no file in the patch{escaped}: a Codex patch starts with `*** Begin Patch` and \
+             has `*** Update File: <path>` (or Add/Delete) sections; a unified diff has \
+             `--- a/<path>` and `+++ b/<path>` lines before its `@@` hunks"
+        ),
     ))
 }
 
@@ -2403,6 +2412,9 @@ mod tests {
         }
         let e = parse("please apply my change").unwrap_err();
         assert_eq!((e.kind, e.line), (PatchErrorKind::NoFiles, 1));
+        let e = parse("*** Begin Patch\\n*** Delete File: a\\n*** End Patch").unwrap_err();
+        assert_eq!(e.kind, PatchErrorKind::NoFiles);
+        assert!(e.message.contains("arrived as the two characters `\\n`"), "{e}");
         let e = fails(&["*** Begin Patch", "", "*** End Patch"]);
         assert_eq!(e.kind, PatchErrorKind::NoFiles);
     }
