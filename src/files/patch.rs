@@ -2579,8 +2579,11 @@ mod tests {
             }
             let eol = if crlf { "\r\n" } else { "\n" };
             let old = joined(&old_lines, eol, old_final_eol);
-            let new = joined(&new_lines, eol, new_final_eol);
-            proptest::prop_assume!(old != new);
+            let mut new = joined(&new_lines, eol, new_final_eol);
+            if new == old {
+                // Rejecting equal texts instead would reject one case in six.
+                new.push('z');
+            }
             let diff = similar::TextDiff::from_lines(&old, &new).unified_diff().header("a/f", "b/f").to_string();
             let patch = parse(&diff).map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e}\n{diff}")))?;
             proptest::prop_assert_eq!(patch.format, Format::Unified);
