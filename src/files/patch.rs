@@ -23,8 +23,9 @@
 //! only a separator), unified `@@ -l,n +l,n @@` headers inside the envelope (the line number
 //! is kept as a hint, the counts are not checked), several envelopes one after the other,
 //! `./` before paths, text before a unified diff's first file (a commit message or
-//! `git format-patch` headers), and bare `@@` hunks in a unified diff (uncounted, like Codex's). A CRLF patch parses like an LF one; the `\r` stays in the
-//! lines' text, because the applier matches line endings with the file's.
+//! `git format-patch` headers), and bare `@@` hunks in a unified diff (uncounted, like
+//! Codex's). A CRLF patch parses like an LF one; the `\r` stays in the lines' text, because
+//! the applier matches line endings with the file's.
 //!
 //! It refuses what it cannot read for certain, with the patch line and what to do: a missing
 //! `*** End Patch` (the call was most likely cut off by the model's output limit), hunk line
@@ -69,7 +70,8 @@ pub enum FilePatch {
         /// The file to delete.
         path: String,
         /// The text the patch expects the file to have: a unified diff shows the deleted
-        /// lines; a Codex patch does not (`None`), nor a unified one without a hunk.
+        /// lines (git's `deleted file mode` without a hunk: an empty file, `Some("")`); a
+        /// Codex patch does not (`None`), nor a `diff -u` one without a hunk.
         expected: Option<String>,
     },
     /// Change the file by hunks, and/or rename it.
@@ -96,6 +98,9 @@ impl FilePatch {
 }
 
 /// One contiguous change of an updated file.
+///
+/// A hunk without old lines (only `+` lines) is located by its contexts or `old_start`
+/// alone; Codex's own applier puts one that has neither at the end of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hunk {
     /// 1-based line of the hunk's first header line in the patch (of its first line when a
@@ -1133,6 +1138,7 @@ mod unified {
                 || line.starts_with("similarity index ")
                 || line.starts_with("dissimilarity index ")
             {
+                // Facts about the two versions, nothing to do.
             } else if is_binary(line) {
                 return Err(binary(i));
             } else if is_file_header(lines, i) {
@@ -1414,7 +1420,8 @@ mod unified {
                     lines.len() - 1,
                     PatchErrorKind::LineCount,
                     short(
-                        "the patch ends there (if it was cut off by your output limit, send it again complete)",
+                        "the patch ends there (if it was cut off by your output limit, send it again \
+                         complete)",
                     ),
                 ));
             };
