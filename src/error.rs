@@ -162,6 +162,12 @@ pub enum Error {
         /// The error that stopped the append.
         source: io::Error,
     },
+    /// `apply_patch` changed nothing: the patch cannot be read, reaches outside the root, or a
+    /// hunk of one of its files does not apply.
+    PatchRefused {
+        /// What is wrong, naming the file and hunk, and what to do.
+        reason: String,
+    },
     /// An argument has a value the tool cannot use.
     InvalidArgument {
         /// The argument's name.
@@ -545,6 +551,10 @@ impl fmt::Display for Error {
                  (read_file with offset -20) and append only what is missing."
             ),
             Error::InvalidArgument { name, reason } => write!(f, "invalid `{name}`: {reason}"),
+            Error::PatchRefused { reason } => write!(
+                f,
+                "the patch was not applied, and no file was changed (a patch is all or nothing): {reason}"
+            ),
             Error::Io { op, path, source } => write!(
                 f,
                 "could not {op} {path}: {source}. The file's content was not changed by this call (a missing \

@@ -455,12 +455,16 @@ const SIMILARITY_CHARS: usize = 300;
 /// Lines shown when a quoted text is not found.
 const CLOSEST_LINES: usize = 3;
 
-/// The lines of `text` most similar to the first non-blank line of `quote`, best first, each
-/// with its number, so that the model can correct its quote (what differs shows up here).
+/// The lines of `text` most similar to the first line of `quote` that is not in it (or to its
+/// first non-blank line), best first, each with its number, so that the model can correct its
+/// quote (what differs shows up here).
 pub fn closest_lines(text: &str, quote: &str) -> Vec<(usize, String)> {
-    let Some(needle) = quote.lines().map(str::trim).find(|l| !l.is_empty()) else {
+    let mut lines = quote.lines().map(str::trim).filter(|l| !l.is_empty());
+    let Some(first) = lines.clone().next() else {
         return Vec::new();
     };
+    let present = |l: &str| text.lines().any(|t| t.trim() == l);
+    let needle = lines.find(|l| !present(l)).unwrap_or(first);
     // Comparing characters is quadratic: cap both sides so a minified megabyte line cannot
     // stall the call.
     let cap = |s: &str| -> String { s.chars().take(SIMILARITY_CHARS).collect() };

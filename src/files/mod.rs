@@ -8,6 +8,7 @@ mod edit;
 mod find;
 mod list;
 pub mod matcher;
+pub mod patch;
 mod read;
 mod search;
 mod walk;

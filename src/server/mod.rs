@@ -56,6 +56,7 @@ impl Profile {
                 "write_file",
                 "append_file",
                 "edit_file",
+                "apply_patch",
                 "move_file",
                 "delete_file",
                 "undo",

@@ -8,8 +8,8 @@ use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, FileStatus,
-    FindOutcome, LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, SearchOutcome,
-    UndoOutcome, WriteOutcome,
+    FindOutcome, LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, PatchOutcome, PatchedAs, ReadOutcome,
+    SearchOutcome, UndoOutcome, WriteOutcome,
 };
 use crate::workspace::FileKind;
 
@@ -506,6 +506,47 @@ impl Rendered for MoveOutcome {
         );
         text.push_str(&hook_lines(&self.after.hook));
         with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for PatchOutcome {
+    fn text(&self) -> String {
+        let verb =
+            if self.dry_run { "Dry run, nothing written: the patch applies" } else { "Applied the patch" };
+        let mut text = format!("{verb} ({} format) to {}:", self.format, plural(self.files.len(), "file"));
+        for f in &self.files {
+            let name = match &f.moved_to {
+                Some(to) => format!("{} -> {to}", f.path),
+                None => f.path.clone(),
+            };
+            let counts = match f.action {
+                PatchedAs::Added => format!("+{}", lines(f.added_lines)),
+                PatchedAs::Deleted => format!("-{}", lines(f.removed_lines)),
+                _ => format!("+{} -{}", f.added_lines, f.removed_lines),
+            };
+            text.push_str(&format!("\n  {} {name} ({counts}", f.action));
+            if f.action != PatchedAs::Deleted {
+                text.push_str(&format!(", now {}, {} bytes", lines(f.lines), f.size));
+            }
+            text.push(')');
+            for tolerated in &f.tolerated {
+                text.push_str(&format!("\n    not exact: {tolerated}"));
+            }
+        }
+        let mut warnings = self.warnings.clone();
+        for f in &self.files {
+            if let Some(after) = &f.after {
+                let shown = f.moved_to.as_deref().unwrap_or(&f.path);
+                text.push_str(&format!("\n{shown}: {}", after.syntax.summary()));
+                text.push_str(&hook_lines(&after.hook));
+                warnings.extend(after.warnings.iter().map(|w| format!("{shown}: {w}")));
+            }
+            if let Some(diff) = &f.diff {
+                text.push('\n');
+                text.push_str(diff.trim_end());
+            }
+        }
+        with_warnings(text, &warnings)
     }
 }
 

@@ -16,7 +16,8 @@ use schemars::JsonSchema;
 use super::tools;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, FindOutcome,
-    ListOutcome, MoveOutcome, OutlineOutcome, ReadOutcome, SearchOutcome, UndoOutcome, WriteOutcome,
+    ListOutcome, MoveOutcome, OutlineOutcome, PatchOutcome, ReadOutcome, SearchOutcome, UndoOutcome,
+    WriteOutcome,
 };
 
 /// Every tool once: its name, its argument type and its outcome type. From this one table come
@@ -54,6 +55,7 @@ tools! {
     list_claims: NoArgs => ClaimsOutcome,
     list_artifacts: ArtifactsArgs => ArtifactsOutcome,
     edit_file: EditArgs => EditOutcome,
+    apply_patch: PatchArgs => PatchOutcome,
     list_directory: ListArgs => ListOutcome,
 }
 

@@ -172,6 +172,38 @@ impl EditArgs {
     }
 }
 
+/// Arguments of `apply_patch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PatchArgs {
+    /// The patch: a Codex envelope (`*** Begin Patch`, `*** Add File: p` / `*** Delete File: p` /
+    /// `*** Update File: p` with optional `*** Move to: q`, hunks after `@@` or `@@ <line of
+    /// context>`, lines prefixed with space, `-` or `+`, `*** End of File`, `*** End Patch`) or a
+    /// unified diff as `git diff` or `diff -u` prints it (`--- a/p`, `+++ b/p`, `@@ -l,n +l,n @@`,
+    /// `/dev/null` to add or delete). Paths are relative to the root.
+    #[schemars(required, with = "String")]
+    pub patch: Option<String>,
+    /// Locate hunks ignoring trailing whitespace, a uniform shift of indentation and look-alike
+    /// punctuation when their lines are not in the file exactly, as edit_file does (default
+    /// true). Set false to require the exact lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub tolerant: Option<bool>,
+    /// Only check that every hunk applies and show the diffs; write nothing (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub dry_run: Option<bool>,
+    /// Optional guards: file path -> the sha256 your last read or write of it reported. When
+    /// one of those files has changed since, nothing is changed and the error says who changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "std::collections::BTreeMap<String, String>")]
+    pub expected_sha256: Option<std::collections::BTreeMap<String, String>>,
+    /// Optional: the agent applying it (default: the server's --agent). Every path is claimed
+    /// for this agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
 /// Arguments of `list_directory`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListArgs {
@@ -686,6 +718,33 @@ impl FilewrightServer {
     )]
     async fn edit_file(&self, Parameters(args): Parameters<EditArgs>) -> CallToolResult {
         self.answer(Call::Edit(args)).await
+    }
+
+    /// Apply one change across files, all or nothing: a Codex patch (`*** Begin Patch` ...
+    /// `*** End Patch`) or a unified diff (`git diff`, `diff -u`). Files can be added, updated,
+    /// moved and deleted. Hunks are located by their lines (a unified diff's line numbers are
+    /// hints), tolerating trailing whitespace, a uniform indentation shift and look-alike
+    /// punctuation as edit_file does, but only where exactly one place matches. If any hunk of
+    /// any file does not apply, or any path is outside the root, no file changes and the error
+    /// names the file and hunk with the closest lines. Every path is claimed and journaled
+    /// (`undo` works per path). The result lists each file (added, updated, moved, deleted,
+    /// with line counts) with its syntax check.
+    #[tool(
+        input_schema = schemas::input("apply_patch"),
+        output_schema = schemas::output("apply_patch"),
+        annotations(title = "Apply patch", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn apply_patch(&self, Parameters(args): Parameters<PatchArgs>) -> CallToolResult {
+        self.run(move |session| {
+            session.apply_patch(
+                args.patch.as_deref(),
+                args.tolerant.unwrap_or(true),
+                args.dry_run.unwrap_or(false),
+                args.expected_sha256.as_ref(),
+                args.agent.as_deref(),
+            )
+        })
+        .await
     }
 
     /// List a directory: entries with type and size, directories first, to `depth` levels

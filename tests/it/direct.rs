@@ -137,8 +137,8 @@ fn tools_list_beside_rmcp_is_the_list_rmcp_gives() {
         assert_eq!(
             tools,
             match profile {
-                "full" => 16,
-                "coding" => 12,
+                "full" => 17,
+                "coding" => 13,
                 _ => 6,
             },
             "{profile}"

@@ -19,6 +19,7 @@ mod kills;
 mod list;
 mod moves;
 mod outline;
+mod patch;
 mod postgres;
 mod profiles;
 mod protocol;

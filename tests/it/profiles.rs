@@ -43,9 +43,16 @@ async fn profiles_choose_the_tools_listed_and_callable() {
 
     let server = Server::spawn_with(&root, &["--profile", "coding"]).await;
     let names = tool_names(&server).await;
-    for expected in
-        ["append_file", "check_files", "edit_file", "outline", "read_file", "search_files", "write_file"]
-    {
+    for expected in [
+        "append_file",
+        "apply_patch",
+        "check_files",
+        "edit_file",
+        "outline",
+        "read_file",
+        "search_files",
+        "write_file",
+    ] {
         assert!(names.contains(&expected.to_string()), "{names:?}");
     }
     assert!(!names.iter().any(|n| n.contains("claim") || n == "list_artifacts"), "{names:?}");
@@ -56,6 +63,7 @@ async fn profiles_choose_the_tools_listed_and_callable() {
     names.sort();
     let all = [
         "append_file",
+        "apply_patch",
         "check_files",
         "claim_files",
         "delete_file",

@@ -1,0 +1,447 @@
+//! `apply_patch`: one change across files, all or nothing.
+//!
+//! Every file of the patch is read and every hunk located first (with the same tolerant
+//! matcher as `edit_file`), in the store's transaction that claims every path the patch
+//! touches. Only when all of them found their place is anything written: each new content is
+//! staged beside its file (the slow, failing part: space, permissions), then all are renamed
+//! into place and the deleted files removed. Should a rename still fail, the files already
+//! changed are put back. Each path gets its own journal row, so `undo` works per path.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::after_write::{AfterWrite, Landed};
+use super::{Session, required_or_truncated};
+use crate::error::{Error, Result};
+use crate::files::patch::{FilePatch, Patch};
+use crate::files::{self, sha256_hex};
+use crate::lines::count_lines;
+use crate::store::{Action, Before, WriteFacts};
+use crate::workspace::{RootPath, Staged};
+
+/// What a patch did to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PatchedAs {
+    /// Created.
+    Added,
+    /// Changed in place.
+    Updated,
+    /// Changed (or not) and renamed.
+    Moved,
+    /// Removed.
+    Deleted,
+}
+
+impl std::fmt::Display for PatchedAs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PatchedAs::Added => "added",
+            PatchedAs::Updated => "updated",
+            PatchedAs::Moved => "moved",
+            PatchedAs::Deleted => "deleted",
+        })
+    }
+}
+
+/// One file of an applied patch.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct PatchedFile {
+    /// What happened to it.
+    pub action: PatchedAs,
+    /// Root-relative path (for a move: where it was).
+    pub path: String,
+    /// For a move: the root-relative path it moved to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<String>,
+    /// Lines the patch added to it.
+    pub added_lines: usize,
+    /// Lines the patch removed from it.
+    pub removed_lines: usize,
+    /// Size after the patch in bytes (0 when deleted).
+    pub size: u64,
+    /// Lines after the patch.
+    pub lines: usize,
+    /// The hunks that matched only with a tolerance, and what each ignored.
+    pub tolerated: Vec<String>,
+    /// Unified diff of the file (only in a dry run, or where a hunk matched with a tolerance:
+    /// what landed then is not exactly what the patch said).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Warnings, the syntax check of the file as it now is, and the hook's run (absent for a
+    /// deleted file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<AfterWrite>,
+}
+
+/// Result of `apply_patch`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct PatchOutcome {
+    /// `codex` (the `*** Begin Patch` envelope) or `unified` (a unified diff).
+    pub format: String,
+    /// Agent that applied it.
+    pub agent: String,
+    /// Nothing was written: every hunk was only located.
+    pub dry_run: bool,
+    /// Each file, in the order of the patch.
+    pub files: Vec<PatchedFile>,
+    /// Things the caller should know although the patch applied.
+    pub warnings: Vec<String>,
+}
+
+/// Lines of diff shown per file.
+const MAX_DIFF_LINES: usize = 120;
+
+/// A file's change, worked out and not yet written.
+struct Planned {
+    action: PatchedAs,
+    path: RootPath,
+    moved_to: Option<RootPath>,
+    /// The file before (None: it did not exist).
+    before: Option<Vec<u8>>,
+    /// The file after (None: deleted).
+    after: Option<Vec<u8>>,
+    added_lines: usize,
+    removed_lines: usize,
+    tolerated: Vec<String>,
+}
+
+impl Planned {
+    /// Where the new content goes.
+    fn destination(&self) -> &RootPath {
+        self.moved_to.as_ref().unwrap_or(&self.path)
+    }
+}
+
+impl Session {
+    /// `apply_patch`: applies a Codex patch envelope or a unified diff to the files it names,
+    /// all or nothing.
+    pub fn apply_patch(
+        &self,
+        patch: Option<&str>,
+        tolerant: bool,
+        dry_run: bool,
+        expected_sha256: Option<&BTreeMap<String, String>>,
+        agent: Option<&str>,
+    ) -> Result<PatchOutcome> {
+        let text = required_or_truncated(patch, "apply_patch", "patch")?;
+        let agent = self.agent(agent)?;
+        let parsed = files::patch::parse(text).map_err(|e| Error::PatchRefused { reason: e.to_string() })?;
+        // Every path resolved before anything is read: one outside the root refuses it all.
+        let mut targets = Vec::new();
+        for file in &parsed.files {
+            let (path, to) = match file {
+                FilePatch::Add { path, .. } | FilePatch::Delete { path, .. } => (path, None),
+                FilePatch::Update { path, move_to, .. } => (path, move_to.as_ref()),
+            };
+            let resolve = |raw: &str| {
+                self.target(raw).map_err(|e| Error::PatchRefused { reason: format!("{raw}: {e}") })
+            };
+            targets.push((resolve(path)?, to.map(|t| resolve(t)).transpose()?));
+        }
+        let mut keys: Vec<String> = Vec::new();
+        for (path, to) in &targets {
+            for key in std::iter::once(path).chain(to).map(RootPath::display) {
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+        }
+        if let Some(expected) = expected_sha256
+            && let Some(stray) = expected.keys().find(|k| !keys.iter().any(|key| self.same_path(key, k)))
+        {
+            return Err(Error::PatchRefused {
+                reason: format!("expected_sha256 names {stray}, which the patch does not touch"),
+            });
+        }
+        let seen = self.lock_seen();
+        let plan = |this: &Self| -> Result<Vec<Planned>> {
+            parsed
+                .files
+                .iter()
+                .zip(&targets)
+                .map(|(file, (path, to))| {
+                    this.plan(file, path, to.as_ref(), tolerant, expected_sha256).map_err(|e| match e {
+                        // Errors that already say nothing was written, and who to ask.
+                        Error::PatchRefused { .. }
+                        | Error::ContentChanged { .. }
+                        | Error::Conflict { .. } => e,
+                        other => Error::PatchRefused { reason: format!("{}: {other}", path.display()) },
+                    })
+                })
+                .collect()
+        };
+        let (planned, unrecorded) = if dry_run {
+            (plan(self)?, None)
+        } else {
+            let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+            self.store
+                .write_claimed_paths(&key_refs, &agent, || {
+                    for (path, to) in &targets {
+                        self.settle_locked(path);
+                        if let Some(to) = to {
+                            self.settle_locked(to);
+                        }
+                    }
+                    let planned = plan(self)?;
+                    self.write_planned(&planned)?;
+                    let rows = planned.iter().flat_map(journal_rows).collect();
+                    Ok((planned, rows))
+                })
+                .map_err(|e| self.with_last_write(e))?
+        };
+        // The files have changed: from here on nothing may turn this call into an error.
+        let mut seen = Some(seen);
+        let mut files = Vec::new();
+        for p in &planned {
+            let key = p.path.display();
+            let text_after = p.after.as_deref().map(String::from_utf8_lossy);
+            let diff = (dry_run || !p.tolerated.is_empty()).then(|| {
+                let before = p.before.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+                files::unified_diff(&key, &before, text_after.as_deref().unwrap_or(""), MAX_DIFF_LINES)
+            });
+            let after = match (&text_after, dry_run) {
+                (None, _) => None,
+                (Some(text), true) => Some(AfterWrite {
+                    warnings: Vec::new(),
+                    syntax: crate::check::check(&p.destination().display(), text),
+                    hook: None,
+                    sha256: sha256_hex(p.after.as_deref().unwrap_or_default()),
+                }),
+                (Some(text), false) => {
+                    let mut guard = seen.take().unwrap_or_else(|| self.lock_seen());
+                    if p.moved_to.is_some() {
+                        guard.remove(&p.path);
+                    }
+                    let sha256 = sha256_hex(p.after.as_deref().unwrap_or_default());
+                    let landed = Landed::Replaced { text, sha256: &sha256, ahead: None, on_disk: None };
+                    Some(self.after_write(guard, p.destination(), &agent, landed, Vec::new()))
+                }
+            };
+            if p.action == PatchedAs::Deleted && !dry_run {
+                let mut guard = seen.take().unwrap_or_else(|| self.lock_seen());
+                guard.remove(&p.path);
+            }
+            files.push(PatchedFile {
+                action: p.action,
+                path: key,
+                moved_to: p.moved_to.as_ref().map(RootPath::display),
+                added_lines: p.added_lines,
+                removed_lines: p.removed_lines,
+                size: p.after.as_ref().map_or(0, |a| a.len() as u64),
+                lines: p.after.as_deref().map_or(0, count_lines),
+                tolerated: p.tolerated.clone(),
+                diff,
+                after,
+            });
+        }
+        Ok(PatchOutcome {
+            format: parsed_format(&parsed),
+            agent,
+            dry_run,
+            files,
+            warnings: unrecorded.into_iter().collect(),
+        })
+    }
+
+    /// Whether the root-relative `key` and the caller's `raw` path name the same file.
+    fn same_path(&self, key: &str, raw: &str) -> bool {
+        self.target(raw).is_ok_and(|p| p.display() == key)
+    }
+
+    /// Works out one file's change: reads it and locates every hunk, or says why not.
+    fn plan(
+        &self,
+        file: &FilePatch,
+        path: &RootPath,
+        to: Option<&RootPath>,
+        tolerant: bool,
+        expected: Option<&BTreeMap<String, String>>,
+    ) -> Result<Planned> {
+        let key = path.display();
+        let refuse = |reason: String| Error::PatchRefused { reason: format!("{key}: {reason}") };
+        let before = match self.ws.read_if_exists(path, self.config.max_file_bytes)? {
+            Some((info, bytes)) => {
+                if info.kind != crate::workspace::FileKind::File {
+                    return Err(refuse("it is not a regular file".into()));
+                }
+                Some(bytes?)
+            }
+            None => None,
+        };
+        if let Some(sha) =
+            expected.and_then(|e| e.iter().find(|(k, _)| self.same_path(&key, k)).map(|(_, v)| v))
+        {
+            files::Expected { size: None, sha256: Some(sha.clone()) }
+                .check_content(path, before.as_deref())?;
+        }
+        let planned =
+            |action, moved_to, after: Option<Vec<u8>>, added_lines, removed_lines, tolerated| Planned {
+                action,
+                path: path.clone(),
+                moved_to,
+                before: before.clone(),
+                after,
+                added_lines,
+                removed_lines,
+                tolerated,
+            };
+        match file {
+            FilePatch::Add { content, .. } => {
+                if before.is_some() {
+                    return Err(refuse(
+                        "the patch adds it, but it exists: use `*** Update File:` (or a diff against it) to change it"
+                            .into(),
+                    ));
+                }
+                let lines = count_lines(content.as_bytes());
+                Ok(planned(PatchedAs::Added, None, Some(content.clone().into_bytes()), lines, 0, Vec::new()))
+            }
+            FilePatch::Delete { expected: quoted, .. } => {
+                let Some(old) = &before else {
+                    return Err(refuse("the patch deletes it, but it does not exist".into()));
+                };
+                if let Some(quoted) = quoted {
+                    let same = |a: &str| a.replace("\r\n", "\n");
+                    if same(&String::from_utf8_lossy(old)) != same(quoted) {
+                        return Err(refuse(
+                            "the patch deletes it, but the lines it quotes are not the file's: read it again"
+                                .into(),
+                        ));
+                    }
+                }
+                let lines = count_lines(old);
+                Ok(planned(PatchedAs::Deleted, None, None, 0, lines, Vec::new()))
+            }
+            FilePatch::Update { hunks, .. } => {
+                let Some(old) = &before else {
+                    return Err(refuse(
+                        "the patch updates it, but it does not exist (to create it, add it)".into(),
+                    ));
+                };
+                let text = std::str::from_utf8(old).map_err(|_| {
+                    refuse("it is not UTF-8 text; apply_patch changes text files only".into())
+                })?;
+                let patched = files::patch::apply_hunks(text, hunks, tolerant).map_err(|failure| {
+                    let mut reason = format!(
+                        "hunk {} (patch line {}) does not apply: {}",
+                        failure.hunk, failure.patch_line, failure.problem
+                    );
+                    if !failure.closest.is_empty() {
+                        reason.push_str(". Closest lines of the file:");
+                        for (n, line) in &failure.closest {
+                            reason.push_str(&format!("\n  {n}: {line}"));
+                        }
+                    }
+                    refuse(reason)
+                })?;
+                let moved_to = match to {
+                    Some(to) if to != path => {
+                        if self.ws.stat(to)?.is_some() {
+                            return Err(refuse(format!(
+                                "the patch moves it to {}, which exists: delete that first or move elsewhere",
+                                to.display()
+                            )));
+                        }
+                        Some(to.clone())
+                    }
+                    _ => None,
+                };
+                let action = if moved_to.is_some() { PatchedAs::Moved } else { PatchedAs::Updated };
+                Ok(planned(
+                    action,
+                    moved_to,
+                    Some(patched.text.into_bytes()),
+                    patched.added,
+                    patched.removed,
+                    patched.tolerated,
+                ))
+            }
+        }
+    }
+
+    /// Writes every planned change: all new contents staged first, then renamed into place and
+    /// the deleted files removed; should one of those fail, the ones done are put back.
+    fn write_planned(&self, planned: &[Planned]) -> Result<()> {
+        let mut staged: Vec<Option<Staged>> = Vec::with_capacity(planned.len());
+        for p in planned {
+            staged.push(match &p.after {
+                Some(bytes) => {
+                    let size = bytes.len() as u64;
+                    if size > self.config.max_file_bytes {
+                        return Err(Error::TooLarge {
+                            path: p.destination().display(),
+                            size,
+                            limit: self.config.max_file_bytes,
+                        });
+                    }
+                    Some(self.ws.stage(p.destination(), bytes, true)?)
+                }
+                None => None,
+            });
+        }
+        let mut done: Vec<&Planned> = Vec::new();
+        for (p, staged) in planned.iter().zip(staged) {
+            let step = || -> Result<()> {
+                if let Some(staged) = staged {
+                    self.ws.land(staged)?;
+                }
+                if p.moved_to.is_some() || p.after.is_none() {
+                    self.ws.remove_file(&p.path)?;
+                }
+                Ok(())
+            };
+            if let Err(e) = step() {
+                for undone in done.iter().rev().chain(std::iter::once(&p)) {
+                    self.put_back(undone);
+                }
+                return Err(e);
+            }
+            done.push(p);
+        }
+        Ok(())
+    }
+
+    /// Best effort after a failed write: `p`'s paths as they were before the patch.
+    fn put_back(&self, p: &Planned) {
+        if let Some(before) = &p.before {
+            let _ = self.ws.replace(&p.path, before);
+        }
+        if p.moved_to.is_some() || (p.before.is_none() && p.after.is_some()) {
+            let _ = self.ws.remove_file(p.destination());
+        }
+    }
+}
+
+/// The journal rows of one planned change: one per path it touched, with what undo needs.
+fn journal_rows(p: &Planned) -> Vec<(String, Action, WriteFacts)> {
+    let after = p.after.as_deref().unwrap_or_default();
+    let facts = |bytes: &[u8], before: Option<Before>| WriteFacts {
+        size: bytes.len() as u64,
+        added: (bytes.len() as u64).saturating_sub(p.before.as_ref().map_or(0, |b| b.len() as u64)),
+        sha256: sha256_hex(bytes),
+        before,
+    };
+    let key = p.path.display();
+    match p.action {
+        PatchedAs::Added => vec![(key, Action::Write, facts(after, Some(Before::Absent)))],
+        PatchedAs::Updated => {
+            let before = p.before.as_deref().unwrap_or_default();
+            vec![(key, Action::Edit, facts(after, Some(Before::splice(before, after))))]
+        }
+        PatchedAs::Deleted => vec![(key, Action::Delete, facts(b"", p.before.clone().map(Before::Content)))],
+        PatchedAs::Moved => vec![
+            (key, Action::Move, facts(b"", p.before.clone().map(Before::Content))),
+            (p.destination().display(), Action::Move, facts(after, Some(Before::Absent))),
+        ],
+    }
+}
+
+fn parsed_format(patch: &Patch) -> String {
+    match patch.format {
+        files::patch::Format::Codex => "codex".into(),
+        files::patch::Format::Unified => "unified".into(),
+    }
+}
