@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::after_write::{AfterWrite, Landed};
 use super::{Session, required};
 use crate::error::Result;
+use crate::files::encoding;
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
 use crate::store::{Action, Before, WriteFacts};
@@ -87,7 +88,7 @@ impl Session {
             })?;
         // The file has moved: from here on nothing may turn this call into an error.
         seen.remove(&from);
-        let text = String::from_utf8_lossy(&bytes);
+        let text = encoding::lossy_text(&bytes);
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         warnings
             .push(format!("to take this move back, undo both paths: undo {to_key}, then undo {from_key}"));
@@ -95,7 +96,7 @@ impl Session {
             seen,
             &to,
             &agent,
-            Landed::Replaced { text: &text, sha256: &sha256, ahead: None, on_disk: None },
+            Landed::Encoded { text: &text, bytes: &bytes, sha256: &sha256, ahead: None, on_disk: None },
             warnings,
         );
         Ok(MoveOutcome {
@@ -105,7 +106,7 @@ impl Session {
             agent,
             replaced,
             size: bytes.len() as u64,
-            lines: count_lines(&bytes),
+            lines: count_lines(text.as_bytes()),
             after,
         })
     }
