@@ -465,7 +465,7 @@ impl Workspace {
     pub fn read_head(&self, path: &RootPath, n: u64) -> Result<Option<Vec<u8>>> {
         let Some((mut file, _)) = self.open_to_read(path)? else { return Ok(None) };
         let mut head = Vec::new();
-        file.by_ref().take(n).read_to_end(&mut head).map_err(|e| map_io(e, "read", path))?;
+        Read::by_ref(&mut file).take(n).read_to_end(&mut head).map_err(|e| map_io(e, "read", path))?;
         Ok(Some(head))
     }
 

@@ -583,10 +583,12 @@ mod tests {
         assert_eq!(report.reason, Some(NotChecked::Binary));
         assert_eq!(check_bytes("a.py", b"x = 1\n").status, Status::Ok);
         // windows-1252: checked as the text it holds.
-        let latin = b"s = \"Les \xe9l\xe8ves ont \xe9tudi\xe9 la le\xe7on \xe0 l'\xe9cole, tr\xe8s fach\xe9s.\"\n";
+        let latin =
+            b"s = \"Les \xe9l\xe8ves ont \xe9tudi\xe9 la le\xe7on \xe0 l'\xe9cole, tr\xe8s fach\xe9s.\"\n";
         assert_eq!(check_bytes("a.py", latin).status, Status::Ok);
         // UTF-16LE with a BOM: an unclosed call at the end is incomplete, as in UTF-8.
-        let utf16: Vec<u8> = "\u{feff}print(\"\u{e9}t\u{e9}\"\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let utf16: Vec<u8> =
+            "\u{feff}print(\"\u{e9}t\u{e9}\"\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
         assert_eq!(check_bytes("a.py", &utf16).status, Status::Incomplete);
     }
 

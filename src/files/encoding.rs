@@ -241,7 +241,9 @@ pub fn encode<'a>(path: &str, text: &'a str, encoding: Encoding) -> Result<Cow<'
 pub fn kept(path: &str, existing: Option<Vec<u8>>) -> Result<Encoding> {
     match existing.filter(|bytes| !bytes.is_empty()).map(decode) {
         None | Some(Err(Binary { .. })) => Ok(Encoding::UTF_8),
-        Some(Ok(decoded)) if decoded.encoding.is_utf8() || decoded.encoding.is_utf16() => Ok(decoded.encoding),
+        Some(Ok(decoded)) if decoded.encoding.is_utf8() || decoded.encoding.is_utf16() => {
+            Ok(decoded.encoding)
+        }
         Some(Ok(decoded)) => decoded.writable(path).map(|()| decoded.encoding),
     }
 }
@@ -313,7 +315,11 @@ fn encode_strict<'a>(
     if encoding == UTF_16LE || encoding == UTF_16BE {
         let mut out = Vec::with_capacity(text.len() * 2);
         for unit in text.encode_utf16() {
-            out.extend_from_slice(&if encoding == UTF_16LE { unit.to_le_bytes() } else { unit.to_be_bytes() });
+            out.extend_from_slice(&if encoding == UTF_16LE {
+                unit.to_le_bytes()
+            } else {
+                unit.to_be_bytes()
+            });
         }
         return Ok(Cow::Owned(out));
     }
@@ -322,7 +328,8 @@ fn encode_strict<'a>(
     let mut out = Vec::with_capacity(room);
     let mut read = 0;
     loop {
-        let (result, step) = encoder.encode_from_utf8_to_vec_without_replacement(&text[read..], &mut out, true);
+        let (result, step) =
+            encoder.encode_from_utf8_to_vec_without_replacement(&text[read..], &mut out, true);
         read += step;
         match result {
             EncoderResult::InputEmpty => return Ok(Cow::Owned(out)),
@@ -577,7 +584,8 @@ mod tests {
         /// same bytes.
         #[test]
         fn valid_text_in_each_legacy_encoding_round_trips() {
-            for label in ["shift_jis", "euc-jp", "gbk", "gb18030", "big5", "euc-kr", "koi8-r", "windows-1252"] {
+            for label in ["shift_jis", "euc-jp", "gbk", "gb18030", "big5", "euc-kr", "koi8-r", "windows-1252"]
+            {
                 let enc = whatwg(label);
                 let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(48));
                 runner

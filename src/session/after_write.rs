@@ -22,7 +22,7 @@ use crate::workspace::{FileInfo, RootPath};
 
 /// What a writing tool left on disk, as the check needs to know it.
 pub(super) enum Landed<'a> {
-    /// The whole file is now `text` (write_file, edit_file).
+    /// The whole file is now `text`, in UTF-8: its bytes are the text's own.
     Replaced {
         /// The file's content.
         text: &'a str,
@@ -61,6 +61,23 @@ pub(super) enum Landed<'a> {
         /// The file's metadata just after it.
         after: FileInfo,
     },
+}
+
+impl<'a> Landed<'a> {
+    /// The whole file is now `bytes`, which hold `text`: [`Landed::Replaced`] when they are
+    /// the text's own (UTF-8), else [`Landed::Encoded`].
+    pub(super) fn whole(
+        text: &'a str,
+        bytes: &'a [u8],
+        sha256: &'a str,
+        ahead: Option<CheckAhead>,
+        on_disk: Option<FileInfo>,
+    ) -> Landed<'a> {
+        match std::ptr::eq(bytes, text.as_bytes()) || bytes == text.as_bytes() {
+            true => Landed::Replaced { text, sha256, ahead, on_disk },
+            false => Landed::Encoded { text, bytes, sha256, ahead, on_disk },
+        }
+    }
 }
 
 /// The whole file after an append, as the check takes it.
@@ -133,7 +150,10 @@ impl Whole {
             }
             Whole::Encoded { text, text_before, newlines, newlines_before, .. } => {
                 let text = text.as_bytes();
-                (lines::lines_given(&text[..*text_before], *newlines_before), lines::lines_given(text, *newlines))
+                (
+                    lines::lines_given(&text[..*text_before], *newlines_before),
+                    lines::lines_given(text, *newlines),
+                )
             }
             Whole::Bytes(bytes) => lines::count_lines_before_and_all(bytes, size_before),
         }
@@ -248,7 +268,10 @@ impl Session {
                 let syntax = self.checks.check_written(&key, &text, self.ws.stat(path).ok().flatten());
                 (syntax, sha256)
             }
-            (None, Landed::Replaced { text, sha256, ahead, .. } | Landed::Encoded { text, sha256, ahead, .. }) => {
+            (
+                None,
+                Landed::Replaced { text, sha256, ahead, .. } | Landed::Encoded { text, sha256, ahead, .. },
+            ) => {
                 let syntax = match ahead {
                     Some(started) => self.checks.check_written_ahead(&key, text, on_disk, started),
                     None => self.checks.check_written(&key, text, on_disk),

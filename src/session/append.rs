@@ -13,9 +13,9 @@ use crate::files;
 use crate::files::encoding::{self, Decoded, Encoding};
 use crate::files::sha256_hex;
 use crate::lines;
-use crate::workspace::{FileInfo, RootPath};
 use crate::store::{Action, AppendIntent, Before, WriteFacts};
 use crate::unescape;
+use crate::workspace::{FileInfo, RootPath};
 
 /// Result of `append_file`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]

@@ -304,8 +304,7 @@ impl Session {
                     match self.ws.resolve(&target).and_then(|p| self.ws.read(&p, self.config.max_file_bytes))
                     {
                         Ok(bytes) => {
-                            let text =
-                                encoding::lossy_text(&bytes);
+                            let text = encoding::lossy_text(&bytes);
                             let empty = text.trim().is_empty();
                             match stubs::holds_code(&target, &text) {
                                 _ if empty => format!("links {} ({target}), which is empty", link.target),

@@ -255,13 +255,8 @@ impl Session {
                 )
                 .map_err(|e| self.with_last_write(e))?;
             // The bytes have landed: from here on nothing may turn this call into an error.
-            let landed = Landed::Encoded {
-                text: &applied.edited.text,
-                bytes: applied.after_bytes(),
-                sha256: &sha256,
-                ahead: Some(ahead),
-                on_disk: now,
-            };
+            let landed =
+                Landed::whole(&applied.edited.text, applied.after_bytes(), &sha256, Some(ahead), now);
             let after = self.after_write(seen, &path, &agent, landed, unrecorded.into_iter().collect());
             (applied, shown, after)
         };

@@ -92,13 +92,8 @@ impl Session {
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         warnings
             .push(format!("to take this move back, undo both paths: undo {to_key}, then undo {from_key}"));
-        let after = self.after_write(
-            seen,
-            &to,
-            &agent,
-            Landed::Encoded { text: &text, bytes: &bytes, sha256: &sha256, ahead: None, on_disk: None },
-            warnings,
-        );
+        let after =
+            self.after_write(seen, &to, &agent, Landed::whole(&text, &bytes, &sha256, None, None), warnings);
         Ok(MoveOutcome {
             action: Action::Move,
             from: from_key,

@@ -95,7 +95,7 @@ impl Session {
             seen,
             &path,
             &agent,
-            Landed::Encoded { text: &text, bytes, sha256: &sha256, ahead: None, on_disk: None },
+            Landed::whole(&text, bytes, &sha256, None, None),
             unrecorded.into_iter().collect(),
         );
         Ok(UndoOutcome {

@@ -122,8 +122,7 @@ impl Session {
                     Ok((existing, Some(facts)))
                 },
                 |existing| {
-                    let written =
-                        files::land(&self.ws, &path, staged, &bytes, self.config.max_file_bytes)?;
+                    let written = files::land(&self.ws, &path, staged, &bytes, self.config.max_file_bytes)?;
                     Ok((existing, written))
                 },
             )
@@ -145,7 +144,7 @@ impl Session {
             seen,
             &path,
             &agent,
-            Landed::Encoded { text: &stored, bytes: &bytes, sha256: &sha256, ahead, on_disk: written.now },
+            Landed::whole(&stored, &bytes, &sha256, ahead, written.now),
             warnings,
         );
         Ok(WriteOutcome {

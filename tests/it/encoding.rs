@@ -213,7 +213,11 @@ async fn read_file_shows_the_decoded_text_and_names_the_encoding_of_each_file() 
         assert_eq!(json["total_bytes"], bytes.len(), "{}: sizes are the bytes on disk", case.file);
         assert_eq!(json["sha256"], sha256(&bytes), "{}", case.file);
         assert_eq!(json["total_lines"], case.text.lines().count(), "{}", case.file);
-        let named = if bom.is_empty() { format!(", encoding {}", case.name) } else { format!(", encoding {} with a BOM", case.name) };
+        let named = if bom.is_empty() {
+            format!(", encoding {}", case.name)
+        } else {
+            format!(", encoding {} with a BOM", case.name)
+        };
         assert!(text.contains(&named), "{}: the text names the encoding: {text}", case.file);
     }
     // Plain UTF-8 is not remarked on.
@@ -237,17 +241,29 @@ async fn edit_file_changes_only_the_bytes_of_the_edited_text_in_each_encoding() 
             .ok();
         // The bytes before the edited text and after it are the file's own; only the edited
         // text is new, in the file's encoding.
-        let start = bom(case.label).len() + encoded(case.label, &case.text[..case.text.find(case.old).unwrap()]).len();
+        let start = bom(case.label).len()
+            + encoded(case.label, &case.text[..case.text.find(case.old).unwrap()]).len();
         let end = start + encoded(case.label, case.old).len();
         let expected = [&before[..start], &encoded(case.label, case.new), &before[end..]].concat();
         let after = root.read(case.file);
         assert_eq!(after, expected, "{}", case.file);
-        assert_eq!(after, file_bytes(case.label, &case.text.replacen(case.old, case.new, 1)), "{}", case.file);
+        assert_eq!(
+            after,
+            file_bytes(case.label, &case.text.replacen(case.old, case.new, 1)),
+            "{}",
+            case.file
+        );
         let json = reply.json();
         assert_eq!(json["encoding"], case.name, "{}: {json}", case.file);
         assert_eq!(json["size"], after.len(), "{}", case.file);
         assert_eq!(json["sha256"], sha256(&after), "{}", case.file);
-        assert!(reply.text().contains(&format!("-{}", case.text.lines().find(|l| l.contains(case.old)).unwrap().trim_end_matches('\r'))), "{}: the diff is of the decoded text: {}", case.file, reply.text());
+        let line = case.text.lines().find(|l| l.contains(case.old)).unwrap().trim_end_matches('\r');
+        let diff = reply.text();
+        assert!(
+            diff.contains(line) && diff.contains(&line.replacen(case.old, case.new, 1)),
+            "{}: the diff is of the decoded text: {diff}",
+            case.file
+        );
     }
     server.stop().await;
 }
@@ -259,7 +275,10 @@ async fn append_file_adds_the_chunk_in_the_files_encoding_without_a_second_bom()
     for case in CASES {
         let before = root.read(case.file);
         let reply = server
-            .call("append_file", json!({"path": case.file, "content": case.chunk, "expected_size": before.len()}))
+            .call(
+                "append_file",
+                json!({"path": case.file, "content": case.chunk, "expected_size": before.len()}),
+            )
             .await
             .ok();
         let after = root.read(case.file);
@@ -326,18 +345,28 @@ async fn write_file_writes_in_the_encoding_it_names_and_refuses_an_unknown_one()
         ("b16.txt", "UTF-16BE", "UTF-16BE", MIXED),
         ("latin.txt", "latin1", "windows-1252", FRENCH),
     ] {
-        let reply = server.call("write_file", json!({"path": file, "content": text, "encoding": label})).await.ok();
+        let reply =
+            server.call("write_file", json!({"path": file, "content": text, "encoding": label})).await.ok();
         assert_eq!(root.read(file), file_bytes(&label.to_ascii_lowercase(), text), "{file}");
         assert_eq!(reply.json()["encoding"], name, "{file}");
         assert_eq!(reply.json()["created"], true, "{file}");
     }
     // Converting a file: named, the encoding replaces the file's own.
-    let reply = server.call("write_file", json!({"path": "old.txt", "content": JAPANESE, "encoding": "utf-8"})).await.ok();
+    let reply = server
+        .call("write_file", json!({"path": "old.txt", "content": JAPANESE, "encoding": "utf-8"}))
+        .await
+        .ok();
     assert_eq!(root.read("old.txt"), JAPANESE.as_bytes());
     assert_eq!(reply.json()["encoding"], "UTF-8");
     // An unknown label: an error that lists known ones, and nothing written.
-    let text = server.call("write_file", json!({"path": "x.txt", "content": "x", "encoding": "klingon"})).await.err();
-    assert!(text.contains("\"klingon\"") && text.contains("\"shift_jis\"") && text.contains("\"utf-16le\""), "{text}");
+    let text = server
+        .call("write_file", json!({"path": "x.txt", "content": "x", "encoding": "klingon"}))
+        .await
+        .err();
+    assert!(
+        text.contains("\"klingon\"") && text.contains("\"shift_jis\"") && text.contains("\"utf-16le\""),
+        "{text}"
+    );
     assert!(!root.exists("x.txt"));
     server.stop().await;
 }
@@ -355,9 +384,13 @@ async fn an_unrepresentable_character_is_an_error_naming_it_and_its_line_and_not
         .await
         .err();
     assert!(text.contains("'€' (U+20AC) on line 2") && text.contains("Shift_JIS"), "{text}");
-    assert!(text.contains("write_file {encoding: \"utf-8\"}") && text.contains("nothing was written"), "{text}");
+    assert!(
+        text.contains("write_file {encoding: \"utf-8\"}") && text.contains("nothing was written"),
+        "{text}"
+    );
     // append_file: line 3 of the file as it would have been.
-    let text = server.call("append_file", json!({"path": "ja.txt", "content": "値段は€5です。\n"})).await.err();
+    let text =
+        server.call("append_file", json!({"path": "ja.txt", "content": "値段は€5です。\n"})).await.err();
     assert!(text.contains("'€' (U+20AC) on line 3"), "{text}");
     // write_file replacing the file, without naming an encoding: it keeps Shift_JIS.
     let text = server.call("write_file", json!({"path": "ja.txt", "content": "猫\n€\n"})).await.err();
@@ -393,7 +426,7 @@ async fn search_files_finds_text_in_shift_jis_and_utf16_files() {
         .file("ja.txt", encoded("shift_jis", JAPANESE))
         .file("le.txt", file_bytes("utf-16le", MIXED))
         .file("be.txt", file_bytes("utf-16be", MIXED))
-        .file("bin.dat", b"\x00\x01 Grüße binary");
+        .file("bin.dat", "\0\u{1} Grüße binary");
     let server = Server::spawn(&root).await;
     let reply = server.call("search_files", json!({"pattern": "見当"})).await.ok();
     let text = reply.text();
@@ -401,7 +434,12 @@ async fn search_files_finds_text_in_shift_jis_and_utf16_files() {
     assert_eq!(reply.json()["matches"], 1, "{text}");
     let reply = server.call("search_files", json!({"pattern": "こんにちは", "context": 1})).await.ok();
     let text = reply.text();
-    for line in ["be.txt-1- Grüße aus Köln!", "be.txt:2: こんにちは、世界。", "le.txt:2: こんにちは、世界。", "le.txt-3- Всё хорошо 🎉"] {
+    for line in [
+        "be.txt-1- Grüße aus Köln!",
+        "be.txt:2: こんにちは、世界。",
+        "le.txt:2: こんにちは、世界。",
+        "le.txt-3- Всё хорошо 🎉",
+    ] {
         assert!(text.contains(line), "missing {line:?} in:\n{text}");
     }
     assert_eq!(reply.json()["binary"], 1, "the file with NUL bytes and no BOM is still binary");
@@ -417,7 +455,10 @@ async fn binary_files_stay_refused_with_the_same_error() {
     let server = Server::spawn(&root).await;
     let text = server.call("read_file", json!({"path": "img.bin"})).await.err();
     assert!(text.contains("img.bin is not a text file (NUL byte at offset 4)"), "{text}");
-    let text = server.call("edit_file", json!({"path": "img.bin", "old_string": "PNG", "new_string": "GIF"})).await.err();
+    let text = server
+        .call("edit_file", json!({"path": "img.bin", "old_string": "PNG", "new_string": "GIF"}))
+        .await
+        .err();
     assert!(text.contains("not a text file (NUL byte at offset 4)"), "{text}");
     assert_eq!(root.read("img.bin"), [0x89u8, b'P', b'N', b'G', 0, 1, 2]);
     server.stop().await;
@@ -435,15 +476,24 @@ async fn a_file_whose_bytes_do_not_convert_back_is_read_with_a_note_but_not_chan
     let offset = encoded("shift_jis", JAPANESE).len();
     assert!(reply.json()["encoding_problem"].as_str().unwrap().contains(&format!("offset {offset}")));
     assert!(reply.text().contains("(note: the bytes from offset"), "{}", reply.text());
-    let text = server.call("edit_file", json!({"path": "odd.txt", "old_string": "猫", "new_string": "犬"})).await.err();
-    assert!(text.contains("looks like Shift_JIS text") && text.contains(&format!("offset {offset}")), "{text}");
+    let text = server
+        .call("edit_file", json!({"path": "odd.txt", "old_string": "猫", "new_string": "犬"}))
+        .await
+        .err();
+    assert!(
+        text.contains("looks like Shift_JIS text") && text.contains(&format!("offset {offset}")),
+        "{text}"
+    );
     let text = server.call("append_file", json!({"path": "odd.txt", "content": "犬\n"})).await.err();
     assert!(text.contains("nothing was written"), "{text}");
     let text = server.call("write_file", json!({"path": "odd.txt", "content": "犬\n"})).await.err();
     assert!(text.contains("encoding: \"shift_jis\""), "{text}");
     assert_eq!(root.read("odd.txt"), bytes);
     // Named, the encoding is written: the file is replaced whole.
-    server.call("write_file", json!({"path": "odd.txt", "content": "犬\n", "encoding": "shift_jis"})).await.ok();
+    server
+        .call("write_file", json!({"path": "odd.txt", "content": "犬\n", "encoding": "shift_jis"}))
+        .await
+        .ok();
     assert_eq!(root.read("odd.txt"), encoded("shift_jis", "犬\n"));
     server.stop().await;
 }
@@ -463,7 +513,10 @@ async fn the_syntax_check_runs_on_the_decoded_text() {
         let syntax: &Value = &reply.json()["syntax"];
         assert_eq!(syntax["status"], "errors", "{file}: {syntax}");
         assert_eq!(syntax["problems"][0]["line"], 2, "{file}: {syntax}");
-        server.call("edit_file", json!({"path": file, "old_string": "def name(:", "new_string": "def name():"})).await.ok();
+        server
+            .call("edit_file", json!({"path": file, "old_string": "def name(:", "new_string": "def name():"}))
+            .await
+            .ok();
         let reply = server.call("check_files", json!({"paths": [file]})).await.ok();
         assert_eq!(reply.json()["files"][0]["status"], "complete", "{file}: {}", reply.text());
         assert_eq!(reply.json()["files"][0]["lines"], 3, "{file}: {}", reply.text());
