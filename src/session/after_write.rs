@@ -101,10 +101,10 @@ impl Whole {
                 let newlines = newlines_before + lines::newlines(tail);
                 Whole::Text { text, newlines, newlines_before }
             }
-            Ok(Decoded { text, other_bytes: Some(bytes), .. }) => {
+            Ok(Decoded { text, other_bytes: Some(bytes), encoding: kind, .. }) => {
                 // The text of the bytes there before: they end where a character does.
                 let head = &bytes[..size_before.min(bytes.len())];
-                let text_before = encoding::text_of(head).map_or(0, |t| t.len()).min(text.len());
+                let text_before = encoding::text_in(head, kind).len().min(text.len());
                 Whole::encoded(bytes, text, text_before)
             }
             Err(binary) => Whole::Bytes(binary.bytes),
@@ -306,5 +306,28 @@ impl Session {
         let changed = self.ws.stat(path).ok().flatten() != written;
         let now = changed.then(|| self.ws.read(path, self.config.max_file_bytes).ok()).flatten();
         (Some(report), now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16le(text: &str) -> Vec<u8> {
+        text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+    }
+
+    #[test]
+    fn a_file_in_another_encoding_read_back_after_an_append_counts_lines_in_its_text() {
+        let before = utf16le("\u{feff}a\r\nb\r\n");
+        let bytes = [before.clone(), utf16le("c\r\nd")].concat();
+        let whole = Whole::read(bytes.clone(), before.len());
+        assert!(matches!(whole, Whole::Encoded { .. }));
+        assert_eq!(whole.bytes(), bytes.as_slice(), "the bytes on disk, not the text's");
+        assert_eq!(whole.lines(before.len()), (2, 4));
+        // UTF-8 stays text whose bytes are the file's.
+        let whole = Whole::read(b"a\nb\nc".to_vec(), 4);
+        assert!(matches!(whole, Whole::Text { .. }));
+        assert_eq!(whole.lines(4), (2, 3));
     }
 }
