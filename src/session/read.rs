@@ -104,7 +104,8 @@ impl Session {
                 format!(
                     "the bytes from offset {offset} are not valid {0} (or spell a character {0} can also \
                      spell otherwise), so they do not convert back unchanged; edit_file and append_file \
-                     refuse this file, and write_file replaces it only when told the encoding to write",
+                     refuse this file: to change it, replace it whole with write_file naming the encoding \
+                     to write",
                     view.encoding.name()
                 )
             }),
