@@ -160,9 +160,7 @@ impl Session {
             after,
         })
     }
-}
 
-impl Session {
     /// The encoding a replaced file keeps when the call names none: its own (with its BOM),
     /// or UTF-8 for a new, empty or binary file. Text that is all ASCII is spelled alike in
     /// every encoding a file is detected in but UTF-16, so for it only the file's first bytes
