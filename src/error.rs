@@ -144,12 +144,34 @@ pub enum Error {
         /// The configured limit.
         limit: u64,
     },
-    /// The file holds NUL bytes or is not valid UTF-8.
+    /// The file holds NUL bytes: it is not text in any encoding.
     Binary {
         /// Root-relative path.
         path: String,
-        /// `"NUL bytes"` or `"invalid UTF-8"`, with where it was found.
+        /// `"NUL byte at offset N"`: where it was found.
         detail: String,
+    },
+    /// The new text holds a character the file's encoding cannot hold; nothing was written.
+    Unrepresentable {
+        /// Root-relative path.
+        path: String,
+        /// The first such character.
+        character: char,
+        /// Its 1-based line in the file as it would have been.
+        line: usize,
+        /// The encoding's name (`"Shift_JIS"`).
+        encoding: &'static str,
+    },
+    /// The file's bytes do not come back unchanged from a decode and an encode in its
+    /// encoding (malformed bytes, or a character with two encodings), so changing it could
+    /// change bytes the call did not touch; nothing was written.
+    Inexact {
+        /// Root-relative path.
+        path: String,
+        /// The encoding's name.
+        encoding: &'static str,
+        /// The first byte that does not come back unchanged.
+        offset: usize,
     },
     /// An append failed part way and the file could not be cut back: some bytes landed.
     PartialAppend {
@@ -366,7 +388,28 @@ impl fmt::Display for Error {
             ),
             Error::Binary { path, detail } => write!(
                 f,
-                "{path} is not a text file ({detail}); read_file shows UTF-8 text only. It was not changed."
+                "{path} is not a text file ({detail}); filewright reads and edits text files only. It was not \
+                 changed."
+            ),
+            Error::Unrepresentable { path, character, line, encoding } => {
+                let code = u32::from(*character);
+                write!(
+                    f,
+                    "nothing was written: '{}' (U+{code:04X}) on line {line} cannot be written in {encoding}, \
+                     the encoding of {path}. Write it with an escape the language allows instead (\\u{code:04X} \
+                     in a JavaScript, JSON or Python string, \\u{{{code:X}}} in Rust, &#x{code:X}; in HTML), or \
+                     leave it out; or convert the whole file to UTF-8 with write_file {{encoding: \"utf-8\"}}.",
+                    character.escape_debug(),
+                )
+            }
+            Error::Inexact { path, encoding, offset } => write!(
+                f,
+                "{path} looks like {encoding} text, but its bytes from offset {offset} do not convert to text and \
+                 back unchanged (they are malformed, or a character there has two encodings), so changing it \
+                 could change bytes you did not touch; nothing was written. read_file shows it. To change it, \
+                 replace it whole with write_file naming the encoding to write it in (encoding: \"{}\" keeps \
+                 {encoding}; \"utf-8\" converts it).",
+                encoding.to_ascii_lowercase()
             ),
             Error::Conflict { path, owner, since } => write!(
                 f,

@@ -460,6 +460,15 @@ impl Workspace {
         }))
     }
 
+    /// The first `n` bytes of the regular file at `path` (all of it when it is shorter); None
+    /// when nothing is there. Enough to see a byte order mark without reading a large file.
+    pub fn read_head(&self, path: &RootPath, n: u64) -> Result<Option<Vec<u8>>> {
+        let Some((mut file, _)) = self.open_to_read(path)? else { return Ok(None) };
+        let mut head = Vec::new();
+        Read::by_ref(&mut file).take(n).read_to_end(&mut head).map_err(|e| map_io(e, "read", path))?;
+        Ok(Some(head))
+    }
+
     /// Opens the regular file at `path` for reading, with its metadata from the handle; None
     /// when nothing is there.
     fn open_to_read(&self, path: &RootPath) -> Result<Option<(File, FileInfo)>> {

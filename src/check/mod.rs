@@ -91,7 +91,8 @@ pub fn check_failed(path: &str) -> Report {
     Report::not_checked(language_for(path).map(Language::name), NotChecked::Failed)
 }
 
-/// Same for raw bytes: NUL bytes or invalid UTF-8 -> NotChecked("binary").
+/// Same for a file's bytes, decoded in their encoding ([`crate::files::encoding`]): a binary
+/// file (a NUL byte) -> NotChecked("binary").
 pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
     let Some(lang) = language_for(path) else {
         return Report::not_checked(None, NotChecked::UnknownFileType);
@@ -99,9 +100,9 @@ pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
     if bytes.len() > MAX_CHECK_BYTES {
         return Report::not_checked(Some(lang.name()), NotChecked::TooLarge);
     }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => check(path, text),
-        Err(_) => Report::not_checked(Some(lang.name()), NotChecked::Binary),
+    match crate::files::encoding::text_of(bytes) {
+        Some(text) => check(path, &text),
+        None => Report::not_checked(Some(lang.name()), NotChecked::Binary),
     }
 }
 
@@ -576,13 +577,19 @@ mod tests {
     }
 
     #[test]
-    fn nul_or_invalid_utf8_bytes_are_binary() {
-        for bytes in [&b"x = 1\0\n"[..], &[0x78, 0xff, 0xfe, 0x0a][..]] {
-            let report = check_bytes("a.py", bytes);
-            assert_eq!(report.status, Status::NotChecked);
-            assert_eq!(report.reason, Some(NotChecked::Binary));
-        }
+    fn nul_bytes_are_binary_and_other_encodings_are_checked_decoded() {
+        let report = check_bytes("a.py", b"x = 1\0\n");
+        assert_eq!(report.status, Status::NotChecked);
+        assert_eq!(report.reason, Some(NotChecked::Binary));
         assert_eq!(check_bytes("a.py", b"x = 1\n").status, Status::Ok);
+        // windows-1252: checked as the text it holds.
+        let latin =
+            b"s = \"Les \xe9l\xe8ves ont \xe9tudi\xe9 la le\xe7on \xe0 l'\xe9cole, tr\xe8s fach\xe9s.\"\n";
+        assert_eq!(check_bytes("a.py", latin).status, Status::Ok);
+        // UTF-16LE with a BOM: an unclosed call at the end is incomplete, as in UTF-8.
+        let utf16: Vec<u8> =
+            "\u{feff}print(\"\u{e9}t\u{e9}\"\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(check_bytes("a.py", &utf16).status, Status::Incomplete);
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub enum NotChecked {
     /// No checked language has the file's extension.
     #[serde(rename = "unknown file type")]
     UnknownFileType,
-    /// NUL bytes or invalid UTF-8.
+    /// NUL bytes: not text in any encoding.
     #[serde(rename = "binary")]
     Binary,
     /// Larger than the check's limit (8 MiB).

@@ -5,6 +5,7 @@ pub mod anchor;
 mod append;
 mod digest;
 mod edit;
+pub mod encoding;
 mod find;
 mod list;
 pub mod matcher;

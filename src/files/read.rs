@@ -4,6 +4,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::anchor::anchor_of;
+use super::encoding::{self, Encoding};
 use super::sha256_hex;
 use crate::error::{Error, Result};
 use crate::lines::LineIndex;
@@ -35,6 +36,11 @@ pub struct ReadView {
     pub ends_with_newline: bool,
     /// Hex sha256 of the whole file (empty when only a text was numbered).
     pub sha256: String,
+    /// The file's encoding (UTF-8 when only a text was numbered).
+    pub encoding: Encoding,
+    /// The first byte of the file that does not come back unchanged from its text (see
+    /// [`encoding::Decoded::inexact_at`]): the file can be read but not changed.
+    pub inexact_at: Option<usize>,
 }
 
 impl ReadView {
@@ -55,18 +61,16 @@ pub struct Window {
     pub anchors: bool,
 }
 
-/// Reads the file and numbers the requested window. Refuses binary and non-UTF-8 files.
+/// Reads the file, decoded in its encoding, and numbers the requested window. Refuses binary
+/// files.
 pub fn read(ws: &Workspace, path: &RootPath, window: Window, max_bytes: u64) -> Result<ReadView> {
     let bytes = ws.read(path, max_bytes)?;
-    if let Some(pos) = bytes.iter().position(|&b| b == 0) {
-        return Err(Error::Binary { path: path.display(), detail: format!("NUL byte at offset {pos}") });
-    }
-    let text = std::str::from_utf8(&bytes).map_err(|e| Error::Binary {
-        path: path.display(),
-        detail: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
-    })?;
-    let mut view = number_lines(text, window)?;
-    view.sha256 = sha256_hex(&bytes);
+    let decoded = encoding::decode(bytes).map_err(|binary| binary.error(&path.display()))?;
+    let mut view = number_lines(&decoded.text, window)?;
+    view.sha256 = sha256_hex(decoded.bytes());
+    view.total_bytes = decoded.bytes().len() as u64;
+    view.encoding = decoded.encoding;
+    view.inexact_at = decoded.inexact_at;
     Ok(view)
 }
 
@@ -124,6 +128,8 @@ pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Re
         crlf: text.contains("\r\n"),
         ends_with_newline: text.ends_with('\n'),
         sha256: String::new(),
+        encoding: Encoding::UTF_8,
+        inexact_at: None,
     })
 }
 

@@ -4,13 +4,17 @@
 //! Matching is ripgrep's own: `grep-regex` builds the matcher and `grep-searcher` finds the
 //! lines and their context. Files come from [`super::walk`] (so `.gitignore` is honoured and
 //! symlinks are never entered) and are read with [`Workspace::read`], never by host path.
-//! A file with a NUL byte is binary and skipped, as git and ripgrep decide.
+//! Each file is searched as text in its own encoding ([`super::encoding`]: UTF-8, UTF-16 with a
+//! BOM, or the legacy encoding detected), so matches and the lines shown are its decoded
+//! text. A file with a NUL byte (outside UTF-16 with a BOM) is binary and skipped, as git and
+//! ripgrep decide.
 
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::encoding;
 use super::read::cut_line;
 use super::walk::{PathGlob, Walked, walk_files};
 use crate::error::{Error, Result};
@@ -114,15 +118,17 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
                 return;
             }
         };
-        if bytes.contains(&0) {
+        let Some(text) = encoding::text_of(&bytes) else {
             out.binary += 1;
             return;
-        }
+        };
+        // A BOM is not part of the first line's text (`^` matches after it).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         out.searched += 1;
         let mut hits = FileHits { path: path.clone(), matches: 0, lines: Vec::new() };
         let budget = query.max_matches - out.shown;
         let mut sink = Collect { hits: &mut hits, budget, context: context as u64, last_shown: None };
-        if searcher.search_slice(&matcher, &bytes, &mut sink).is_err() {
+        if searcher.search_slice(&matcher, text.as_bytes(), &mut sink).is_err() {
             out.unreadable += 1;
             return;
         }

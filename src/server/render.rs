@@ -147,13 +147,14 @@ impl Rendered for WriteOutcome {
 
     fn text(&self) -> String {
         let head = format!(
-            "{} {}: {} chars, {} ({} bytes, sha256 {}){}",
+            "{} {}: {} chars, {} ({} bytes, sha256 {}{}){}",
             if self.created { "Created" } else { "Wrote" },
             self.path,
             self.chars,
             lines(self.lines),
             self.size,
             self.after.sha256,
+            encoding_note(&self.encoding, false),
             if self.unescaped { ", unescaped" } else { "" }
         );
         let mut text = format!("{head}\n{}", self.after.syntax.summary());
@@ -181,12 +182,13 @@ impl Rendered for AppendOutcome {
             )
         } else {
             format!(
-                "Appended to {}: +{} chars (total: {} bytes, {}, sha256 {}){}",
+                "Appended to {}: +{} chars (total: {} bytes, {}, sha256 {}{}){}",
                 self.path,
                 self.chars,
                 self.size,
                 lines(self.lines),
                 self.after.sha256,
+                encoding_note(&self.encoding, false),
                 if self.unescaped { ", unescaped" } else { "" }
             )
         };
@@ -199,7 +201,13 @@ impl Rendered for AppendOutcome {
 impl Rendered for ReadOutcome {
     fn text(&self) -> String {
         if self.total_lines == 0 {
-            return format!("{} is empty (0 bytes, sha256 {}).", self.path, self.sha256);
+            return format!(
+                "{} is empty ({} bytes{}, sha256 {}).",
+                self.path,
+                self.total_bytes,
+                encoding_note(&self.encoding, self.bom),
+                self.sha256
+            );
         }
         let mut text = self.content.clone();
         text.push_str(&format!(
@@ -213,6 +221,7 @@ impl Rendered for ReadOutcome {
             if self.line_endings == LineEndings::Crlf { ", CRLF line endings" } else { "" },
             if self.ends_with_newline { "" } else { ", no newline at end of file" },
         ));
+        text.push_str(&encoding_note(&self.encoding, self.bom));
         match self.next_offset {
             Some(next) => text.push_str(&format!("; more follows: read_file with offset {next}]")),
             None => text.push_str("; end of file]"),
@@ -220,7 +229,20 @@ impl Rendered for ReadOutcome {
         if self.cut_lines > 0 {
             text.push_str(&format!("\n({} long lines were cut at 2000 characters)", self.cut_lines));
         }
+        if let Some(problem) = &self.encoding_problem {
+            text.push_str(&format!("\n(note: {problem})"));
+        }
         text
+    }
+}
+
+/// `", encoding Shift_JIS"`, `", encoding UTF-16LE with a BOM"`: how a result names a file's
+/// encoding when it is not plain UTF-8 (nothing when it is).
+fn encoding_note(name: &str, bom: bool) -> String {
+    match (name, bom) {
+        ("UTF-8", false) => String::new(),
+        (name, true) => format!(", encoding {name} with a BOM"),
+        (name, false) => format!(", encoding {name}"),
     }
 }
 

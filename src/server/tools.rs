@@ -41,6 +41,13 @@ pub struct WriteArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub agent: Option<String>,
+    /// Optional: the encoding to write the file in, as a WHATWG label ("utf-8", "utf-16le",
+    /// "utf-16be", "shift_jis", "euc-jp", "gbk", "gb18030", "big5", "euc-kr", "koi8-r",
+    /// "windows-1252" or "latin1"...; UTF-16 gets a BOM). Default: a replaced file keeps its
+    /// own encoding and BOM, a new file is UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub encoding: Option<String>,
 }
 
 /// Arguments of `append_file`.
@@ -417,11 +424,12 @@ impl Call {
         let uri = |path: &str| session.file_uri(path);
         match self {
             Call::Write(args) => render::rendered(
-                session.write_file(
+                session.write_file_in(
                     args.path.as_deref(),
                     args.content.as_deref(),
                     args.expected_sha256.as_deref(),
                     args.agent.as_deref(),
+                    args.encoding.as_deref(),
                 ),
                 &uri,
             ),

@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::Session;
 use crate::check::cache::{CheckAhead, KnownText};
 use crate::check::{self, Report};
+use crate::files::encoding::{self, Decoded};
 use crate::files::sha256_hex;
 use crate::hooks::HookReport;
 use crate::lines;
@@ -21,10 +22,25 @@ use crate::workspace::{FileInfo, RootPath};
 
 /// What a writing tool left on disk, as the check needs to know it.
 pub(super) enum Landed<'a> {
-    /// The whole file is now `text` (write_file, edit_file).
+    /// The whole file is now `text`, in UTF-8: its bytes are the text's own.
     Replaced {
         /// The file's content.
         text: &'a str,
+        /// Its hex sha256.
+        sha256: &'a str,
+        /// The check of `text`, when the tool started it before writing.
+        ahead: Option<CheckAhead>,
+        /// The file's version right after the write, when the tool knows it (otherwise it
+        /// is looked up).
+        on_disk: Option<FileInfo>,
+    },
+    /// The whole file is now `bytes`, which hold `text` in the file's encoding (any: a
+    /// writing tool that keeps the file's encoding lands this way).
+    Encoded {
+        /// The file's text.
+        text: &'a str,
+        /// The file's content.
+        bytes: &'a [u8],
         /// Its hex sha256.
         sha256: &'a str,
         /// The check of `text`, when the tool started it before writing.
@@ -47,26 +63,61 @@ pub(super) enum Landed<'a> {
     },
 }
 
+impl<'a> Landed<'a> {
+    /// The whole file is now `bytes`, which hold `text`: [`Landed::Replaced`] when they are
+    /// the text's own (UTF-8), else [`Landed::Encoded`].
+    pub(super) fn whole(
+        text: &'a str,
+        bytes: &'a [u8],
+        sha256: &'a str,
+        ahead: Option<CheckAhead>,
+        on_disk: Option<FileInfo>,
+    ) -> Landed<'a> {
+        match std::ptr::eq(bytes, text.as_bytes()) || bytes == text.as_bytes() {
+            true => Landed::Replaced { text, sha256, ahead, on_disk },
+            false => Landed::Encoded { text, bytes, sha256, ahead, on_disk },
+        }
+    }
+}
+
 /// The whole file after an append, as the check takes it.
 pub(super) enum Whole {
     /// UTF-8 text, with its `\n` bytes counted: all of them, and those before the append.
     Text { text: String, newlines: usize, newlines_before: usize },
-    /// Bytes that are not UTF-8: checked as they are, and not kept.
+    /// Text in another encoding: the file's `bytes` and their `text`, `text_before` bytes
+    /// of which were there before the append; `\n` counted as for `Text`.
+    Encoded { bytes: Vec<u8>, text: String, text_before: usize, newlines: usize, newlines_before: usize },
+    /// Bytes that are not text (binary): checked as they are, and not kept.
     Bytes(Vec<u8>),
 }
 
 impl Whole {
     /// A file read back after an append, `size_before` of its bytes there before it.
     pub(super) fn read(bytes: Vec<u8>, size_before: usize) -> Whole {
-        match String::from_utf8(bytes) {
-            Ok(text) => {
+        match encoding::decode(bytes) {
+            Ok(Decoded { text, other_bytes: None, .. }) => {
                 let (head, tail) = text.as_bytes().split_at(size_before.min(text.len()));
                 let newlines_before = lines::newlines(head);
                 let newlines = newlines_before + lines::newlines(tail);
                 Whole::Text { text, newlines, newlines_before }
             }
-            Err(not_utf8) => Whole::Bytes(not_utf8.into_bytes()),
+            Ok(Decoded { text, other_bytes: Some(bytes), encoding: kind, .. }) => {
+                // The text of the bytes there before: they end where a character does.
+                let head = &bytes[..size_before.min(bytes.len())];
+                let text_before = encoding::text_in(head, kind).len().min(text.len());
+                Whole::encoded(bytes, text, text_before)
+            }
+            Err(binary) => Whole::Bytes(binary.bytes),
         }
+    }
+
+    /// A file in an encoding other than UTF-8: its `bytes`, their `text`, and the length of
+    /// the text that was there before the append.
+    pub(super) fn encoded(bytes: Vec<u8>, text: String, text_before: usize) -> Whole {
+        let text_before = if text.is_char_boundary(text_before) { text_before } else { 0 };
+        let newlines_before = lines::newlines(&text.as_bytes()[..text_before]);
+        let newlines = newlines_before + lines::newlines(&text.as_bytes()[text_before..]);
+        Whole::Encoded { bytes, text, text_before, newlines, newlines_before }
     }
 
     /// The text this session kept of the file before the append, with `chunk` added when it
@@ -84,7 +135,7 @@ impl Whole {
     pub(super) fn bytes(&self) -> &[u8] {
         match self {
             Whole::Text { text, .. } => text.as_bytes(),
-            Whole::Bytes(bytes) => bytes,
+            Whole::Encoded { bytes, .. } | Whole::Bytes(bytes) => bytes,
         }
     }
 
@@ -96,6 +147,13 @@ impl Whole {
                 let bytes = text.as_bytes();
                 let head = &bytes[..size_before.min(bytes.len())];
                 (lines::lines_given(head, *newlines_before), lines::lines_given(bytes, *newlines))
+            }
+            Whole::Encoded { text, text_before, newlines, newlines_before, .. } => {
+                let text = text.as_bytes();
+                (
+                    lines::lines_given(&text[..*text_before], *newlines_before),
+                    lines::lines_given(text, *newlines),
+                )
             }
             Whole::Bytes(bytes) => lines::count_lines_before_and_all(bytes, size_before),
         }
@@ -136,8 +194,10 @@ impl Session {
         drop(seen);
         let key = path.display();
         let on_disk = match &landed {
-            Landed::Replaced { on_disk: Some(now), .. } => Some(*now),
-            Landed::Replaced { .. } => self.ws.stat(path).ok().flatten(),
+            Landed::Replaced { on_disk: Some(now), .. } | Landed::Encoded { on_disk: Some(now), .. } => {
+                Some(*now)
+            }
+            Landed::Replaced { .. } | Landed::Encoded { .. } => self.ws.stat(path).ok().flatten(),
             Landed::Appended { after, .. } => Some(*after),
         };
         // A panic below (a parser's bug on a strange text) must not turn a landed write into
@@ -184,6 +244,7 @@ impl Session {
             (Some(now), landed) => {
                 let written: &[u8] = match &landed {
                     Landed::Replaced { text, .. } => text.as_bytes(),
+                    Landed::Encoded { bytes, .. } => bytes,
                     Landed::Appended { whole, .. } => whole.bytes(),
                 };
                 let sha256 = sha256_hex(&now);
@@ -203,11 +264,14 @@ impl Session {
                          will see the rewrite as a change made outside filewright"
                     )),
                 };
-                let text = String::from_utf8_lossy(&now);
+                let text = encoding::lossy_text(&now);
                 let syntax = self.checks.check_written(&key, &text, self.ws.stat(path).ok().flatten());
                 (syntax, sha256)
             }
-            (None, Landed::Replaced { text, sha256, ahead, .. }) => {
+            (
+                None,
+                Landed::Replaced { text, sha256, ahead, .. } | Landed::Encoded { text, sha256, ahead, .. },
+            ) => {
                 let syntax = match ahead {
                     Some(started) => self.checks.check_written_ahead(&key, text, on_disk, started),
                     None => self.checks.check_written(&key, text, on_disk),
@@ -218,6 +282,10 @@ impl Session {
                 let syntax = match whole {
                     Whole::Text { text, newlines, .. } => {
                         self.checks.check_appended_text(&key, text, newlines, before, after)
+                    }
+                    // Not kept as a known text: that is UTF-8, the file's own bytes.
+                    Whole::Encoded { text, .. } => {
+                        self.checks.check_appended(&key, text.as_bytes(), before, after)
                     }
                     Whole::Bytes(bytes) => self.checks.check_appended(&key, &bytes, before, after),
                 };
@@ -238,5 +306,28 @@ impl Session {
         let changed = self.ws.stat(path).ok().flatten() != written;
         let now = changed.then(|| self.ws.read(path, self.config.max_file_bytes).ok()).flatten();
         (Some(report), now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16le(text: &str) -> Vec<u8> {
+        text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+    }
+
+    #[test]
+    fn a_file_in_another_encoding_read_back_after_an_append_counts_lines_in_its_text() {
+        let before = utf16le("\u{feff}a\r\nb\r\n");
+        let bytes = [before.clone(), utf16le("c\r\nd")].concat();
+        let whole = Whole::read(bytes.clone(), before.len());
+        assert!(matches!(whole, Whole::Encoded { .. }));
+        assert_eq!(whole.bytes(), bytes.as_slice(), "the bytes on disk, not the text's");
+        assert_eq!(whole.lines(before.len()), (2, 4));
+        // UTF-8 stays text whose bytes are the file's.
+        let whole = Whole::read(b"a\nb\nc".to_vec(), 4);
+        assert!(matches!(whole, Whole::Text { .. }));
+        assert_eq!(whole.lines(4), (2, 3));
     }
 }

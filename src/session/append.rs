@@ -6,12 +6,16 @@ use serde::Serialize;
 use super::after_write::{AfterWrite, Landed, Whole};
 use super::warnings::{self, APPEND_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required_or_truncated};
+use crate::check::cache::KnownText;
 use crate::cleanup;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::files;
+use crate::files::encoding::{self, Decoded, Encoding};
 use crate::files::sha256_hex;
+use crate::lines;
 use crate::store::{Action, AppendIntent, Before, WriteFacts};
 use crate::unescape;
+use crate::workspace::{FileInfo, RootPath};
 
 /// Result of `append_file`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -32,6 +36,9 @@ pub struct AppendOutcome {
     pub chars: usize,
     /// Lines in the file after the call.
     pub lines: usize,
+    /// The file's encoding, which the chunk was written in, by its WHATWG name: "UTF-8",
+    /// "UTF-16LE", "Shift_JIS"... (a new or empty file is UTF-8).
+    pub encoding: String,
     /// The file already ended with this chunk, so nothing was appended (a retried call).
     pub duplicate_skipped: bool,
     /// The chunk arrived over-escaped (literal `\n`) and was unescaped before appending.
@@ -60,7 +67,8 @@ impl Session {
         let (text, unescaped) = if unescape::looks_over_escaped(content) {
             let before = match self.ws.stat(&path)? {
                 Some(_) => {
-                    String::from_utf8_lossy(&self.ws.read(&path, self.config.max_file_bytes)?).into_owned()
+                    let bytes = self.ws.read(&path, self.config.max_file_bytes)?;
+                    encoding::lossy_text(&bytes).into_owned()
                 }
                 None => String::new(),
             };
@@ -71,11 +79,15 @@ impl Session {
         // The file's text as this session's last append left it (kept for large files): when
         // the file is still at that version, it is not read back.
         let known = self.checks.take_text(&path.display());
-        let ((out, whole, sha256), unrecorded) = self
+        let ((out, whole, sha256, encoding), unrecorded) = self
             .store
             .write_claimed(&path.display(), &agent, Action::Append, || {
                 self.settle_locked(&path);
                 let key = path.display();
+                // The chunk is written in the file's encoding.
+                let held = self.held_for_append(&path, known)?;
+                let encoding = held.encoding();
+                let chunk = held.encode_chunk(&key, &text)?;
                 let mut recorded = false;
                 let mut record = |pending: files::Pending| {
                     self.store.record_append_intent(&AppendIntent {
@@ -94,11 +106,11 @@ impl Session {
                 let appended = files::append(
                     &self.ws,
                     &path,
-                    text.as_bytes(),
+                    &chunk,
                     &expected,
                     self.config.max_file_bytes,
                     &mut record,
-                    known.as_ref().map(|k| &k.version),
+                    held.version(),
                 );
                 // This process saw how the append ended and reports it: only a kill leaves the
                 // intent behind. Cleared before the commit, so a kill after it leaves a whole
@@ -107,10 +119,25 @@ impl Session {
                     self.store.clear_append_intent(&key);
                 }
                 let mut out = appended?;
-                let whole = match (out.contents.take(), known) {
+                let appended = out.added > 0;
+                let whole = match (out.contents.take(), held) {
                     (Some(read), _) => Whole::read(read, out.size_before as usize),
-                    (None, Some(known)) => Whole::known(known, &text, out.added > 0),
-                    (None, None) => unreachable!("files::append reads the file back unless told it is known"),
+                    (None, Held::Known(known)) => Whole::known(known, &text, appended),
+                    (None, Held::Read(version, Decoded { text: before, other_bytes: None, .. })) => {
+                        let newlines = lines::newlines(before.as_bytes());
+                        Whole::known(KnownText { version, text: before, newlines }, &text, appended)
+                    }
+                    (None, Held::Read(_, Decoded { text: mut all, other_bytes: Some(mut bytes), .. })) => {
+                        let text_before = all.len();
+                        if appended {
+                            all.push_str(&text);
+                            bytes.extend_from_slice(&chunk);
+                        }
+                        Whole::encoded(bytes, all, text_before)
+                    }
+                    (None, Held::Other) => {
+                        unreachable!("files::append reads the file back unless told it is known")
+                    }
                 };
                 // Only the new part is hashed when this session left the file as it was.
                 let sha256 = match whole.bytes().len() as u64 == out.size {
@@ -129,7 +156,7 @@ impl Session {
                     sha256: sha256.clone(),
                     before: Some(if out.created { Before::Absent } else { Before::Prefix(out.size_before) }),
                 });
-                Ok(((out, whole, sha256), facts))
+                Ok(((out, whole, sha256, encoding), facts))
             })
             .map_err(|e| self.with_last_write(e))?;
         // The bytes have landed: from here on nothing may turn this call into an error.
@@ -157,8 +184,75 @@ impl Session {
             chars: text.chars().count(),
             lines,
             duplicate_skipped: out.duplicate_skipped,
+            encoding: encoding.name().to_owned(),
             unescaped,
             after,
+        })
+    }
+
+    /// The file an append is about to add to, as far as the chunk's encoding needs it: the
+    /// text this session's last append left, when the file is still at that version (it is
+    /// UTF-8), else the file read now. A file whose text does not encode back to its bytes
+    /// is refused: the chunk's encoding is only a guess.
+    fn held_for_append(&self, path: &RootPath, known: Option<KnownText<FileInfo>>) -> Result<Held> {
+        if let Some(known) = known
+            && self.ws.stat(path)? == Some(known.version)
+        {
+            return Ok(Held::Known(known));
+        }
+        match self.ws.read_if_exists(path, self.config.max_file_bytes)? {
+            Some((version, Ok(bytes))) => match encoding::decode(bytes) {
+                Ok(decoded) => {
+                    decoded.writable(&path.display())?;
+                    Ok(Held::Read(version, decoded))
+                }
+                // Bytes that are not text take the chunk's UTF-8 as they did.
+                Err(_) => Ok(Held::Other),
+            },
+            // Missing (the append creates it: UTF-8), or too large to read (the append then
+            // says so).
+            _ => Ok(Held::Other),
+        }
+    }
+}
+
+/// The file before an append, as far as it is known.
+enum Held {
+    /// The text this session's last append left (UTF-8), still on disk.
+    Known(KnownText<FileInfo>),
+    /// The file as read at this version.
+    Read(FileInfo, Decoded),
+    /// Missing, binary or too large: the chunk is UTF-8, and the file is read back.
+    Other,
+}
+
+impl Held {
+    fn encoding(&self) -> Encoding {
+        match self {
+            Held::Read(_, decoded) => decoded.encoding,
+            Held::Known(_) | Held::Other => Encoding::UTF_8,
+        }
+    }
+
+    /// The version whose content is held: the append need not read it back.
+    fn version(&self) -> Option<&FileInfo> {
+        match self {
+            Held::Known(known) => Some(&known.version),
+            Held::Read(version, _) => Some(version),
+            Held::Other => None,
+        }
+    }
+
+    /// `text` in the file's encoding (without a second BOM); a character it cannot hold is an
+    /// error naming its line in the file as it would be.
+    fn encode_chunk<'a>(&self, key: &str, text: &'a str) -> Result<std::borrow::Cow<'a, [u8]>> {
+        let Held::Read(_, before) = self else { return Ok(std::borrow::Cow::Borrowed(text.as_bytes())) };
+        encoding::encode(key, text, before.encoding).map_err(|e| match e {
+            Error::Unrepresentable { path, character, line, encoding } => {
+                let line = line + lines::newlines(before.text.as_bytes());
+                Error::Unrepresentable { path, character, line, encoding }
+            }
+            other => other,
         })
     }
 }

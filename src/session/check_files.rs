@@ -11,6 +11,7 @@ use super::Session;
 use crate::check::stubs::{self, Stub, StubKind};
 use crate::check::{self, LanguageName, Report, Status};
 use crate::error::{Error, Result};
+use crate::files::encoding;
 use crate::lines::count_lines;
 use crate::workspace::RootPath;
 
@@ -244,7 +245,8 @@ impl Session {
             Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
         };
         let syntax = check::check_bytes(&name, &bytes);
-        let text = String::from_utf8_lossy(&bytes);
+        // Decoded in the file's encoding; a binary file's bytes as they are.
+        let text = encoding::lossy_text(&bytes);
         let mut found = stubs::find_all_stubs(&name, &text);
         if check::language_for(&name).is_some_and(|l| l.name() == LanguageName::Html) {
             found.extend(self.linked_asset_problems(path, &text));
@@ -256,7 +258,7 @@ impl Session {
         // An empty file in a language with stub rules is a stub ("no code"), or
         // complete where empty is idiomatic (`__init__.py`); elsewhere it is unfinished.
         let empty_unjudged =
-            bytes.iter().all(u8::is_ascii_whitespace) && stubs::holds_code(&name, &text).is_none();
+            text.bytes().all(|b| b.is_ascii_whitespace()) && stubs::holds_code(&name, &text).is_none();
         let (status, note) = if empty_unjudged {
             (FileStatus::Incomplete, Some("the file is empty".to_string()))
         } else {
@@ -276,7 +278,7 @@ impl Session {
             path: name,
             exists: true,
             size: bytes.len() as u64,
-            lines: count_lines(&bytes),
+            lines: count_lines(text.as_bytes()),
             language: syntax.language,
             status,
             note,
@@ -302,7 +304,7 @@ impl Session {
                     match self.ws.resolve(&target).and_then(|p| self.ws.read(&p, self.config.max_file_bytes))
                     {
                         Ok(bytes) => {
-                            let text = String::from_utf8_lossy(&bytes);
+                            let text = encoding::lossy_text(&bytes);
                             let empty = text.trim().is_empty();
                             match stubs::holds_code(&target, &text) {
                                 _ if empty => format!("links {} ({target}), which is empty", link.target),

@@ -11,6 +11,7 @@ use crate::check::stubs::Stub;
 use crate::error::{Error, Result};
 use crate::files;
 use crate::files::anchor::{self, Anchor};
+use crate::files::encoding::{self, Encoding};
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
 use crate::store::{Action, Before, WriteFacts};
@@ -112,6 +113,8 @@ pub struct EditOutcome {
     pub size: u64,
     /// Lines after the edit.
     pub lines: usize,
+    /// The file's encoding (kept by the edit), by its WHATWG name: "UTF-8", "Shift_JIS"...
+    pub encoding: String,
     /// The edit strings used LF and were converted to the file's CRLF line endings.
     pub converted_to_crlf: bool,
     /// The edits whose old_string matched only with a tolerance, each with what it ignored:
@@ -137,6 +140,23 @@ struct Applied {
     existed: bool,
     before: String,
     edited: files::Edited,
+    /// The file's encoding, kept.
+    encoding: Encoding,
+    /// The file's bytes before and after the edit, when they are not the texts' own (UTF-8).
+    before_bytes: Option<Vec<u8>>,
+    after_bytes: Option<Vec<u8>>,
+}
+
+impl Applied {
+    /// The file's bytes before the edit.
+    fn before_bytes(&self) -> &[u8] {
+        self.before_bytes.as_deref().unwrap_or(self.before.as_bytes())
+    }
+
+    /// The file's bytes after the edit.
+    fn after_bytes(&self) -> &[u8] {
+        self.after_bytes.as_deref().unwrap_or(self.edited.text.as_bytes())
+    }
 }
 
 impl Session {
@@ -169,13 +189,9 @@ impl Session {
                 files::Expected { size: None, sha256: Some(expected.to_owned()) }
                     .check_content(&path, existed.then_some(before_bytes.as_slice()))?;
             }
-            let before = String::from_utf8(before_bytes).map_err(|e| Error::Binary {
-                path: key.clone(),
-                detail: format!(
-                    "invalid UTF-8 at byte {}; edit_file changes text files only",
-                    e.utf8_error().valid_up_to()
-                ),
-            })?;
+            let decoded = encoding::decode(before_bytes).map_err(|binary| binary.error(&key))?;
+            decoded.writable(&key)?;
+            let encoding::Decoded { text: before, encoding, other_bytes: before_bytes, .. } = decoded;
             let creates = |e: &files::Edit| match e {
                 files::Edit::Replace { old, .. } => old.is_empty(),
                 files::Edit::Insert { after, .. } => after.line == 0,
@@ -185,14 +201,18 @@ impl Session {
                 return Err(Error::NotFound { path: key.clone() });
             }
             let edited = files::apply_edits(&key, &before, &edits, tolerant)?;
-            Ok(Applied { info, existed, before, edited })
+            let after_bytes = match encoding::encode(&key, &edited.text, encoding)? {
+                std::borrow::Cow::Owned(bytes) => Some(bytes),
+                std::borrow::Cow::Borrowed(_) => None,
+            };
+            Ok(Applied { info, existed, before, edited, encoding, before_bytes, after_bytes })
         };
-        let (Applied { existed, before, edited, .. }, (diff, added_stubs), mut after) = if dry_run {
+        let (applied, (diff, added_stubs), mut after) = if dry_run {
             let applied = read_and_apply().map_err(|e| self.with_last_write(e))?;
             drop(seen);
             let syntax = check::check(&key, &applied.edited.text);
             // Nothing was written: the file is as it was.
-            let sha256 = sha256_hex(applied.before.as_bytes());
+            let sha256 = sha256_hex(applied.before_bytes());
             let shown = diff_and_added_stubs(&key, &applied);
             (applied, shown, AfterWrite { warnings: Vec::new(), syntax, hook: None, sha256 })
         } else {
@@ -205,7 +225,7 @@ impl Session {
                     || {
                         self.settle_locked(&path);
                         let applied = read_and_apply()?;
-                        let text = applied.edited.text.as_bytes();
+                        let text = applied.after_bytes();
                         // On its way to disk while the hash and the journal row are made, and
                         // checked beside them (on the same helper, after the writeback).
                         let staged = files::stage(&self.ws, &path, text, self.config.max_file_bytes);
@@ -218,12 +238,12 @@ impl Session {
                         let sha256 = sha256_hex(text);
                         let facts = WriteFacts {
                             size: text.len() as u64,
-                            added: (text.len() as u64).saturating_sub(applied.before.len() as u64),
+                            added: (text.len() as u64).saturating_sub(applied.before_bytes().len() as u64),
                             sha256: sha256.clone(),
                             before: Some(match applied.existed {
                                 // Only the stretch the edits changed: an edit of a large file
                                 // keeps what it replaced, not the whole file again.
-                                true => Before::splice(applied.before.as_bytes(), text),
+                                true => Before::splice(applied.before_bytes(), text),
                                 false => Before::Absent,
                             }),
                         };
@@ -233,22 +253,20 @@ impl Session {
                         Ok(((applied, shown, sha256, ahead, staged), Some(facts)))
                     },
                     |(applied, shown, sha256, ahead, staged)| {
-                        let text = applied.edited.text.as_bytes();
+                        let text = applied.after_bytes();
                         let written = files::land(&self.ws, &path, staged, text, self.config.max_file_bytes)?;
                         Ok((applied, shown, sha256, ahead, written.now))
                     },
                 )
                 .map_err(|e| self.with_last_write(e))?;
             // The bytes have landed: from here on nothing may turn this call into an error.
-            let landed = Landed::Replaced {
-                text: &applied.edited.text,
-                sha256: &sha256,
-                ahead: Some(ahead),
-                on_disk: now,
-            };
+            let landed =
+                Landed::whole(&applied.edited.text, applied.after_bytes(), &sha256, Some(ahead), now);
             let after = self.after_write(seen, &path, &agent, landed, unrecorded.into_iter().collect());
             (applied, shown, after)
         };
+        let size = applied.after_bytes().len() as u64;
+        let Applied { existed, before, edited, encoding, .. } = applied;
         after.warnings.extend(stub_warnings(&added_stubs, 1));
         let syntax = &after.syntax;
         // The problems the edit introduced. The text before the edit is checked only when the
@@ -274,8 +292,9 @@ impl Session {
             dry_run,
             created: !existed,
             replacements: edited.replacements.iter().sum(),
-            size: edited.text.len() as u64,
+            size,
             lines: count_lines(edited.text.as_bytes()),
+            encoding: encoding.name().to_owned(),
             converted_to_crlf: edited.converted_to_crlf,
             tolerated: edited.tolerated,
             diff,

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::{Session, required};
 use crate::error::Result;
 use crate::files;
+use crate::files::encoding;
 use crate::lines::count_lines;
 
 /// One file `find_files` found, with its lines.
@@ -58,8 +59,7 @@ impl Session {
                     .ws
                     .read(&file.path, self.config.max_file_bytes)
                     .ok()
-                    .filter(|bytes| !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok())
-                    .map(|bytes| count_lines(&bytes));
+                    .and_then(|bytes| encoding::text_of(&bytes).map(|text| count_lines(text.as_bytes())));
                 FoundFile { file, lines }
             })
             .collect();

@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use super::{Session, required};
 use crate::check::outline::{self, Outline};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::files::encoding;
 
 /// Result of `outline`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -25,13 +26,7 @@ impl Session {
         let path = self.target(required(path, "outline", "path")?)?;
         self.settle(&path);
         let bytes = self.ws.read(&path, self.config.max_file_bytes)?;
-        let text = String::from_utf8(bytes).map_err(|e| Error::Binary {
-            path: path.display(),
-            detail: format!(
-                "invalid UTF-8 at byte {}; outline reads text files only",
-                e.utf8_error().valid_up_to()
-            ),
-        })?;
+        let text = encoding::decode(bytes).map_err(|binary| binary.error(&path.display()))?.text;
         self.lock_seen().insert(path.clone());
         Ok(OutlineOutcome {
             path: path.display(),

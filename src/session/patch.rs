@@ -16,7 +16,7 @@ use super::after_write::{AfterWrite, Landed};
 use super::{Session, required_or_truncated};
 use crate::error::{Error, Result};
 use crate::files::patch::{FilePatch, Patch};
-use crate::files::{self, sha256_hex};
+use crate::files::{self, encoding, sha256_hex};
 use crate::lines::count_lines;
 use crate::store::{Action, Before, WriteFacts};
 use crate::workspace::{RootPath, Staged};
@@ -101,8 +101,12 @@ struct Planned {
     moved_to: Option<RootPath>,
     /// The file before (None: it did not exist).
     before: Option<Vec<u8>>,
-    /// The file after (None: deleted).
+    /// Its text, in whatever encoding it is (empty for a binary file being deleted).
+    text_before: String,
+    /// The file after (None: deleted), in the file's own encoding...
     after: Option<Vec<u8>>,
+    /// ... and its text.
+    text_after: Option<String>,
     added_lines: usize,
     removed_lines: usize,
     tolerated: Vec<String>,
@@ -197,11 +201,9 @@ impl Session {
         let mut files = Vec::new();
         for p in &planned {
             let key = p.path.display();
-            let text_after = p.after.as_deref().map(String::from_utf8_lossy);
-            let diff = (dry_run || !p.tolerated.is_empty()).then(|| {
-                let before = p.before.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
-                files::unified_diff(&key, &before, text_after.as_deref().unwrap_or(""), MAX_DIFF_LINES)
-            });
+            let text_after = p.text_after.as_deref();
+            let diff = (dry_run || !p.tolerated.is_empty())
+                .then(|| files::unified_diff(&key, &p.text_before, text_after.unwrap_or(""), MAX_DIFF_LINES));
             let after = match (&text_after, dry_run) {
                 (None, _) => None,
                 (Some(text), true) => Some(AfterWrite {
@@ -215,8 +217,9 @@ impl Session {
                     if p.moved_to.is_some() {
                         guard.remove(&p.path);
                     }
-                    let sha256 = sha256_hex(p.after.as_deref().unwrap_or_default());
-                    let landed = Landed::Replaced { text, sha256: &sha256, ahead: None, on_disk: None };
+                    let bytes = p.after.as_deref().unwrap_or_default();
+                    let sha256 = sha256_hex(bytes);
+                    let landed = Landed::Encoded { text, bytes, sha256: &sha256, ahead: None, on_disk: None };
                     Some(self.after_write(guard, p.destination(), &agent, landed, Vec::new()))
                 }
             };
@@ -277,16 +280,31 @@ impl Session {
             files::Expected { size: None, sha256: Some(sha.clone()) }
                 .check_content(path, before.as_deref())?;
         }
+        // The file's text, in its own encoding (a binary file can only be deleted).
+        let decoded = match &before {
+            Some(bytes) => match encoding::decode(bytes.clone()) {
+                Ok(decoded) => Some(decoded),
+                Err(_) if matches!(file, FilePatch::Delete { expected: None, .. }) => None,
+                Err(binary) => return Err(binary.error(&key)),
+            },
+            None => None,
+        };
+        let text_before = decoded.as_ref().map(|d| d.text.clone()).unwrap_or_default();
         let planned =
-            |action, moved_to, after: Option<Vec<u8>>, added_lines, removed_lines, tolerated| Planned {
-                action,
-                path: path.clone(),
-                moved_to,
-                before: before.clone(),
-                after,
-                added_lines,
-                removed_lines,
-                tolerated,
+            |action, moved_to, after: Option<(Vec<u8>, String)>, added_lines, removed_lines, tolerated| {
+                let (after, text_after) = after.unzip();
+                Planned {
+                    action,
+                    path: path.clone(),
+                    moved_to,
+                    before: before.clone(),
+                    text_before: text_before.clone(),
+                    after,
+                    text_after,
+                    added_lines,
+                    removed_lines,
+                    tolerated,
+                }
             };
         match file {
             FilePatch::Add { content, .. } => {
@@ -297,15 +315,24 @@ impl Session {
                     ));
                 }
                 let lines = count_lines(content.as_bytes());
-                Ok(planned(PatchedAs::Added, None, Some(content.clone().into_bytes()), lines, 0, Vec::new()))
+                let after = (content.clone().into_bytes(), content.clone());
+                Ok(planned(PatchedAs::Added, None, Some(after), lines, 0, Vec::new()))
             }
             FilePatch::Delete { expected: quoted, .. } => {
                 let Some(old) = &before else {
                     return Err(refuse("the patch deletes it, but it does not exist".into()));
                 };
                 if let Some(quoted) = quoted {
-                    let same = |a: &str| a.replace("\r\n", "\n");
-                    if same(&String::from_utf8_lossy(old)) != same(quoted) {
+                    // Line endings and a BOM aside; with tolerance, trailing blanks and
+                    // look-alike punctuation too, as hunks are matched.
+                    let same = |a: &str| -> Vec<String> {
+                        let a = a.trim_start_matches('\u{feff}');
+                        match tolerant {
+                            true => a.lines().map(files::matcher::line_key).collect(),
+                            false => a.lines().map(|l| l.trim_end_matches('\r').to_owned()).collect(),
+                        }
+                    };
+                    if same(&text_before) != same(quoted) {
                         return Err(refuse(
                             "the patch deletes it, but the lines it quotes are not the file's: read it again"
                                 .into(),
@@ -316,14 +343,13 @@ impl Session {
                 Ok(planned(PatchedAs::Deleted, None, None, 0, lines, Vec::new()))
             }
             FilePatch::Update { hunks, .. } => {
-                let Some(old) = &before else {
+                let Some(decoded) = &decoded else {
                     return Err(refuse(
                         "the patch updates it, but it does not exist (to create it, add it)".into(),
                     ));
                 };
-                let text = std::str::from_utf8(old).map_err(|_| {
-                    refuse("it is not UTF-8 text; apply_patch changes text files only".into())
-                })?;
+                decoded.writable(&key)?;
+                let text = decoded.text.as_str();
                 let patched = files::patch::apply_hunks(text, hunks, tolerant).map_err(|failure| {
                     let mut reason = format!(
                         "hunk {} (patch line {}) does not apply: {}",
@@ -350,10 +376,11 @@ impl Session {
                     _ => None,
                 };
                 let action = if moved_to.is_some() { PatchedAs::Moved } else { PatchedAs::Updated };
+                let bytes = encoding::encode(&key, &patched.text, decoded.encoding)?.into_owned();
                 Ok(planned(
                     action,
                     moved_to,
-                    Some(patched.text.into_bytes()),
+                    Some((bytes, patched.text)),
                     patched.added,
                     patched.removed,
                     patched.tolerated,

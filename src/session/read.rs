@@ -37,6 +37,16 @@ pub struct ReadOutcome {
     /// Hex sha256 of the whole file: pass it as `expected_sha256` to a write, append or edit
     /// to make sure nobody changed the file in between.
     pub sha256: String,
+    /// The file's encoding, by its WHATWG name: "UTF-8", "UTF-16LE", "UTF-16BE", "Shift_JIS",
+    /// "EUC-JP", "GBK", "Big5", "EUC-KR", "KOI8-U", "windows-1252"... Edits and appends keep it.
+    pub encoding: String,
+    /// The file starts with a byte order mark (kept by edits, appends and writes).
+    pub bom: bool,
+    /// Why the file can be read but not edited or appended to: its bytes do not convert to
+    /// text and back unchanged from this offset on. Absent for almost every file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub encoding_problem: Option<String>,
 }
 
 /// A file's line endings, as an edit keeps them.
@@ -88,6 +98,17 @@ impl Session {
             line_endings,
             ends_with_newline: view.ends_with_newline,
             sha256: view.sha256,
+            encoding: view.encoding.name().to_owned(),
+            bom: view.encoding.bom(),
+            encoding_problem: view.inexact_at.map(|offset| {
+                format!(
+                    "the bytes from offset {offset} are not valid {0} (or spell a character {0} can also \
+                     spell otherwise), so they do not convert back unchanged; edit_file and append_file \
+                     refuse this file: to change it, replace it whole with write_file naming the encoding \
+                     to write",
+                    view.encoding.name()
+                )
+            }),
         })
     }
 }

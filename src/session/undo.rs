@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::after_write::{AfterWrite, Landed};
 use super::{Session, required};
 use crate::error::{Error, Result};
+use crate::files::encoding;
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
 use crate::store::{Action, Before, MAX_UNDO_STEPS, UndoStep, WriteFacts};
@@ -88,12 +89,13 @@ impl Session {
                 Ok(((restored, undone, sha256), Some(facts)))
             })?;
         // The file has changed: from here on nothing may turn this call into an error.
-        let text = restored.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+        let bytes = restored.as_deref().unwrap_or_default();
+        let text = encoding::lossy_text(bytes);
         let after = self.after_write(
             seen,
             &path,
             &agent,
-            Landed::Replaced { text: &text, sha256: &sha256, ahead: None, on_disk: None },
+            Landed::whole(&text, bytes, &sha256, None, None),
             unrecorded.into_iter().collect(),
         );
         Ok(UndoOutcome {
@@ -103,7 +105,7 @@ impl Session {
             undone,
             removed: restored.is_none(),
             size: restored.as_ref().map_or(0, |b| b.len() as u64),
-            lines: count_lines(restored.as_deref().unwrap_or_default()),
+            lines: count_lines(text.as_bytes()),
             after,
         })
     }

@@ -10,9 +10,11 @@ use crate::check::cache::CheckAhead;
 use crate::cleanup;
 use crate::error::Result;
 use crate::files;
+use crate::files::encoding::{self, Encoding};
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
 use crate::store::{Action, Before, WriteFacts};
+use crate::workspace::RootPath;
 
 /// Result of `write_file`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -31,6 +33,9 @@ pub struct WriteOutcome {
     pub chars: usize,
     /// Lines in the file.
     pub lines: usize,
+    /// The encoding the file was written in, by its WHATWG name: the one the call named, else
+    /// the replaced file's own (its BOM kept), else "UTF-8".
+    pub encoding: String,
     /// The content arrived over-escaped (literal `\n`) and was unescaped before writing.
     pub unescaped: bool,
     /// Warnings, the syntax check and the hook's run.
@@ -39,7 +44,7 @@ pub struct WriteOutcome {
 }
 
 impl Session {
-    /// `write_file`: create or replace the whole file.
+    /// `write_file`: create or replace the whole file, keeping a replaced file's encoding.
     pub fn write_file(
         &self,
         path: Option<&str>,
@@ -47,21 +52,44 @@ impl Session {
         expected_sha256: Option<&str>,
         agent: Option<&str>,
     ) -> Result<WriteOutcome> {
+        self.write_file_in(path, content, expected_sha256, agent, None)
+    }
+
+    /// `write_file` in the encoding `encoding` names (a WHATWG label such as "utf-8",
+    /// "utf-16le" or "shift_jis"); without one, a replaced file keeps its own encoding and BOM,
+    /// and a new one is UTF-8. A character the encoding cannot hold is an error, and nothing
+    /// is written.
+    pub fn write_file_in(
+        &self,
+        path: Option<&str>,
+        content: Option<&str>,
+        expected_sha256: Option<&str>,
+        agent: Option<&str>,
+        encoding: Option<&str>,
+    ) -> Result<WriteOutcome> {
         let raw_path = required_or_truncated(path, "write_file", "path")?;
         let content = required_or_truncated(content, "write_file", "content")?;
+        let named = encoding.map(Encoding::for_label).transpose()?;
         let agent = self.agent(agent)?;
         let path = self.target(raw_path)?;
         let (content, cleaned) = cleanup::cleaned(&path.display(), content);
         let content: &str = &content;
         let seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
-        let sha256 = sha256_hex(text.as_bytes());
+        let encoding = match named {
+            Some(named) => named,
+            None => self.encoding_to_keep(&path, &text)?,
+        };
+        // The file's whole text (with the BOM its encoding has) and its bytes.
+        let stored = encoding.whole_text(&text);
+        let bytes = encoding::encode(&path.display(), &stored, encoding)?;
+        let sha256 = sha256_hex(&bytes);
         // Written beside the file before the claim is taken, and on its way to disk while the
         // claim and the journal are: only the rename waits for the transaction.
-        let staged = files::stage(&self.ws, &path, text.as_bytes(), self.config.max_file_bytes);
+        let staged = files::stage(&self.ws, &path, &bytes, self.config.max_file_bytes);
         // The check needs only the text: it runs beside the claim, the write and the journal
         // (on the same helper, after the request for the writeback).
-        let ahead = Some(CheckAhead::start(&path.display(), &text));
+        let ahead = Some(CheckAhead::start(&path.display(), &stored));
         let ((existing, written), unrecorded) = self
             .store
             .write_claimed_then_land(
@@ -89,13 +117,12 @@ impl Session {
                         (Some(_), Some(bytes)) => Some(Before::Content(bytes)),
                         (Some(_), None) => None,
                     };
-                    let size = text.len() as u64;
+                    let size = bytes.len() as u64;
                     let facts = WriteFacts { size, added: size, sha256: sha256.clone(), before };
                     Ok((existing, Some(facts)))
                 },
                 |existing| {
-                    let written =
-                        files::land(&self.ws, &path, staged, text.as_bytes(), self.config.max_file_bytes)?;
+                    let written = files::land(&self.ws, &path, staged, &bytes, self.config.max_file_bytes)?;
                     Ok((existing, written))
                 },
             )
@@ -117,7 +144,7 @@ impl Session {
             seen,
             &path,
             &agent,
-            Landed::Replaced { text: &text, sha256: &sha256, ahead, on_disk: written.now },
+            Landed::whole(&stored, &bytes, &sha256, ahead, written.now),
             warnings,
         );
         Ok(WriteOutcome {
@@ -127,9 +154,29 @@ impl Session {
             created: written.created,
             size: written.size,
             chars: text.chars().count(),
-            lines: count_lines(text.as_bytes()),
+            lines: count_lines(stored.as_bytes()),
+            encoding: encoding.name().to_owned(),
             unescaped,
             after,
         })
+    }
+
+    /// The encoding a replaced file keeps when the call names none: its own (with its BOM),
+    /// or UTF-8 for a new, empty or binary file. Text that is all ASCII is spelled alike in
+    /// every encoding a file is detected in but UTF-16, so for it only the file's first bytes
+    /// are read, for a byte order mark.
+    fn encoding_to_keep(&self, path: &RootPath, text: &str) -> Result<Encoding> {
+        let Some(head) = self.ws.read_head(path, 3)? else { return Ok(Encoding::UTF_8) };
+        if let Some(marked) = encoding::bom_of(&head) {
+            return Ok(marked);
+        }
+        if text.is_ascii() {
+            return Ok(Encoding::UTF_8);
+        }
+        match self.ws.read_if_exists(path, self.config.max_file_bytes)? {
+            Some((_, Ok(bytes))) => encoding::kept(&path.display(), Some(bytes)),
+            // Gone meanwhile, or too large to hold: written as UTF-8.
+            _ => Ok(Encoding::UTF_8),
+        }
     }
 }

@@ -11,6 +11,7 @@ mod cleanup;
 mod cli;
 mod direct;
 mod edit;
+mod encoding;
 mod find;
 mod framing;
 mod guidance;

@@ -246,3 +246,17 @@ async fn a_dry_run_shows_the_diffs_and_writes_nothing() {
     assert_eq!(Root::snapshot(&root.path()), before);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_patch_keeps_a_legacy_encoded_file_in_its_encoding() {
+    let (text, _, _) =
+        encoding_rs::SHIFT_JIS.encode("// 設定ファイル\nconst title = \"タイマー\";\nconst minutes = 25;\n");
+    let root = Root::new().file("config.js", text.as_ref());
+    let server = Server::spawn(&root).await;
+    let patch = "*** Begin Patch\n*** Update File: config.js\n@@\n const title = \"タイマー\";\n-const minutes = 25;\n+const minutes = 50; // 休憩なし\n*** End Patch\n";
+    server.call("apply_patch", json!({"patch": patch})).await.ok();
+    let (expected, _, _) = encoding_rs::SHIFT_JIS
+        .encode("// 設定ファイル\nconst title = \"タイマー\";\nconst minutes = 50; // 休憩なし\n");
+    assert_eq!(root.read("config.js"), expected.as_ref());
+    server.stop().await;
+}

@@ -35,12 +35,14 @@ async fn negative_offset_shows_where_the_file_ends() {
 async fn reading_a_binary_file_is_a_clear_error() {
     let root = Root::new()
         .file("img.bin", [0x89u8, b'P', b'N', b'G', 0, 1, 2])
-        .file("latin1.txt", [b'c', b'a', 0xe9, b'\n']);
+        .file("latin1.txt", b"Le caf\xe9 \xe9tait ferm\xe9, et l'\xe9l\xe8ve est all\xe9 \xe0 l'\xe9cole.\n");
     let server = Server::spawn(&root).await;
     let text = server.call("read_file", json!({"path": "img.bin"})).await.err();
     assert!(text.contains("not a text file") && text.contains("NUL"), "{text}");
-    let text = server.call("read_file", json!({"path": "latin1.txt"})).await.err();
-    assert!(text.contains("invalid UTF-8 at byte 2"), "{text}");
+    // Text that is not UTF-8 is not binary: it is read in its encoding.
+    let reply = server.call("read_file", json!({"path": "latin1.txt"})).await.ok();
+    assert!(reply.text().starts_with("1\tLe café était fermé"), "{}", reply.text());
+    assert_eq!(reply.json()["encoding"], "windows-1252");
     server.stop().await;
 }
 
