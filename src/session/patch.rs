@@ -55,6 +55,7 @@ pub struct PatchedFile {
     pub path: String,
     /// For a move: the root-relative path it moved to.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub moved_to: Option<String>,
     /// Lines the patch added to it.
     pub added_lines: usize,
@@ -69,10 +70,12 @@ pub struct PatchedFile {
     /// Unified diff of the file (only in a dry run, or where a hunk matched with a tolerance:
     /// what landed then is not exactly what the patch said).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub diff: Option<String>,
     /// Warnings, the syntax check of the file as it now is, and the hook's run (absent for a
     /// deleted file).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "AfterWrite")]
     pub after: Option<AfterWrite>,
 }
 
