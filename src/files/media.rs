@@ -81,6 +81,33 @@ pub fn sniff(bytes: &[u8]) -> Option<ImageKind> {
     }
 }
 
+/// What a file that is not one of [`ImageKind`] holds, when its signature says so: a few
+/// formats agents meet in a project, named so that an error can say what to do instead. None
+/// for anything else.
+pub fn other_format(bytes: &[u8]) -> Option<&'static str> {
+    let starts = |prefix: &[u8]| bytes.starts_with(prefix);
+    let ftyp = bytes.get(4..8) == Some(b"ftyp");
+    if starts(b"%PDF-") {
+        Some("a PDF document")
+    } else if starts(b"PK\x03\x04") || starts(b"PK\x05\x06") {
+        Some("a ZIP archive (or a format built on one: docx, xlsx, jar...)")
+    } else if starts(&[0x1F, 0x8B]) {
+        Some("gzip-compressed data")
+    } else if starts(b"BM") && bytes.len() >= 26 && bytes.get(6..10) == Some(&[0, 0, 0, 0]) {
+        Some("a BMP image, which models are not sent: convert it to PNG")
+    } else if starts(b"II*\0") || starts(b"MM\0*") {
+        Some("a TIFF image, which models are not sent: convert it to PNG")
+    } else if starts(&[0, 0, 1, 0]) {
+        Some("an ICO icon, which models are not sent: convert it to PNG")
+    } else if ftyp && matches!(bytes.get(8..12), Some(b"avif" | b"avis")) {
+        Some("an AVIF image, which models are not sent: convert it to PNG")
+    } else if ftyp && matches!(bytes.get(8..12), Some(b"heic" | b"heix" | b"mif1")) {
+        Some("a HEIC image, which models are not sent: convert it to PNG or JPEG")
+    } else {
+        None
+    }
+}
+
 /// Width and height in pixels of an image of `kind`, read from its header; None when the
 /// header is cut short or damaged (or says 0).
 pub fn pixel_size(bytes: &[u8], kind: ImageKind) -> Option<(u32, u32)> {
@@ -236,7 +263,8 @@ mod tests {
 
     #[test]
     fn a_jpeg_walks_past_fill_bytes_and_tables_to_its_progressive_frame() {
-        let mut bytes = vec![0xFF, 0xD8, 0xFF, 0xFF, 0xC4, 0x00, 0x04, 0xAA, 0xBB, 0xFF, 0xC2, 0x00, 0x0B, 0x08];
+        let mut bytes =
+            vec![0xFF, 0xD8, 0xFF, 0xFF, 0xC4, 0x00, 0x04, 0xAA, 0xBB, 0xFF, 0xC2, 0x00, 0x0B, 0x08];
         bytes.extend_from_slice(&[0x01, 0x00, 0x02, 0x00]);
         assert_eq!(pixel_size(&bytes, ImageKind::Jpeg), Some((512, 256)));
     }
@@ -252,13 +280,26 @@ mod tests {
     }
 
     #[test]
+    fn other_formats_are_named_and_images_are_not_among_them() {
+        assert_eq!(other_format(b"%PDF-1.7\n"), Some("a PDF document"));
+        assert!(other_format(b"PK\x03\x04\x14\0").unwrap().starts_with("a ZIP archive"));
+        assert!(other_format(b"\0\0\0\x1cftypavif\0\0").unwrap().starts_with("an AVIF image"));
+        assert!(other_format(b"hello").is_none());
+        assert!(other_format(&samples::png(1, 1)).is_none());
+    }
+
+    #[test]
     fn a_header_cut_short_has_no_size() {
         for kind in ImageKind::ALL {
             assert_eq!(pixel_size(&[], kind), None);
         }
         assert_eq!(pixel_size(&samples::png(3, 2)[..20], ImageKind::Png), None);
         assert_eq!(pixel_size(&samples::png(0, 2), ImageKind::Png), None, "a zero size is damage");
-        assert_eq!(pixel_size(&[0xFF, 0xD8, 0xFF, 0xDA, 0, 2], ImageKind::Jpeg), None, "a scan before a frame");
+        assert_eq!(
+            pixel_size(&[0xFF, 0xD8, 0xFF, 0xDA, 0, 2], ImageKind::Jpeg),
+            None,
+            "a scan before a frame"
+        );
         assert_eq!(pixel_size(&[0xFF, 0xD8, 0xFF, 0xE0, 0, 0], ImageKind::Jpeg), None, "a length under 2");
     }
 
