@@ -75,7 +75,7 @@ impl Session {
             });
         }
         let seen = self.lock_seen();
-        let ((bytes, sha256, mode, replaced), unrecorded) = self.store.write_claimed_then_land(
+        let ((bytes, sha256, mode, replaced_size), unrecorded) = self.store.write_claimed_then_land(
             &to_key,
             &agent,
             Action::Copy,
@@ -94,19 +94,30 @@ impl Session {
                     Some(_) if !overwrite => return Err(Error::AlreadyExists { path: to_key.clone() }),
                     Some((_, old)) => old.ok().map(Before::Content),
                 };
-                let replaced = !matches!(before, Some(Before::Absent));
+                // The size of the file replaced, if one was.
+                let replaced_size = self.ws.stat(&to)?.map(|old| old.size);
                 let size = bytes.len() as u64;
                 let sha256 = sha256_hex(&bytes);
                 let facts = WriteFacts { size, added: size, sha256: sha256.clone(), before };
-                Ok(((bytes, sha256, info.mode & 0o777, replaced), Some(facts)))
+                Ok(((bytes, sha256, info.mode & 0o777, replaced_size), Some(facts)))
             },
-            |(bytes, sha256, mode, replaced)| {
+            |(bytes, sha256, mode, replaced_size)| {
                 let put = self.ws.put(&to, &bytes, mode, overwrite)?;
-                Ok((bytes, sha256, mode, replaced || !put.created))
+                // A file that appeared after the look above was replaced too.
+                let replaced_size = replaced_size.or((!put.created).then_some(0));
+                Ok((bytes, sha256, mode, replaced_size))
             },
         )?;
         // The copy has landed: from here on nothing may turn this call into an error.
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();
+        if let Some(old_size) = replaced_size
+            && !seen.contains(&to)
+        {
+            warnings.push(format!(
+                "you had not read {to_key} in this session before copying over it (it held {old_size} \
+                 bytes); if that was not intended, undo on {to_key} brings it back"
+            ));
+        }
         let identical = match self.ws.read(&to, self.config.max_file_bytes) {
             Ok(back) => sha256_hex(&back) == sha256,
             Err(e) => {
@@ -128,7 +139,7 @@ impl Session {
             from: from_key,
             to: to_key,
             agent,
-            replaced,
+            replaced: replaced_size.is_some(),
             size: bytes.len() as u64,
             lines: count_lines(text.as_bytes()),
             permissions: format!("{mode:04o}"),
@@ -178,6 +189,11 @@ mod tests {
         assert_eq!(std::fs::read(t.path().join("root/b.txt")).unwrap(), b"old\n");
         let out = s.copy_file(Some("a.txt"), Some("b.txt"), true, None).unwrap();
         assert!(out.replaced);
+        assert_eq!(
+            out.after.warnings,
+            ["you had not read b.txt in this session before copying over it (it held 4 bytes); if that \
+              was not intended, undo on b.txt brings it back"]
+        );
         assert_eq!(std::fs::read(t.path().join("root/b.txt")).unwrap(), b"new\n");
         s.undo(Some("b.txt"), None, false, None).unwrap();
         assert_eq!(std::fs::read(t.path().join("root/b.txt")).unwrap(), b"old\n");
