@@ -252,10 +252,41 @@ pub enum Error {
         /// Why, and what to do.
         reason: String,
     },
-    /// A move would replace an existing file and `overwrite` was not set.
+    /// A move or a copy would replace an existing file and `overwrite` was not set.
     AlreadyExists {
         /// Root-relative path of the existing file.
         path: String,
+    },
+    /// A directory cannot be created because something that is not a directory holds its
+    /// name, or the name of one of its parents.
+    FileInTheWay {
+        /// Root-relative path of the directory asked for.
+        path: String,
+        /// Root-relative path of what is in the way (`path` itself or a parent).
+        blocking: String,
+        /// What it is: `"a file"`, `"a FIFO, socket or device"`.
+        what: &'static str,
+    },
+    /// `read_multiple_files` could read none of the files it was given.
+    NoneRead {
+        /// Each path as given, with why it could not be read.
+        failures: Vec<(String, String)>,
+    },
+    /// `read_media_file` was given a file that is not an image it can show.
+    NotAnImage {
+        /// Root-relative path.
+        path: String,
+        /// What the file is instead, and the tool that reads it.
+        instead: String,
+    },
+    /// `read_media_file` was given an image larger than a model is sent at once.
+    ImageTooLarge {
+        /// Root-relative path.
+        path: String,
+        /// Its size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
     },
     /// `delete_file` was asked to remove a directory that has entries.
     DirectoryNotEmpty {
@@ -542,8 +573,40 @@ impl fmt::Display for Error {
             }
             Error::AlreadyExists { path } => write!(
                 f,
-                "{path} already exists, so nothing was moved: pass overwrite: true to replace it, or \
+                "{path} already exists, so nothing was changed: pass overwrite: true to replace it, or \
                  choose another name."
+            ),
+            Error::FileInTheWay { path, blocking, what } if path == blocking => write!(
+                f,
+                "cannot create the directory {path}: it is {what}, not a directory; nothing was created. \
+                 Choose another name, or delete_file it first."
+            ),
+            Error::FileInTheWay { path, blocking, what } => write!(
+                f,
+                "cannot create the directory {path}: its parent {blocking} is {what}, not a directory; \
+                 nothing was created. Choose another path."
+            ),
+            Error::NoneRead { failures } => {
+                write!(f, "none of the {} files could be read:", failures.len())?;
+                for (path, why) in failures {
+                    write!(f, "\n- {path}: {why}")?;
+                }
+                write!(
+                    f,
+                    "\nCheck the paths (find_files or list_directory shows what exists) and call again."
+                )
+            }
+            Error::NotAnImage { path, instead } => write!(
+                f,
+                "{path} is not an image read_media_file can show (PNG, JPEG, GIF or WebP, told from its \
+                 bytes): {instead}"
+            ),
+            Error::ImageTooLarge { path, size, limit } => write!(
+                f,
+                "{path} is {size} bytes, over the {limit} bytes ({} MiB) an image may have to be sent to the \
+                 model, so it was not read. Ask the user for a smaller version (scaled down or compressed), \
+                 or use get_file_info for its size and type.",
+                limit >> 20
             ),
             Error::DirectoryNotEmpty { path, entries } => write!(
                 f,

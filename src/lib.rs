@@ -19,8 +19,9 @@
 //!   temporary files (made ahead by [`spares`] when it can; staged, then landed, so that the
 //!   rename can come last), and the sweep of those a kill left.
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
-//!   exact edits, bounded directory listings, and one walker under `find_files` (globs) and
-//!   `search_files` (ripgrep's matcher and searcher over files read through the sandbox).
+//!   exact edits, bounded directory listings, one walker under `find_files` (globs) and
+//!   `search_files` (ripgrep's matcher and searcher over files read through the sandbox), and
+//!   an image's type and pixel size from its first bytes (`read_media_file`, `get_file_info`).
 //! - [`cleanup`]: undo what models send by mistake (read_file's line prefixes, a Markdown
 //!   fence around a whole file), only when certain.
 //! - [`store`]: claims (with fencing tokens), the artifact journal and undo's versions, shared

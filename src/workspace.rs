@@ -180,6 +180,8 @@ pub struct FileInfo {
     pub ino: u64,
     /// Modification time, nanoseconds since the epoch (0 when unknown).
     pub mtime_ns: i128,
+    /// Permission bits (`0o644`), with set-user-ID, set-group-ID and sticky (`0o7777`).
+    pub mode: u32,
 }
 
 impl FileInfo {
@@ -197,7 +199,8 @@ impl FileInfo {
             .and_then(|t| t.into_std().duration_since(std::time::UNIX_EPOCH).ok())
             .map(|d| d.as_nanos() as i128)
             .unwrap_or(0);
-        FileInfo { kind, size: m.len(), links: m.nlink(), dev: m.dev(), ino: m.ino(), mtime_ns }
+        let mode = cap_std::fs::PermissionsExt::mode(&m.permissions()) & 0o7777;
+        FileInfo { kind, size: m.len(), links: m.nlink(), dev: m.dev(), ino: m.ino(), mtime_ns, mode }
     }
 }
 
@@ -706,6 +709,110 @@ impl Workspace {
             }
         }
         Ok(())
+    }
+
+    /// Facts about the root directory itself (which no [`RootPath`] names).
+    pub fn root_info(&self) -> Result<FileInfo> {
+        let meta =
+            self.dir.dir_metadata().map_err(|e| Error::Io { op: "inspect", path: ".".into(), source: e })?;
+        Ok(FileInfo::from_metadata(&meta))
+    }
+
+    /// Creates the directory `path` with its missing parents, one component at a time beneath
+    /// the root (cap-std: no `..` or symlink leads out). Returns the directories created,
+    /// outermost first: none when `path` already was a directory (or a symlink inside the root
+    /// to one). Something other than a directory on the way is [`Error::FileInTheWay`]; a
+    /// directory created by another process meanwhile is taken as it is.
+    pub fn create_dirs(&self, path: &RootPath) -> Result<Vec<RootPath>> {
+        self.guard_reserved(path)?;
+        let mut created = Vec::new();
+        let mut prefix = PathBuf::new();
+        for component in path.as_path().components() {
+            prefix.push(component);
+            let here = RootPath(prefix.clone());
+            let in_the_way = |info: &FileInfo| Error::FileInTheWay {
+                path: path.display(),
+                blocking: here.display(),
+                what: match info.kind {
+                    FileKind::File => "a file",
+                    _ => "a FIFO, socket or device",
+                },
+            };
+            match self.stat(&here)? {
+                Some(info) if info.kind == FileKind::Directory => continue,
+                Some(info) => return Err(in_the_way(&info)),
+                None => {}
+            }
+            match self.dir.create_dir(&prefix) {
+                Ok(()) => created.push(here),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => match self.stat(&here)? {
+                    Some(info) if info.kind == FileKind::Directory => {}
+                    Some(info) => return Err(in_the_way(&info)),
+                    None => return Err(map_io(e, "create the directory", &here)),
+                },
+                Err(e) => return Err(map_io(e, "create the directory", &here)),
+            }
+        }
+        if let Some(first) = created.first() {
+            // The outermost new directory's entry is what a power loss could lose.
+            let synced = self.open_parent(first, false).and_then(|parent| self.sync_dir(&parent, first));
+            if let Err(e) = synced {
+                tracing::warn!("{e}");
+            }
+        }
+        Ok(created)
+    }
+
+    /// Writes `bytes` as the regular file `path` with the permission bits `mode` (`0o777` of
+    /// it; set-user-ID and the like are dropped), atomically: staged beside it, then renamed
+    /// into place; missing parents are created. An existing file is replaced only with
+    /// `overwrite` (never a directory); without it the rename itself refuses (Linux:
+    /// `RENAME_NOREPLACE`), so a file that appears meanwhile is not lost.
+    pub fn put(&self, path: &RootPath, bytes: &[u8], mode: u32, overwrite: bool) -> Result<Replaced> {
+        let existed = match self.stat(path)? {
+            Some(info) => {
+                require_file(path, &info)?;
+                if !overwrite {
+                    return Err(Error::AlreadyExists { path: path.display() });
+                }
+                true
+            }
+            None => false,
+        };
+        let mut staged = self.stage(path, bytes, true)?;
+        let permissions = std::os::unix::fs::PermissionsExt::from_mode(mode & 0o777);
+        staged
+            .tmp
+            .set_permissions(cap_std::fs::Permissions::from_std(permissions))
+            .map_err(|e| map_io(e, "set permissions of", path))?;
+        if self.durable {
+            staged.tmp.sync_all().map_err(|e| map_io(e, "sync", path))?;
+        }
+        let (_, name) = path.split();
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::{RenameFlags, renameat_with};
+            let flags = if overwrite { RenameFlags::empty() } else { RenameFlags::NOREPLACE };
+            renameat_with(&staged.dir, staged.tmp_name.as_str(), &staged.dir, name, flags).map_err(|e| {
+                match e {
+                    rustix::io::Errno::EXIST => Error::AlreadyExists { path: path.display() },
+                    e => map_io(io::Error::from(e), "rename into place", path),
+                }
+            })?;
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            staged
+                .dir
+                .rename(&staged.tmp_name, &staged.dir, name)
+                .map_err(|e| map_io(e, "rename into place", path))?;
+        }
+        staged.landed = true;
+        let now = staged.tmp.metadata().ok().map(|m| FileInfo::from_metadata(&m));
+        if let Err(e) = self.sync_dir(&staged.dir, path) {
+            tracing::warn!("{e}");
+        }
+        Ok(Replaced { created: !existed, now })
     }
 
     /// Opens the file for appending, creating it (and its parents) when missing. Refuses

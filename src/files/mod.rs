@@ -9,6 +9,7 @@ pub mod encoding;
 mod find;
 mod list;
 pub mod matcher;
+pub mod media;
 pub mod patch;
 mod read;
 mod search;

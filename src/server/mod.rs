@@ -58,18 +58,31 @@ impl Profile {
                 "edit_file",
                 "apply_patch",
                 "move_file",
+                "copy_file",
+                "create_directory",
                 "delete_file",
                 "undo",
                 "read_file",
+                "read_multiple_files",
+                "read_media_file",
+                "get_file_info",
                 "outline",
                 "find_files",
                 "search_files",
                 "list_directory",
                 "check_files",
             ]),
-            Profile::Readonly => {
-                Some(&["read_file", "outline", "find_files", "search_files", "list_directory", "check_files"])
-            }
+            Profile::Readonly => Some(&[
+                "read_file",
+                "read_multiple_files",
+                "read_media_file",
+                "get_file_info",
+                "outline",
+                "find_files",
+                "search_files",
+                "list_directory",
+                "check_files",
+            ]),
         }
     }
 }

@@ -31,7 +31,9 @@ impl FilewrightServer {
             "Create `{path}`: {description}\n\n\
              Your output per tool call is limited, so build the file in parts of at most \
              ~{ADVISED_CHUNK_CHARS} characters each:\n\
-             1. Plan the file's sections first.\n\
+             1. Plan the file's sections first. read_multiple_files reads the files it must fit with in \
+             one call, read_media_file shows a mockup or screenshot you were given, and get_file_info \
+             tells whether \"{path}\" already exists (its size and lines) without reading it.\n\
              2. Call write_file with path \"{path}\" and the FIRST part only.\n\
              3. Call append_file with each next part, in order, passing expected_size = the `size` of \
              the previous result. Split between top-level definitions where you can.\n\

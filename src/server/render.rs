@@ -7,8 +7,9 @@ use serde::Serialize;
 use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, FileStatus,
-    FindOutcome, LineEndings, ListOutcome, MoveOutcome, OutlineOutcome, PatchOutcome, PatchedAs, ReadOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, CopyOutcome, DeleteOutcome, EditOutcome,
+    FileStatus, FindOutcome, InfoOutcome, LineEndings, ListOutcome, MAX_TOTAL_CHARS, MediaOutcome,
+    MkdirOutcome, MoveOutcome, OutlineOutcome, PatchOutcome, PatchedAs, ReadManyOutcome, ReadOutcome,
     SearchOutcome, UndoOutcome, WriteOutcome,
 };
 use crate::workspace::FileKind;
@@ -20,6 +21,12 @@ pub trait Rendered: Serialize {
 
     /// The root-relative path of the file the call wrote, for a `resource_link` in the result.
     fn written(&self) -> Option<&str> {
+        None
+    }
+
+    /// An image the result shows the model (its bytes and MIME type), as image content after
+    /// the text.
+    fn image(&self) -> Option<(&[u8], &'static str)> {
         None
     }
 }
@@ -54,6 +61,11 @@ fn success<T: Rendered>(value: &T, uri: &dyn Fn(&str) -> Option<String>) -> Call
             {
                 let name = path.rsplit('/').next().unwrap_or(path);
                 content.push(ContentBlock::resource_link(Resource::new(uri, name).with_title(path)));
+            }
+            if let Some((bytes, mime_type)) = value.image() {
+                use base64::Engine;
+                let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+                content.push(ContentBlock::image(data, mime_type));
             }
             let mut result = CallToolResult::success(content);
             result.structured_content = Some(structured);
@@ -667,5 +679,187 @@ impl Rendered for SearchOutcome {
             text.push_str(&format!("\n\n({})", left_out.join("; ")));
         }
         text
+    }
+}
+
+impl Rendered for ReadManyOutcome {
+    /// One section per path, in the order asked: `== path ==`, then the file as read_file
+    /// shows it, or its error.
+    fn text(&self) -> String {
+        let mut sections = Vec::with_capacity(self.files.len() + 2);
+        for f in &self.files {
+            let body = match (&f.file, &f.error) {
+                (Some(file), _) if f.cut => format!(
+                    "{}\n(cut here to keep this result within {MAX_TOTAL_CHARS} characters of lines)",
+                    file.text()
+                ),
+                (Some(file), _) => file.text(),
+                (None, error) => format!("error: {}", error.as_deref().unwrap_or("not read")),
+            };
+            sections.push(format!("== {} ==\n{body}", f.path));
+        }
+        let mut summary =
+            format!("({} of {} read", plural(self.read, "file"), self.files.len() + self.not_shown.len());
+        if self.failed > 0 {
+            summary.push_str(&format!(", {} could not be", self.failed));
+        }
+        summary.push_str(&format!("; {} characters of lines)", self.chars));
+        sections.push(summary);
+        if !self.not_shown.is_empty() {
+            sections.push(format!(
+                "(not read, to keep this result within {MAX_TOTAL_CHARS} characters of lines: {}. Read them \
+                 with read_multiple_files {{paths: [those]}})",
+                self.not_shown.join(", ")
+            ));
+        }
+        sections.join("\n\n")
+    }
+}
+
+/// `0750 (rwxr-x---)`: permission bits in octal and as `ls -l` shows them.
+fn permissions(octal: &str) -> String {
+    let Ok(mode) = u32::from_str_radix(octal, 8) else { return octal.to_string() };
+    let rwx: String = (0..9)
+        .map(|bit| match mode & (0o400 >> bit) != 0 {
+            true => ['r', 'w', 'x'][bit % 3],
+            false => '-',
+        })
+        .collect();
+    format!("{octal} ({rwx})")
+}
+
+impl Rendered for InfoOutcome {
+    fn text(&self) -> String {
+        let kind = match self.kind {
+            FileKind::Directory => "directory",
+            FileKind::File => "file",
+            FileKind::Symlink | FileKind::Other => "not a regular file (a FIFO, socket or device)",
+        };
+        let mut text = format!("{}: {kind}", self.path);
+        if let Some(target) = &self.link_to {
+            text.push_str(&format!(" (through a symbolic link to {target})"));
+        }
+        match self.entries {
+            Some(entries) => text.push_str(&format!(", {}", plural(entries, "entry"))),
+            None => text.push_str(&format!(", {} bytes", self.size)),
+        }
+        text.push_str(&format!(
+            ", modified {}, permissions {}",
+            self.modified,
+            permissions(&self.permissions)
+        ));
+        if let (Some(lines), Some(encoding)) = (self.lines, &self.encoding) {
+            let endings = match self.line_endings {
+                Some(LineEndings::Crlf) => ", CRLF line endings",
+                Some(LineEndings::Lf) => ", LF line endings",
+                _ => "",
+            };
+            let end = match self.ends_with_newline {
+                Some(false) if lines > 0 => ", no newline at end of file",
+                _ => "",
+            };
+            text.push_str(&format!(
+                "\ntext: {}{}{endings}{end}",
+                plural(lines, "line"),
+                encoding_note(encoding, self.bom.unwrap_or(false))
+            ));
+        }
+        match (self.image, self.width.zip(self.height)) {
+            (Some(kind), Some((w, h))) => text.push_str(&format!(
+                "\nimage: {}, {w}x{h} pixels (read_media_file shows it)",
+                kind.mime_type()
+            )),
+            (Some(kind), None) => {
+                text.push_str(&format!("\nimage: {} (read_media_file shows it)", kind.mime_type()))
+            }
+            (None, _) if self.binary == Some(true) => text.push_str("\nbinary data (not text)"),
+            _ => {}
+        }
+        if let Some(sha256) = &self.sha256 {
+            text.push_str(&format!("\nsha256 {sha256}"));
+        }
+        match (&self.syntax, self.language) {
+            (Some(report), _) => text.push_str(&format!("\n{}", report.summary())),
+            (None, Some(language)) => text.push_str(&format!("\nlanguage: {}", language.as_str())),
+            _ => {}
+        }
+        match &self.last_change {
+            Some(last) => text.push_str(&format!(
+                "\nlast change through filewright: {} by agent {:?} at {} ({} recorded); on disk now: {}",
+                last.action,
+                last.agent,
+                last.time,
+                plural(last.changes as usize, "change"),
+                last.on_disk.as_str()
+            )),
+            None => text.push_str("\nno change of it recorded through filewright"),
+        }
+        if let Some(claim) = &self.claim {
+            text.push_str(&format!(
+                "\nclaimed by agent {:?} since {}, fencing token {}",
+                claim.agent, claim.since, claim.token
+            ));
+        }
+        for skipped in &self.not_computed {
+            text.push_str(&format!("\nnot computed: {skipped}"));
+        }
+        text
+    }
+}
+
+impl Rendered for MkdirOutcome {
+    fn text(&self) -> String {
+        let text = match self.created.split_last() {
+            None => format!("{} already exists as a directory; nothing was changed.", self.path),
+            Some((_, [])) => format!("Created the directory {}.", self.path),
+            Some((_, parents)) => {
+                format!("Created the directory {} and its parents {}.", self.path, parents.join(", "))
+            }
+        };
+        with_warnings(text, &self.warnings)
+    }
+}
+
+impl Rendered for CopyOutcome {
+    fn written(&self) -> Option<&str> {
+        Some(&self.to)
+    }
+
+    fn text(&self) -> String {
+        let mut text = format!(
+            "Copied {} to {}{}: {} ({} bytes, sha256 {}, permissions {}){}\n{}",
+            self.from,
+            self.to,
+            if self.replaced { " (replacing the file there)" } else { "" },
+            lines(self.lines),
+            self.size,
+            self.after.sha256,
+            permissions(&self.permissions),
+            if self.identical { ", read back identical" } else { "" },
+            self.after.syntax.summary()
+        );
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for MediaOutcome {
+    fn image(&self) -> Option<(&[u8], &'static str)> {
+        Some((&self.bytes, self.mime_type.mime_type()))
+    }
+
+    fn text(&self) -> String {
+        let pixels = match self.width.zip(self.height) {
+            Some((w, h)) => format!("{w}x{h} pixels, "),
+            None => String::new(),
+        };
+        let text = format!(
+            "{}: {}, {pixels}{} bytes, sha256 {} (the image follows)",
+            self.path,
+            self.mime_type.mime_type(),
+            self.size,
+            self.sha256
+        );
+        with_warnings(text, &self.warnings)
     }
 }

@@ -15,9 +15,9 @@ use schemars::JsonSchema;
 
 use super::tools;
 use crate::session::{
-    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, DeleteOutcome, EditOutcome, FindOutcome,
-    ListOutcome, MoveOutcome, OutlineOutcome, PatchOutcome, ReadOutcome, SearchOutcome, UndoOutcome,
-    WriteOutcome,
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, CopyOutcome, DeleteOutcome, EditOutcome,
+    FindOutcome, InfoOutcome, ListOutcome, MediaOutcome, MkdirOutcome, MoveOutcome, OutlineOutcome,
+    PatchOutcome, ReadManyOutcome, ReadOutcome, SearchOutcome, UndoOutcome, WriteOutcome,
 };
 
 /// Every tool once: its name, its argument type and its outcome type. From this one table come
@@ -57,6 +57,11 @@ tools! {
     edit_file: EditArgs => EditOutcome,
     apply_patch: PatchArgs => PatchOutcome,
     list_directory: ListArgs => ListOutcome,
+    read_multiple_files: ReadManyArgs => ReadManyOutcome,
+    get_file_info: InfoArgs => InfoOutcome,
+    create_directory: MkdirArgs => MkdirOutcome,
+    copy_file: CopyArgs => CopyOutcome,
+    read_media_file: MediaArgs => MediaOutcome,
 }
 
 /// A tool's input and output schema.

@@ -371,6 +371,70 @@ pub struct OutlineArgs {
     pub path: Option<String>,
 }
 
+/// Arguments of `read_multiple_files`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadManyArgs {
+    /// Files to read, relative to the root, in the order to show them (1 to 100).
+    #[schemars(required, with = "Vec<String>")]
+    pub paths: Option<Vec<String>>,
+    /// First line to show in each file, 1-based; negative counts from the end (-20 shows the
+    /// last 20 lines of each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i64")]
+    pub offset: Option<i64>,
+    /// Maximum lines to show per file (default 2000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1), with = "usize")]
+    pub limit: Option<usize>,
+}
+
+/// Arguments of `get_file_info`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct InfoArgs {
+    /// File or directory relative to the root ("." for the root).
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+}
+
+/// Arguments of `create_directory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MkdirArgs {
+    /// Directory to create, relative to the root; missing parents are created too.
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+    /// Optional: the agent creating it (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
+/// Arguments of `copy_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CopyArgs {
+    /// The file to copy, relative to the root (one regular file, not a directory).
+    #[schemars(required, with = "String")]
+    pub from: Option<String>,
+    /// The copy's path, relative to the root; missing directories are created.
+    #[schemars(required, with = "String")]
+    pub to: Option<String>,
+    /// Replace an existing file at `to` (default false: the copy is refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub overwrite: Option<bool>,
+    /// Optional: the agent copying (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
+/// Arguments of `read_media_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MediaArgs {
+    /// Image file relative to the root (PNG, JPEG, GIF or WebP).
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+}
+
 /// Arguments of `list_artifacts`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ArtifactsArgs {
@@ -574,6 +638,81 @@ impl FilewrightServer {
             )
         })
         .await
+    }
+
+    /// Copy a file: the copy gets its bytes and permission bits, written atomically; missing
+    /// directories of `to` are created. An existing file at `to` is replaced only with
+    /// `overwrite: true`. One file per call: a directory is refused (copy its files one by one).
+    /// `to` is claimed and journaled, and `undo` on `to` takes the copy back. The result checks
+    /// the copy (read back, and its syntax).
+    #[tool(
+        input_schema = schemas::input("copy_file"),
+        output_schema = schemas::output("copy_file"),
+        annotations(title = "Copy file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn copy_file(&self, Parameters(args): Parameters<CopyArgs>) -> CallToolResult {
+        self.run(move |session| {
+            session.copy_file(
+                args.from.as_deref(),
+                args.to.as_deref(),
+                args.overwrite.unwrap_or(false),
+                args.agent.as_deref(),
+            )
+        })
+        .await
+    }
+
+    /// Create a directory, with any missing parents. A directory already there is a success
+    /// that says so; a file in the way is an error. Claimed and journaled.
+    #[tool(
+        input_schema = schemas::input("create_directory"),
+        output_schema = schemas::output("create_directory"),
+        annotations(title = "Create directory", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn create_directory(&self, Parameters(args): Parameters<MkdirArgs>) -> CallToolResult {
+        self.run(move |session| session.create_directory(args.path.as_deref(), args.agent.as_deref())).await
+    }
+
+    /// Read several files in one call (at most 100), each shown as read_file shows it
+    /// (numbered lines, totals, sha256), in the order given, with the same `offset` and
+    /// `limit` for each. A path that cannot be read gets its own error and the others are still
+    /// read. The result holds at most 100,000 characters of lines: a file reaching that is cut
+    /// at a line (read on with read_file from its next offset), and the paths after it are
+    /// named, not read.
+    #[tool(
+        input_schema = schemas::input("read_multiple_files"),
+        output_schema = schemas::output("read_multiple_files"),
+        annotations(title = "Read multiple files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn read_multiple_files(&self, Parameters(args): Parameters<ReadManyArgs>) -> CallToolResult {
+        self.run(move |session| session.read_multiple_files(args.paths.as_deref(), args.offset, args.limit))
+            .await
+    }
+
+    /// Facts about a file or directory without reading it into your context: kind, size,
+    /// modification time, permissions; for a file its lines, line endings, encoding, sha256, an
+    /// image's type and pixel size, its language and syntax status (files up to 1 MiB); for a
+    /// directory its number of entries; and the last change filewright recorded and the live
+    /// claim, if any. What was not computed is said.
+    #[tool(
+        input_schema = schemas::input("get_file_info"),
+        output_schema = schemas::output("get_file_info"),
+        annotations(title = "Get file info", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn get_file_info(&self, Parameters(args): Parameters<InfoArgs>) -> CallToolResult {
+        self.run(move |session| session.get_file_info(args.path.as_deref())).await
+    }
+
+    /// Look at an image: a PNG, JPEG, GIF or WebP file (at most 4 MiB) returned as image
+    /// content, its type told from its bytes, with its size in pixels. A text file (SVG
+    /// included) is an error that says to use read_file.
+    #[tool(
+        input_schema = schemas::input("read_media_file"),
+        output_schema = schemas::output("read_media_file"),
+        annotations(title = "Read image", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn read_media_file(&self, Parameters(args): Parameters<MediaArgs>) -> CallToolResult {
+        self.run(move |session| session.read_media_file(args.path.as_deref())).await
     }
 
     /// Delete a file, or an empty directory (a directory with entries is refused). The file is

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::Session;
 use crate::error::{Error, Result};
 use crate::files::sha256_hex;
-use crate::store::Artifact;
+use crate::store::{Action, Artifact};
 
 /// One artifact from the journal, with how the file on disk compares.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -75,6 +75,8 @@ impl Session {
                     Ok(bytes) if sha256_hex(&bytes) == artifact.sha256 => OnDisk::Matches,
                     Ok(_) => OnDisk::ChangedSince,
                     Err(Error::NotFound { .. }) => OnDisk::Missing,
+                    // A directory create_directory made has no content to compare.
+                    Err(Error::IsDirectory { .. }) if artifact.action == Action::Mkdir => OnDisk::Matches,
                     Err(_) => OnDisk::Unreadable,
                 };
                 ArtifactView { artifact, on_disk }

@@ -13,7 +13,7 @@ use crate::check::{self, LanguageName, Report, Status};
 use crate::error::{Error, Result};
 use crate::files::encoding;
 use crate::lines::count_lines;
-use crate::workspace::RootPath;
+use crate::workspace::{FileKind, RootPath};
 
 /// A file's verdict in `check_files`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -204,7 +204,14 @@ impl Session {
     ) -> Result<CheckOutcome> {
         let targets: Vec<Result<RootPath>> = match paths {
             Some(list) if !list.is_empty() => list.iter().map(|p| self.ws.resolve(p)).collect(),
-            _ => self.store.journal_paths(self.started)?.iter().map(|p| self.ws.resolve(p)).collect(),
+            _ => self
+                .store
+                .journal_paths(self.started)?
+                .iter()
+                .map(|p| self.ws.resolve(p))
+                // A directory the journal names (create_directory made it) is no file to check.
+                .filter(|p| !p.as_ref().is_ok_and(|p| self.is_directory(p)))
+                .collect(),
         };
         let total = targets.len();
         let mut files = Vec::new();
@@ -224,6 +231,10 @@ impl Session {
             files.push(file);
         }
         Ok(CheckOutcome::summarise(files))
+    }
+
+    fn is_directory(&self, path: &RootPath) -> bool {
+        self.ws.stat(path).ok().flatten().is_some_and(|info| info.kind == FileKind::Directory)
     }
 
     fn check_one(&self, path: &RootPath) -> FileCheck {

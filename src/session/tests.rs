@@ -2,19 +2,18 @@
 
 use super::*;
 
-fn session() -> (tempfile::TempDir, Session) {
+/// A session on a fresh root, `<temp>/root`, with its store in `<temp>/state`.
+pub(super) fn session() -> (tempfile::TempDir, Session) {
+    session_with(1 << 20)
+}
+
+/// [`session`] with files of at most `max_file_bytes`.
+pub(super) fn session_with(max_file_bytes: u64) -> (tempfile::TempDir, Session) {
     let tmp = tempfile::tempdir().expect("temp dir");
     std::fs::create_dir(tmp.path().join("root")).expect("root");
     let ws = Workspace::open_root(&tmp.path().join("root")).expect("open root");
     let store = Store::open(&tmp.path().join("state"), None).expect("store");
-    (
-        tmp,
-        Session::new(
-            ws,
-            Config { agent: "tester".into(), max_file_bytes: 1 << 20, after_write: None },
-            store,
-        ),
-    )
+    (tmp, Session::new(ws, Config { agent: "tester".into(), max_file_bytes, after_write: None }, store))
 }
 
 /// Past `KEEP_TEXT_MIN` the text an append leaves is kept for the next one, which is then not

@@ -17,6 +17,7 @@ use crate::files::encoding;
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
 use crate::store::{Action, Before, MAX_UNDO_STEPS, UndoStep, WriteFacts};
+use crate::workspace::FileKind;
 
 /// Result of `undo`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -66,6 +67,15 @@ impl Session {
             self.store.undo_claimed(&key, &agent, steps, |plan| {
                 self.settle_locked(&path);
                 let current = match self.ws.stat(&path)? {
+                    // A directory (made by create_directory) holds no content to restore.
+                    Some(info) if info.kind == FileKind::Directory => {
+                        return Err(Error::UndoRefused {
+                            path: key.clone(),
+                            reason: "it is a directory, and undo restores files; delete_file removes an \
+                                     empty directory"
+                                .into(),
+                        });
+                    }
                     Some(_) => Some(self.ws.read(&path, self.config.max_file_bytes)?),
                     None => None,
                 };

@@ -27,11 +27,15 @@ pub enum Action {
     Move,
     /// delete_file.
     Delete,
+    /// copy_file (a row for the copy's path).
+    Copy,
+    /// create_directory (a row for the directory asked for, when it was created).
+    Mkdir,
 }
 
 impl Action {
     /// Every action, in the order of the enum.
-    pub const ALL: [Action; 7] = [
+    pub const ALL: [Action; 9] = [
         Action::Write,
         Action::Append,
         Action::Edit,
@@ -39,6 +43,8 @@ impl Action {
         Action::Hook,
         Action::Move,
         Action::Delete,
+        Action::Copy,
+        Action::Mkdir,
     ];
 
     /// The action stored under `name`.
@@ -59,6 +65,8 @@ impl Action {
             Action::Hook => "hook",
             Action::Move => "move",
             Action::Delete => "delete",
+            Action::Copy => "copy",
+            Action::Mkdir => "mkdir",
         }
     }
 }

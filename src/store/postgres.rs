@@ -54,7 +54,7 @@ CREATE TABLE IF NOT EXISTS filewright_journal (
     root   TEXT NOT NULL,
     time   BIGINT NOT NULL,    -- unix ms
     agent  TEXT NOT NULL,
-    action TEXT NOT NULL,      -- write | append | edit | undo | hook | move | delete
+    action TEXT NOT NULL,      -- write | append | edit | undo | hook | move | delete | copy | mkdir
     path   TEXT NOT NULL,
     size   BIGINT NOT NULL,    -- bytes after
     added  BIGINT NOT NULL,    -- bytes added by this action

@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS journal (
     id     INTEGER PRIMARY KEY,
     time   INTEGER NOT NULL,   -- unix ms
     agent  TEXT NOT NULL,
-    action TEXT NOT NULL,      -- write | append | edit | undo | hook | move | delete
+    action TEXT NOT NULL,      -- write | append | edit | undo | hook | move | delete | copy | mkdir
     path   TEXT NOT NULL,
     size   INTEGER NOT NULL,   -- bytes after
     added  INTEGER NOT NULL,   -- bytes added by this action

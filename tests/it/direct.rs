@@ -137,9 +137,9 @@ fn tools_list_beside_rmcp_is_the_list_rmcp_gives() {
         assert_eq!(
             tools,
             match profile {
-                "full" => 17,
-                "coding" => 13,
-                _ => 6,
+                "full" => 22,
+                "coding" => 18,
+                _ => 9,
             },
             "{profile}"
         );

@@ -20,7 +20,17 @@ async fn profiles_choose_the_tools_listed_and_callable() {
     names.sort();
     assert_eq!(
         names,
-        ["check_files", "find_files", "list_directory", "outline", "read_file", "search_files"],
+        [
+            "check_files",
+            "find_files",
+            "get_file_info",
+            "list_directory",
+            "outline",
+            "read_file",
+            "read_media_file",
+            "read_multiple_files",
+            "search_files"
+        ],
         "readonly lists exactly the tools that change nothing"
     );
     let text = server.call("write_file", json!({"path": "b.txt", "content": "x"})).await.err();
@@ -43,19 +53,30 @@ async fn profiles_choose_the_tools_listed_and_callable() {
 
     let server = Server::spawn_with(&root, &["--profile", "coding"]).await;
     let names = tool_names(&server).await;
-    for expected in [
-        "append_file",
-        "apply_patch",
-        "check_files",
-        "edit_file",
-        "outline",
-        "read_file",
-        "search_files",
-        "write_file",
-    ] {
-        assert!(names.contains(&expected.to_string()), "{names:?}");
-    }
-    assert!(!names.iter().any(|n| n.contains("claim") || n == "list_artifacts"), "{names:?}");
+    assert_eq!(
+        names,
+        [
+            "append_file",
+            "apply_patch",
+            "check_files",
+            "copy_file",
+            "create_directory",
+            "delete_file",
+            "edit_file",
+            "find_files",
+            "get_file_info",
+            "list_directory",
+            "move_file",
+            "outline",
+            "read_file",
+            "read_media_file",
+            "read_multiple_files",
+            "search_files",
+            "undo",
+            "write_file",
+        ],
+        "coding lists every tool but the claim and journal tools"
+    );
     server.stop().await;
 
     let server = Server::spawn(&root).await;
@@ -66,15 +87,20 @@ async fn profiles_choose_the_tools_listed_and_callable() {
         "apply_patch",
         "check_files",
         "claim_files",
+        "copy_file",
+        "create_directory",
         "delete_file",
         "edit_file",
         "find_files",
+        "get_file_info",
         "list_artifacts",
         "list_claims",
         "list_directory",
         "move_file",
         "outline",
         "read_file",
+        "read_media_file",
+        "read_multiple_files",
         "release_files",
         "search_files",
         "undo",
@@ -110,6 +136,9 @@ async fn annotations_are_truthful() {
             "list_claims",
             "list_artifacts",
             "list_directory",
+            "read_multiple_files",
+            "get_file_info",
+            "read_media_file",
         ]
         .contains(&&*tool.name);
         assert_eq!(a.read_only_hint, Some(read_only), "{}", tool.name);
@@ -124,6 +153,8 @@ async fn annotations_are_truthful() {
     };
     assert_eq!(hint("write_file"), Some(true));
     assert_eq!(hint("append_file"), Some(false));
+    assert_eq!(hint("copy_file"), Some(true), "overwrite replaces a file");
+    assert_eq!(hint("create_directory"), Some(false), "it only adds");
     server.stop().await;
 }
 

@@ -10,15 +10,21 @@ async fn assert_refused_everywhere(server: &Server, path: &str) {
         ("write_file", json!({"path": path, "content": "pwned\n"})),
         ("append_file", json!({"path": path, "content": "pwned\n"})),
         ("read_file", json!({"path": path})),
+        ("read_multiple_files", json!({"paths": [path]})),
+        ("get_file_info", json!({"path": path})),
+        ("read_media_file", json!({"path": path})),
+        ("create_directory", json!({"path": path})),
+        ("copy_file", json!({"from": path, "to": "stolen.txt"})),
+        ("copy_file", json!({"from": "in.txt", "to": path, "overwrite": true})),
     ] {
-        let reply = server.call(tool, args).await;
-        assert!(reply.is_error(), "{tool} {path:?} succeeded: {}", reply.text());
+        let reply = server.call(tool, args.clone()).await;
+        assert!(reply.is_error(), "{tool} {args} succeeded: {}", reply.text());
     }
 }
 
 #[tokio::test]
 async fn escapes_fail_and_change_nothing_outside() {
-    let root = Root::new();
+    let root = Root::new().file("in.txt", "inside\n");
     std::fs::write(root.outside().join("secret.txt"), "secret\n").unwrap();
     let outside = root.outside();
     let root = root
@@ -53,6 +59,7 @@ async fn escapes_fail_and_change_nothing_outside() {
     let text = server.call("read_file", json!({"path": "out_dir/secret.txt"})).await.err();
     assert!(text.contains("outside the sandbox root"), "{text}");
     assert_eq!(Root::snapshot(&root.outside()), before, "something changed outside the root");
+    assert!(!root.exists("stolen.txt"), "nothing was copied in from outside");
     assert!(
         !root
             .path()

@@ -290,3 +290,12 @@ impl RawServer {
         let _ = self.child.wait();
     }
 }
+
+/// The start of a PNG of `width` x `height` pixels: its signature and `IHDR` chunk.
+pub fn png(width: u32, height: u32) -> Vec<u8> {
+    let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    bytes.extend_from_slice(&width.to_be_bytes());
+    bytes.extend_from_slice(&height.to_be_bytes());
+    bytes.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    bytes
+}
