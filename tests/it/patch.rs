@@ -145,13 +145,18 @@ async fn a_patch_that_reaches_outside_the_root_is_refused_whole() {
             "*** Begin Patch\n*** Update File: util.py\n@@\n-    return a + b\n+    return 0\n*** Add File: {escape}\n+pwned\n*** End Patch\n"
         );
         let text = server.call("apply_patch", json!({"patch": patch})).await.err();
-        assert!(text.contains("no file was changed"), "{escape}: {text}");
-        // The same through a unified diff's move.
-        let diff = format!(
-            "--- a/util.py\n+++ b/{escape}\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a + b\n+    return 0\n"
+        let refused = text.contains("outside the sandbox root") || text.contains("is an absolute path");
+        assert!(text.contains("no file was changed") && refused, "{escape}: {text}");
+        // The same through a git rename, and a unified diff that adds the file.
+        let rename = format!(
+            "diff --git a/util.py b/{escape}\nsimilarity index 100%\nrename from util.py\nrename to {escape}\n"
         );
-        let text = server.call("apply_patch", json!({"patch": diff})).await.err();
-        assert!(text.contains("not applied"), "{escape}: {text}");
+        let add = format!("--- /dev/null\n+++ b/{escape}\n@@ -0,0 +1 @@\n+pwned\n");
+        for diff in [rename, add] {
+            let text = server.call("apply_patch", json!({"patch": diff})).await.err();
+            let refused = text.contains("outside the sandbox root") || text.contains("is an absolute path");
+            assert!(text.contains("no file was changed") && refused, "{escape}: {text}");
+        }
     }
     assert_eq!(Root::snapshot(&root.path()), before);
     assert_eq!(std::fs::read(root.outside().join("secret.txt")).unwrap(), b"secret\n");
