@@ -185,7 +185,7 @@ pub struct FileInfo {
 }
 
 impl FileInfo {
-    fn from_metadata(m: &cap_std::fs::Metadata) -> Self {
+    pub(crate) fn from_metadata(m: &cap_std::fs::Metadata) -> Self {
         let kind = if m.is_file() {
             FileKind::File
         } else if m.is_dir() {
@@ -482,13 +482,8 @@ impl Workspace {
             self.open_parent(path, false)?;
         }
         // Opened first and inspected through the handle (one lookup instead of two): what is
-        // not a regular file is refused before a byte is read. O_NONBLOCK, so that opening a
-        // FIFO does not wait for a writer; O_NOCTTY, so that a terminal never becomes ours.
-        let mut options = OpenOptions::new();
-        options
-            .read(true)
-            .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
-        let file = match self.dir.open_with(path.as_path(), &options) {
+        // not a regular file is refused before a byte is read (see `read_options`).
+        let file = match self.dir.open_with(path.as_path(), &read_options()) {
             Ok(file) => file,
             Err(e) => {
                 // The error of a lookup says why better (missing, a dangling link, not a file).
@@ -850,21 +845,7 @@ impl Workspace {
             Some(d) => map_io(e, "list", d),
             None => Error::Io { op: "list", path: display.clone(), source: e },
         };
-        let opened = match dir {
-            Some(d) => {
-                self.guard_reserved(d)?;
-                if let Some(info) = self.stat(d)?
-                    && info.kind != FileKind::Directory
-                {
-                    return Err(Error::InvalidArgument {
-                        name: "path",
-                        reason: format!("{display} is a file, not a directory: read it with read_file"),
-                    });
-                }
-                self.dir.open_dir(d.as_path()).map_err(io_err)?
-            }
-            None => self.dir.try_clone().map_err(io_err)?,
-        };
+        let opened = self.open_listed(dir)?;
         let mut items = Vec::new();
         for entry in opened.entries().map_err(io_err)? {
             let entry = entry.map_err(io_err)?;
@@ -900,6 +881,34 @@ impl Workspace {
             items.push(DirEntry { path, kind, size, depth: 1 });
         }
         Ok(items)
+    }
+
+    /// Handles for a walk of the tree below `dir` (the root when None) that opens what lies
+    /// below it itself, from several threads at once (see `files::tree`). `dir` is checked and
+    /// opened as [`Workspace::list`] opens it.
+    pub fn walk_handles(&self, dir: Option<&RootPath>) -> Result<WalkHandles> {
+        let start = self.open_listed(dir)?;
+        let root = self.dir.try_clone().map_err(|e| Error::Io { op: "open", path: ".".into(), source: e })?;
+        let state_dir = self.reserved.as_ref().map(|r| (r.dev, r.ino));
+        Ok(WalkHandles { root, start, state_dir })
+    }
+
+    /// The directory `dir` (the root when None), opened to be listed: not the state
+    /// directory, not a file (an error that says to read it instead).
+    fn open_listed(&self, dir: Option<&RootPath>) -> Result<Dir> {
+        let Some(d) = dir else {
+            return self.dir.try_clone().map_err(|e| Error::Io { op: "list", path: ".".into(), source: e });
+        };
+        self.guard_reserved(d)?;
+        if let Some(info) = self.stat(d)?
+            && info.kind != FileKind::Directory
+        {
+            return Err(Error::InvalidArgument {
+                name: "path",
+                reason: format!("{d} is a file, not a directory: read it with read_file"),
+            });
+        }
+        self.dir.open_dir(d.as_path()).map_err(|e| map_io(e, "list", d))
     }
 
     /// Refuses a path that leads into the state directory, also through symlinks inside the
@@ -938,15 +947,40 @@ impl Workspace {
 /// Reads the whole of `file` (of metadata `info`), refusing more than `limit` bytes; it may
 /// have grown since it was inspected.
 fn read_held(file: &mut File, info: &FileInfo, path: &RootPath, limit: u64) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    read_held_into(file, info, path, limit, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_held`] into `bytes` (cleared first), whose memory a caller reading many files
+/// reuses.
+pub(crate) fn read_held_into(
+    file: &mut File,
+    info: &FileInfo,
+    path: &RootPath,
+    limit: u64,
+    bytes: &mut Vec<u8>,
+) -> Result<()> {
+    bytes.clear();
     if info.size > limit {
         return Err(Error::TooLargeToRead { path: path.display(), size: info.size, limit });
     }
-    let mut bytes = Vec::with_capacity(info.size.min(limit) as usize);
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| map_io(e, "read", path))?;
+    bytes.reserve(info.size.min(limit) as usize);
+    file.take(limit + 1).read_to_end(bytes).map_err(|e| map_io(e, "read", path))?;
     if bytes.len() as u64 > limit {
         return Err(Error::TooLargeToRead { path: path.display(), size: bytes.len() as u64, limit });
     }
-    Ok(bytes)
+    Ok(())
+}
+
+/// How a file is opened to be read: O_NONBLOCK, so that opening a FIFO does not wait for a
+/// writer; O_NOCTTY, so that a terminal never becomes ours.
+pub(crate) fn read_options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
+    options
 }
 
 /// A handle that keeps the inode of `name` in `dir` alive without opening it for reading or
@@ -977,6 +1011,18 @@ fn held_permissions(held: &std::os::fd::OwnedFd) -> Option<cap_std::fs::Permissi
 #[cfg(not(target_os = "linux"))]
 fn held_permissions(_held: &()) -> Option<cap_std::fs::Permissions> {
     None
+}
+
+/// What a walk of a tree opens everything through ([`Workspace::walk_handles`]).
+#[derive(Debug)]
+pub struct WalkHandles {
+    /// A handle on the root: cap-std resolves every path the walk opens beneath it.
+    pub root: Dir,
+    /// The directory walked (the root, or a directory under it, reached as `list` reaches it).
+    pub start: Dir,
+    /// The state directory's device and inode when it lies inside the root: the walk must
+    /// leave it out, as [`Workspace::list`] does.
+    pub state_dir: Option<(u64, u64)>,
 }
 
 /// New content written beside its file by [`Workspace::stage`], for [`Workspace::land`] to
@@ -1141,7 +1187,7 @@ fn invalid(raw: &str, reason: &str) -> Error {
     Error::InvalidPath { path: raw.to_string(), reason: reason.to_string() }
 }
 
-fn require_file(path: &RootPath, info: &FileInfo) -> Result<()> {
+pub(crate) fn require_file(path: &RootPath, info: &FileInfo) -> Result<()> {
     match info.kind {
         FileKind::File => Ok(()),
         FileKind::Directory => Err(Error::IsDirectory { path: path.display() }),

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::walk::{PathGlob, Walked, walk_files};
 use crate::error::Result;
 use crate::timestamp::Timestamp;
-use crate::workspace::{RootPath, Workspace};
+use crate::workspace::{FileKind, RootPath, Workspace};
 
 /// One file found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -32,17 +32,19 @@ pub struct Found {
 /// The files under `dir` (the root when None) matching `pattern`.
 pub fn find(ws: &Workspace, dir: Option<&RootPath>, pattern: &str) -> Result<Found> {
     let glob = PathGlob::new("pattern", pattern, dir)?;
-    let mut files = Vec::new();
-    let walked = walk_files(ws, dir, &mut |entry| {
-        if glob.matches(&entry.path)
-            && let Ok(Some(info)) = ws.stat(&entry.path)
-        {
+    let walk = walk_files(ws, dir, &|path| glob.matches(path))?;
+    let found = walk.visit(
+        || (),
+        |_, file| {
+            // A file that vanished (or was replaced by something else) since the walk is left out.
+            let info = file.stat().ok().filter(|info| info.kind == FileKind::File)?;
             let modified = Timestamp::from_millis((info.mtime_ns / 1_000_000) as i64);
-            files.push(FoundFile { path: entry.path.clone(), size: info.size, modified });
-        }
-    })?;
+            Some(FoundFile { path: file.path().clone(), size: info.size, modified })
+        },
+    );
+    let mut files: Vec<FoundFile> = found.into_iter().flatten().collect();
     files.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path)));
-    Ok(Found { files, walked })
+    Ok(Found { files, walked: walk.walked })
 }
 
 #[cfg(test)]

@@ -129,14 +129,28 @@ pub(super) fn matchers_above(ws: &Workspace, dir: Option<&RootPath>) -> Vec<Giti
 
 /// The matcher of `dir`'s own `.gitignore`, if it has a readable one.
 pub(super) fn gitignore_of(ws: &Workspace, dir: Option<&RootPath>) -> Option<Gitignore> {
+    ignore_file_of(ws, dir, ".gitignore")
+}
+
+/// The largest ignore file read.
+pub(super) const MAX_IGNORE_FILE: u64 = 1 << 20;
+
+/// The matcher of `dir`'s own ignore file `name` (`.gitignore`, `.ignore`), if it has a
+/// readable one.
+pub(super) fn ignore_file_of(ws: &Workspace, dir: Option<&RootPath>, name: &str) -> Option<Gitignore> {
     let file = match dir {
-        Some(d) => d.child(".gitignore"),
-        None => RootPath::from_name(".gitignore")?,
+        Some(d) => d.child(name),
+        None => RootPath::from_name(name)?,
     };
-    let bytes = ws.read(&file, 1 << 20).ok()?;
+    let bytes = ws.read(&file, MAX_IGNORE_FILE).ok()?;
+    matcher_of(dir, &bytes)
+}
+
+/// The matcher of the ignore file `bytes` found in `dir` (the root when None).
+pub(super) fn matcher_of(dir: Option<&RootPath>, bytes: &[u8]) -> Option<Gitignore> {
     let base = virtual_path(dir.map(RootPath::as_path));
     let mut builder = GitignoreBuilder::new(&base);
-    for line in String::from_utf8_lossy(&bytes).lines() {
+    for line in String::from_utf8_lossy(bytes).lines() {
         // A bad pattern is skipped, as git does.
         let _ = builder.add_line(None, line);
     }
@@ -159,7 +173,7 @@ pub(super) fn ignored(matchers: &[Gitignore], path: &RootPath, is_dir: bool) -> 
 }
 
 /// Matchers work on paths; ours are rooted at a fixed virtual `/`, never the host root.
-fn virtual_path(relative: Option<&Path>) -> PathBuf {
+pub(super) fn virtual_path(relative: Option<&Path>) -> PathBuf {
     let mut p = PathBuf::from("/");
     if let Some(r) = relative {
         p.push(r);

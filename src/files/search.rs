@@ -2,12 +2,16 @@
 //! regular expression, with context, through the sandbox.
 //!
 //! Matching is ripgrep's own: `grep-regex` builds the matcher and `grep-searcher` finds the
-//! lines and their context. Files come from [`super::walk`] (so `.gitignore` is honoured and
-//! symlinks are never entered) and are read with [`Workspace::read`], never by host path.
-//! Each file is searched as text in its own encoding ([`super::encoding`]: UTF-8, UTF-16 with a
+//! lines and their context. Files come from [`super::walk`] (so `.gitignore` and `.ignore`
+//! are honoured and symlinks are never entered), which also reads them, through the sandbox,
+//! on every core; never by host path. Each file is read whole, into memory each thread
+//! reuses, because its encoding is decided on the whole of it. Each file is searched as text in its own encoding ([`super::encoding`]: UTF-8, UTF-16 with a
 //! BOM, or the legacy encoding detected), so matches and the lines shown are its decoded
 //! text. A file with a NUL byte (outside UTF-16 with a BOM) is binary and skipped, as git and
 //! ripgrep decide.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch};
@@ -16,7 +20,7 @@ use serde::Serialize;
 
 use super::encoding;
 use super::read::cut_line;
-use super::walk::{PathGlob, Walked, walk_files};
+use super::walk::{FileAt, PathGlob, Walked, walk_files};
 use crate::error::{Error, Result};
 use crate::workspace::{FileKind, RootPath, Workspace};
 
@@ -92,66 +96,159 @@ pub struct Searched {
 }
 
 /// Searches the files under `dir` (the root when None), or `dir` itself when it is a file.
+///
+/// Files are searched on every core ([`super::walk`]); what is shown is what a search of one
+/// file after the other, in path order, would show: each file's matching lines until
+/// `max_matches` are shown, with their context.
 pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<Searched> {
     let matcher = matcher(query)?;
     let glob = query.glob.map(|g| PathGlob::new("glob", g, dir)).transpose()?;
     let context = query.context.min(MAX_CONTEXT);
-    let mut searcher =
-        SearcherBuilder::new().line_number(true).before_context(context).after_context(context).build();
+    let selected = |path: &RootPath| glob.as_ref().is_none_or(|g| g.matches(path));
+    let kept = Kept::new(query.max_matches);
     let mut out = Searched::default();
-    let mut search_one = |path: &RootPath, size: Option<u64>, out: &mut Searched| {
-        if glob.as_ref().is_some_and(|g| !g.matches(path)) {
-            return;
-        }
-        if size.is_some_and(|size| size > query.max_file_bytes) {
-            out.too_large += 1;
-            return;
-        }
-        let bytes = match ws.read(path, query.max_file_bytes) {
-            Ok(bytes) => bytes,
-            Err(Error::TooLargeToRead { .. }) => {
-                out.too_large += 1;
-                return;
-            }
-            Err(_) => {
-                out.unreadable += 1;
-                return;
-            }
-        };
-        let Some(text) = encoding::text_of(&bytes) else {
-            out.binary += 1;
-            return;
-        };
-        // A BOM is not part of the first line's text (`^` matches after it).
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        out.searched += 1;
-        let mut hits = FileHits { path: path.clone(), matches: 0, lines: Vec::new() };
-        let budget = query.max_matches - out.shown;
-        let mut sink = Collect { hits: &mut hits, budget, context: context as u64, last_shown: None };
-        if searcher.search_slice(&matcher, text.as_bytes(), &mut sink).is_err() {
-            out.unreadable += 1;
-            return;
-        }
-        let shown = budget - sink.budget;
-        out.shown += shown;
-        out.matches += hits.matches;
-        if hits.matches > 0 {
-            out.files_matched += 1;
-        }
-        if !hits.lines.is_empty() {
-            out.files.push(hits);
-        }
-    };
     // A path that names one file searches that file, as ripgrep does.
     if let Some(file) = dir
         && ws.stat(file)?.is_some_and(|info| info.kind == FileKind::File)
     {
-        search_one(file, None, &mut out);
-        return Ok(out);
+        if selected(file) {
+            let mut worker = Worker::new(context);
+            let read = ws.read(file, query.max_file_bytes);
+            let counted = worker.search(&matcher, &kept, file, read);
+            out.count(&counted);
+        }
+    } else {
+        let walk = walk_files(ws, dir, &selected)?;
+        let counts = walk.visit(
+            || Worker::new(context),
+            |worker, file| {
+                let read = worker.read(file, query.max_file_bytes);
+                worker.search(&matcher, &kept, file.path(), read)
+            },
+        );
+        for counted in &counts {
+            out.count(counted);
+        }
+        out.walked = walk.walked;
     }
-    out.walked = walk_files(ws, dir, &mut |entry| search_one(&entry.path, entry.size, &mut out))?;
+    let mut left = query.max_matches;
+    for (path, hits) in kept.into_files() {
+        let matches = hits.matches;
+        let (shown, lines) = hits.trim(left, context as u64);
+        left -= shown;
+        out.shown += shown;
+        if !lines.is_empty() {
+            out.files.push(FileHits { path, matches, lines });
+        }
+    }
     Ok(out)
 }
+
+impl Searched {
+    fn count(&mut self, counted: &Counted) {
+        match counted {
+            Counted::Searched { matches } => {
+                self.searched += 1;
+                self.matches += matches;
+                self.files_matched += usize::from(*matches > 0);
+            }
+            Counted::Binary => self.binary += 1,
+            Counted::TooLarge => self.too_large += 1,
+            Counted::Unreadable => self.unreadable += 1,
+        }
+    }
+}
+
+/// What became of one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counted {
+    /// Searched, with this many matching lines.
+    Searched {
+        matches: usize,
+    },
+    Binary,
+    TooLarge,
+    Unreadable,
+}
+
+/// One thread's means of searching: its searchers and the memory it reads files into.
+struct Worker {
+    /// Finds lines with their numbers and context, to show them.
+    shower: Searcher,
+    /// Only counts matching lines, for a file whose lines cannot be shown.
+    counter: Searcher,
+    bytes: Vec<u8>,
+    context: u64,
+}
+
+impl Worker {
+    fn new(context: usize) -> Worker {
+        let shower =
+            SearcherBuilder::new().line_number(true).before_context(context).after_context(context).build();
+        let counter = SearcherBuilder::new().line_number(false).build();
+        Worker { shower, counter, bytes: Vec::new(), context: context as u64 }
+    }
+
+    /// Reads `file` into the worker's memory.
+    fn read(&mut self, file: &FileAt, limit: u64) -> Result<Vec<u8>> {
+        let mut bytes = std::mem::take(&mut self.bytes);
+        file.read(limit, &mut bytes).map(|()| bytes)
+    }
+
+    /// Searches the file at `path`, whose bytes `read` gave; its lines that may be shown go
+    /// to `kept`.
+    fn search(
+        &mut self,
+        matcher: &grep_regex::RegexMatcher,
+        kept: &Kept,
+        path: &RootPath,
+        read: Result<Vec<u8>>,
+    ) -> Counted {
+        let bytes = match read {
+            Ok(bytes) => bytes,
+            Err(Error::TooLargeToRead { .. }) => return Counted::TooLarge,
+            Err(_) => return Counted::Unreadable,
+        };
+        let counted = self.search_bytes(matcher, kept, path, &bytes);
+        // The memory is kept for the next file, unless a large file made it large.
+        if bytes.capacity() <= KEPT_BUFFER {
+            self.bytes = bytes;
+        }
+        counted
+    }
+
+    fn search_bytes(
+        &mut self,
+        matcher: &grep_regex::RegexMatcher,
+        kept: &Kept,
+        path: &RootPath,
+        bytes: &[u8],
+    ) -> Counted {
+        let Some(text) = encoding::text_of(bytes) else { return Counted::Binary };
+        // A BOM is not part of the first line's text (`^` matches after it).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let budget = kept.budget(path);
+        if budget == 0 {
+            let mut sink = CountMatches(0);
+            return match self.counter.search_slice(matcher, text.as_bytes(), &mut sink) {
+                Ok(()) => Counted::Searched { matches: sink.0 },
+                Err(_) => Counted::Unreadable,
+            };
+        }
+        let mut hits = Hits { path: path.clone(), matches: 0, shown: 0, lines: Vec::new() };
+        let mut sink = Collect { hits: &mut hits, budget, context: self.context, last_shown: None };
+        if self.shower.search_slice(matcher, text.as_bytes(), &mut sink).is_err() {
+            return Counted::Unreadable;
+        }
+        let matches = hits.matches;
+        kept.add(hits);
+        Counted::Searched { matches }
+    }
+}
+
+/// The largest read buffer a worker keeps between files: past it, a file's memory is given
+/// back once it was searched.
+const KEPT_BUFFER: usize = 1 << 20;
 
 /// ripgrep's matcher for `query`; an invalid pattern is an error that quotes it and says how
 /// to search for it literally.
@@ -191,10 +288,140 @@ fn parse_error(message: &str) -> String {
     }
 }
 
+/// The lines of the files searched so far that may still be shown, by path. Once the files
+/// up to one path show `max_matches` lines among them, no file after it can show any: its
+/// lines are dropped, and files after it are only counted.
+struct Kept {
+    max_matches: usize,
+    state: Mutex<KeptState>,
+}
+
+#[derive(Default)]
+struct KeptState {
+    files: BTreeMap<RootPath, Hits>,
+    /// The path up to which `max_matches` lines are shown, once there is one.
+    full_at: Option<RootPath>,
+}
+
+impl Kept {
+    fn new(max_matches: usize) -> Kept {
+        Kept { max_matches, state: Mutex::new(KeptState::default()) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, KeptState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The matching lines worth keeping in the file at `path`: none when the files before it
+    /// show all that may be shown.
+    fn budget(&self, path: &RootPath) -> usize {
+        match &self.lock().full_at {
+            Some(full_at) if path > full_at => 0,
+            _ => self.max_matches,
+        }
+    }
+
+    /// Keeps a file's lines, unless files before it show all that may be shown.
+    fn add(&self, hits: Hits) {
+        if hits.shown == 0 {
+            return;
+        }
+        let mut state = self.lock();
+        if state.full_at.as_ref().is_some_and(|full_at| hits.path > *full_at) {
+            return;
+        }
+        state.files.insert(hits.path.clone(), hits);
+        let mut shown = 0;
+        let full_at = state.files.values().find_map(|h| {
+            shown += h.shown;
+            (shown >= self.max_matches).then(|| h.path.clone())
+        });
+        if let Some(full_at) = full_at {
+            let mut after = state.files.split_off(&full_at);
+            let first = after.pop_first();
+            state.files.extend(first);
+            state.full_at = Some(full_at);
+        }
+    }
+
+    /// The files kept, in path order.
+    fn into_files(self) -> BTreeMap<RootPath, Hits> {
+        self.state.into_inner().unwrap_or_else(|e| e.into_inner()).files
+    }
+}
+
+/// One file's lines, as a search with the most lines that could be shown found them.
+struct Hits {
+    path: RootPath,
+    /// Matching lines in the file, kept or not.
+    matches: usize,
+    /// Matching lines kept.
+    shown: usize,
+    lines: Vec<Line>,
+}
+
+/// A line kept: a match, or context before or after one.
+struct Line {
+    number: u64,
+    text: String,
+    kind: LineKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Match,
+    Before,
+    After,
+}
+
+impl Hits {
+    /// The lines a search that could show only `budget` matching lines would have shown
+    /// (`context` lines around each), and how many matching lines are among them. The rules
+    /// are [`Collect`]'s, replayed over the lines it kept with a larger budget, which hold all
+    /// of these.
+    fn trim(self, budget: usize, context: u64) -> (usize, Vec<HitLine>) {
+        let mut left = budget;
+        let mut last_shown: Option<u64> = None;
+        let mut lines = Vec::new();
+        for line in self.lines {
+            let keep = match line.kind {
+                LineKind::Match if left > 0 => {
+                    left -= 1;
+                    last_shown = Some(line.number);
+                    true
+                }
+                LineKind::Match => false,
+                LineKind::Before => left > 0,
+                LineKind::After => last_shown.is_some_and(|last| line.number <= last + context),
+            };
+            if keep {
+                lines.push(HitLine {
+                    line: line.number,
+                    text: line.text,
+                    context: line.kind != LineKind::Match,
+                });
+            }
+        }
+        (budget - left, lines)
+    }
+}
+
+/// Counts matching lines, for a file none of whose lines can be shown.
+struct CountMatches(usize);
+
+impl Sink for CountMatches {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> std::result::Result<bool, Self::Error> {
+        self.0 += found.lines().count();
+        Ok(true)
+    }
+}
+
 /// Collects one file's lines: every matching line is counted; the first `budget` are kept with
 /// their context, plus the after-context of the last one kept.
 struct Collect<'a> {
-    hits: &'a mut FileHits,
+    hits: &'a mut Hits,
     budget: usize,
     context: u64,
     /// Line number of the last match kept.
@@ -202,10 +429,10 @@ struct Collect<'a> {
 }
 
 impl Collect<'_> {
-    fn keep(&mut self, line: u64, bytes: &[u8], context: bool) {
+    fn keep(&mut self, number: u64, bytes: &[u8], kind: LineKind) {
         let text = String::from_utf8_lossy(bytes);
         let text = text.trim_end_matches('\n').trim_end_matches('\r');
-        self.hits.lines.push(HitLine { line, text: cut_line(text, MAX_SHOWN_CHARS).into_owned(), context });
+        self.hits.lines.push(Line { number, text: cut_line(text, MAX_SHOWN_CHARS).into_owned(), kind });
     }
 }
 
@@ -219,8 +446,9 @@ impl Sink for Collect<'_> {
             self.hits.matches += 1;
             if self.budget > 0 {
                 self.budget -= 1;
+                self.hits.shown += 1;
                 self.last_shown = Some(number);
-                self.keep(number, line, false);
+                self.keep(number, line, LineKind::Match);
             }
         }
         Ok(true)
@@ -229,14 +457,14 @@ impl Sink for Collect<'_> {
     fn context(&mut self, _: &Searcher, around: &SinkContext<'_>) -> std::result::Result<bool, Self::Error> {
         let number = around.line_number().unwrap_or(0);
         // Before a match that will be kept (budget left), or after the last one kept.
-        let wanted = match around.kind() {
-            SinkContextKind::Before => self.budget > 0,
-            SinkContextKind::After => self.last_shown.is_some_and(|last| number <= last + self.context),
-            SinkContextKind::Other => false,
+        let kind = match around.kind() {
+            SinkContextKind::Before if self.budget > 0 => LineKind::Before,
+            SinkContextKind::After if self.last_shown.is_some_and(|last| number <= last + self.context) => {
+                LineKind::After
+            }
+            _ => return Ok(true),
         };
-        if wanted {
-            self.keep(number, around.bytes(), true);
-        }
+        self.keep(number, around.bytes(), kind);
         Ok(true)
     }
 }

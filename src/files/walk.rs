@@ -1,30 +1,57 @@
-//! The files under a directory, walked through the sandbox: `.gitignore` honoured, `.git`
-//! skipped, symlinks never entered, at most [`MAX_VISITED`] entries, in path order. Shared by
-//! `find_files` and `search_files`, so both see the same files.
+//! The files under a directory, walked through the sandbox on every core: `.gitignore` and
+//! `.ignore` honoured, `.git` skipped, symlinks never entered, at most [`MAX_VISITED`] entries.
+//! Shared by `find_files` and `search_files`, so both see the same files.
+//!
+//! A walk has two steps. [`walk_files`] lists the directories, several at once, and keeps the
+//! files a caller selects; [`Walk::visit`] then hands those files to a caller's function, on
+//! several threads, and gives the results back in the walk's order. Directories and files are
+//! opened through [`super::tree`], so nothing outside the root is reached.
+//!
+//! # What a tree holds
+//! As ripgrep and fd decide, with the same `ignore` crate's matcher: the patterns of every
+//! `.gitignore` and `.ignore` file from the root down to a directory apply to it, the deepest
+//! file's match deciding (so a `!` rule can bring a file back); a `.ignore` file's match
+//! overrides any `.gitignore`'s. `.gitignore` files apply whether or not the tree is a git
+//! repository. Dot files are walked.
+//!
+//! # Order
+//! The result never depends on how the threads were scheduled. The files a walk keeps are the
+//! same set every time, and [`Walk::visit`] returns their results in one order (directories in
+//! path order, each one's files by name). When a tree holds more than [`MAX_VISITED`] entries,
+//! the walk lists it again one directory after another, in path order, and keeps what the
+//! first [`MAX_VISITED`] entries in that order hold: the same entries every time.
 //!
 //! Path globs select files the way `find_files` documents: a pattern with a `/` is matched
 //! against the path relative to the walked directory (`src/**/*.ts`); one without is matched
 //! against each file's name at any depth (`*.ts`), as `.gitignore` patterns are. `*` never
 //! crosses a `/`; `**` does.
 
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
 use globset::GlobMatcher;
 use ignore::gitignore::Gitignore;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::list::{gitignore_of, ignored, matchers_above};
+use super::list::{MAX_IGNORE_FILE, ignore_file_of, matcher_of, virtual_path};
+use super::tree::{Entry, Tree, TreeDir};
 use crate::error::{Error, Result};
-use crate::workspace::{DirEntry, FileKind, RootPath, Workspace};
+use crate::workspace::{FileInfo, FileKind, RootPath, Workspace};
 
 /// Directory entries looked at, at most, before a walk stops (and says so).
 pub const MAX_VISITED: usize = 100_000;
+
+/// The names of the ignore files a walk honours.
+const IGNORE_FILES: [&str; 2] = [".ignore", ".gitignore"];
 
 /// What a walk left out. The field docs are the wire's (in `find_files` and `search_files`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
 pub struct Walked {
     /// The search stopped after 100,000 entries: there may be more matches.
     pub stopped: bool,
-    /// Entries left out by .gitignore (and `.git`).
+    /// Entries left out by .gitignore or .ignore (and `.git`).
     pub ignored: usize,
 }
 
@@ -65,10 +92,10 @@ impl PathGlob {
 
     /// Whether the file at `path` is selected.
     pub fn matches(&self, path: &RootPath) -> bool {
-        let full = path.display();
         if self.by_name {
             return path.as_path().file_name().is_some_and(|name| self.matcher.is_match(name));
         }
+        let full = path.display();
         let relative = match &self.base {
             Some(base) => {
                 full.strip_prefix(base.as_str()).map(|r| r.trim_start_matches('/')).unwrap_or(&full)
@@ -79,54 +106,477 @@ impl PathGlob {
     }
 }
 
-/// Calls `visit` with every regular file under `dir` (the root when None), in path order.
+/// The files a walk kept, grouped by directory, ready to be visited.
+#[derive(Debug)]
+pub struct Walk {
+    tree: Tree,
+    /// In path order of their directories; each one's files by name.
+    groups: Vec<Group>,
+    /// What the walk left out.
+    pub walked: Walked,
+}
+
+/// The files kept in one directory.
+#[derive(Debug)]
+struct Group {
+    dir: Option<RootPath>,
+    files: Vec<RootPath>,
+}
+
+/// One kept file, as [`Walk::visit`] hands it over: its path, and what can be done with it
+/// through its directory's sandboxed handle.
+pub struct FileAt<'a> {
+    dir: &'a TreeDir<'a>,
+    path: &'a RootPath,
+}
+
+impl FileAt<'_> {
+    /// The file's path relative to the root.
+    pub fn path(&self) -> &RootPath {
+        self.path
+    }
+
+    fn name(&self) -> &str {
+        self.path.as_path().file_name().and_then(|n| n.to_str()).unwrap_or_default()
+    }
+
+    /// Facts about the file (a symlink put in its place since the walk is not followed).
+    pub fn stat(&self) -> std::io::Result<FileInfo> {
+        self.dir.stat(self.name())
+    }
+
+    /// Reads the file into `bytes`; see [`TreeDir::read`].
+    pub fn read(&self, limit: u64, bytes: &mut Vec<u8>) -> Result<()> {
+        self.dir.read(self.name(), self.path, limit, bytes)
+    }
+}
+
+impl Walk {
+    /// How many files the walk kept.
+    pub fn len(&self) -> usize {
+        self.groups.iter().map(|g| g.files.len()).sum()
+    }
+
+    /// Whether the walk kept no file.
+    pub fn is_empty(&self) -> bool {
+        self.groups.iter().all(|g| g.files.is_empty())
+    }
+
+    /// Calls `visit` with every kept file, on every core, each thread with its own state from
+    /// `worker`; returns the results in the walk's order. A file whose directory vanished
+    /// since it was listed is skipped.
+    pub fn visit<W, T: Send>(
+        &self,
+        worker: impl Fn() -> W + Sync,
+        visit: impl Fn(&mut W, &FileAt) -> T + Sync,
+    ) -> Vec<T> {
+        // Small runs of files, so that a directory of many files is shared between threads.
+        const RUN: usize = 16;
+        let mut runs = Vec::new();
+        let mut first = 0;
+        for (g, group) in self.groups.iter().enumerate() {
+            for start in (0..group.files.len()).step_by(RUN) {
+                runs.push((g, start, first + start));
+            }
+            first += group.files.len();
+        }
+        let next = AtomicUsize::new(0);
+        let done = on_threads(runs.len(), || {
+            let mut state = worker();
+            let mut out = Vec::new();
+            let mut open: Option<(usize, TreeDir)> = None;
+            loop {
+                let r = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(g, start, index)) = runs.get(r) else { break };
+                let group = &self.groups[g];
+                if open.as_ref().is_none_or(|(at, _)| *at != g) {
+                    open = self.tree.dir(group.dir.as_ref()).ok().map(|dir| (g, dir));
+                }
+                let Some((_, dir)) = &open else { continue };
+                let end = (start + RUN).min(group.files.len());
+                for (i, path) in group.files[start..end].iter().enumerate() {
+                    out.push((index + i, visit(&mut state, &FileAt { dir, path })));
+                }
+            }
+            out
+        });
+        let mut results: Vec<(usize, T)> = done.into_iter().flatten().collect();
+        results.sort_unstable_by_key(|(index, _)| *index);
+        results.into_iter().map(|(_, result)| result).collect()
+    }
+}
+
+/// Lists the tree under `dir` (the root when None) and keeps the regular files for which
+/// `select` is true.
 pub fn walk_files(
     ws: &Workspace,
     dir: Option<&RootPath>,
-    visit: &mut dyn FnMut(&DirEntry),
-) -> Result<Walked> {
-    let mut walked = Walked::default();
-    let mut matchers = matchers_above(ws, dir);
-    let mut visited = 0;
-    walk(ws, dir, &mut matchers, &mut visited, &mut walked, visit)?;
-    Ok(walked)
+    select: &(dyn Fn(&RootPath) -> bool + Sync),
+) -> Result<Walk> {
+    let tree = Tree::open(ws, dir)?;
+    let rules = rules_above(ws, dir);
+    let lister = Lister { ws, tree: &tree, select };
+    let walk = match lister.in_parallel(rules.clone())? {
+        Some(walk) => walk,
+        None => lister.in_order(rules)?,
+    };
+    let (mut groups, walked) = walk;
+    groups.sort_unstable_by(|a, b| a.dir.cmp(&b.dir));
+    Ok(Walk { tree, groups, walked })
 }
 
-fn walk(
-    ws: &Workspace,
-    dir: Option<&RootPath>,
-    matchers: &mut Vec<Gitignore>,
-    visited: &mut usize,
-    walked: &mut Walked,
-    visit: &mut dyn FnMut(&DirEntry),
-) -> Result<()> {
-    let mut entries = ws.list(dir)?;
-    entries.sort_by(|a, b| a.name().cmp(b.name()));
-    let own = gitignore_of(ws, dir);
-    let pushed = own.is_some();
-    matchers.extend(own);
-    for entry in entries {
-        if *visited >= MAX_VISITED {
-            walked.stopped = true;
-            break;
+/// The ignore files' patterns that apply in one directory: its own files', then its
+/// parent's, up to the root's.
+#[derive(Debug)]
+struct Rules {
+    ignore: Option<Gitignore>,
+    gitignore: Option<Gitignore>,
+    parent: Option<Arc<Rules>>,
+}
+
+impl Rules {
+    /// The chain `parent` with `ignore` and `gitignore` below it; `parent` itself when
+    /// neither file is there.
+    fn below(
+        parent: Option<Arc<Rules>>,
+        ignore: Option<Gitignore>,
+        gitignore: Option<Gitignore>,
+    ) -> Option<Arc<Rules>> {
+        if ignore.is_none() && gitignore.is_none() {
+            return parent;
         }
-        *visited += 1;
+        Some(Arc::new(Rules { ignore, gitignore, parent }))
+    }
+
+    fn chain(&self) -> impl Iterator<Item = &Rules> {
+        std::iter::successors(Some(self), |r| r.parent.as_deref())
+    }
+
+    /// Whether the entry at `path` is ignored: the deepest `.ignore` match decides, else the
+    /// deepest `.gitignore` match (ripgrep's precedence).
+    fn ignore(&self, path: &RootPath, is_dir: bool) -> bool {
+        let virtual_file = virtual_path(Some(path.as_path()));
+        let picks: [fn(&Rules) -> Option<&Gitignore>; 2] = [|r| r.ignore.as_ref(), |r| r.gitignore.as_ref()];
+        for pick in picks {
+            for matcher in self.chain().filter_map(pick) {
+                let matched = matcher.matched(&virtual_file, is_dir);
+                if matched.is_ignore() {
+                    return true;
+                }
+                if matched.is_whitelist() {
+                    return false;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// The rules of the directories above `dir` (the root first), which apply to everything
+/// below `dir` too.
+fn rules_above(ws: &Workspace, dir: Option<&RootPath>) -> Option<Arc<Rules>> {
+    let mut rules = None;
+    let Some(dir) = dir else { return None };
+    let mut levels = vec![None];
+    let mut prefix = std::path::PathBuf::new();
+    for comp in dir.as_path().parent().into_iter().flat_map(Path::components) {
+        prefix.push(comp);
+        levels.push(RootPath::from_path(&prefix));
+    }
+    for level in levels {
+        let [ignore, gitignore] = IGNORE_FILES.map(|name| ignore_file_of(ws, level.as_ref(), name));
+        rules = Rules::below(rules, ignore, gitignore);
+    }
+    rules
+}
+
+/// One directory to list, with the rules that apply above it.
+struct Job {
+    dir: Option<RootPath>,
+    rules: Option<Arc<Rules>>,
+}
+
+/// What listing one directory gave.
+struct Listed {
+    group: Group,
+    /// Subdirectories to list, by name.
+    subdirs: Vec<Job>,
+    /// Entries looked at.
+    visited: usize,
+    ignored: usize,
+}
+
+/// Lists directories for [`walk_files`].
+struct Lister<'a> {
+    ws: &'a Workspace,
+    tree: &'a Tree,
+    select: &'a (dyn Fn(&RootPath) -> bool + Sync),
+}
+
+impl Lister<'_> {
+    /// The entries of the directory `job` names, by name, and the rules that apply in it.
+    fn open(&self, job: &Job) -> std::io::Result<(Vec<Entry>, Option<Arc<Rules>>)> {
+        let handle = self.tree.dir(job.dir.as_ref())?;
+        let mut entries = handle.entries()?;
+        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let mut own = IGNORE_FILES.map(|_| None);
+        for (slot, name) in own.iter_mut().zip(IGNORE_FILES) {
+            if let Ok(at) = entries.binary_search_by(|e| e.name.as_str().cmp(name)) {
+                *slot = self.ignore_file(&handle, job.dir.as_ref(), name, entries[at].kind);
+            }
+        }
+        let [ignore, gitignore] = own;
+        Ok((entries, Rules::below(job.rules.clone(), ignore, gitignore)))
+    }
+
+    /// The matcher of the ignore file `name` in `dir`: read by name when it is a regular file,
+    /// through the workspace (which follows a symlink inside the root) when it is a link.
+    fn ignore_file(
+        &self,
+        handle: &TreeDir,
+        dir: Option<&RootPath>,
+        name: &str,
+        kind: FileKind,
+    ) -> Option<Gitignore> {
+        match kind {
+            FileKind::File => {
+                let path = match dir {
+                    Some(d) => d.child(name),
+                    None => RootPath::from_name(name)?,
+                };
+                let mut bytes = Vec::new();
+                handle.read(name, &path, MAX_IGNORE_FILE, &mut bytes).ok()?;
+                matcher_of(dir, &bytes)
+            }
+            FileKind::Symlink => ignore_file_of(self.ws, dir, name),
+            _ => None,
+        }
+    }
+
+    /// What one entry of `dir` is to the walk: ignored, a directory to list, a file to keep,
+    /// or nothing (a symlink, a device...).
+    fn sort_out(&self, dir: Option<&RootPath>, entry: &Entry, rules: Option<&Rules>) -> Sorted {
+        let Some(path) = (match dir {
+            Some(d) => Some(d.child(&entry.name)),
+            None => RootPath::from_name(&entry.name),
+        }) else {
+            return Sorted::Nothing;
+        };
         let is_dir = entry.kind == FileKind::Directory;
-        if entry.name() == ".git" || ignored(matchers, &entry.path, is_dir) {
-            walked.ignored += 1;
-            continue;
+        if entry.name == ".git" || rules.is_some_and(|r| r.ignore(&path, is_dir)) {
+            return Sorted::Ignored;
         }
-        if is_dir {
-            // Errors below (a directory that vanished or cannot be read) skip that directory.
-            let _ = walk(ws, Some(&entry.path), matchers, visited, walked, visit);
-        } else if entry.kind == FileKind::File {
-            visit(&entry);
+        match entry.kind {
+            FileKind::Directory => Sorted::Dir(path),
+            FileKind::File if (self.select)(&path) => Sorted::File(path),
+            _ => Sorted::Nothing,
         }
     }
-    if pushed {
-        matchers.pop();
+
+    /// Lists the directory of `job`, every entry of it.
+    fn list(&self, job: Job) -> std::io::Result<Listed> {
+        let (entries, rules) = self.open(&job)?;
+        let mut listed = Listed {
+            group: Group { dir: job.dir.clone(), files: Vec::new() },
+            subdirs: Vec::new(),
+            visited: entries.len(),
+            ignored: 0,
+        };
+        for entry in &entries {
+            match self.sort_out(job.dir.as_ref(), entry, rules.as_deref()) {
+                Sorted::Ignored => listed.ignored += 1,
+                Sorted::Dir(path) => listed.subdirs.push(Job { dir: Some(path), rules: rules.clone() }),
+                Sorted::File(path) => listed.group.files.push(path),
+                Sorted::Nothing => {}
+            }
+        }
+        Ok(listed)
     }
-    Ok(())
+
+    /// The whole tree, listed on every core; None when it holds more than [`MAX_VISITED`]
+    /// entries (it is then listed in order, by [`Lister::in_order`]).
+    fn in_parallel(&self, rules: Option<Arc<Rules>>) -> Result<Option<(Vec<Group>, Walked)>> {
+        let start = self.tree.start().cloned();
+        let first = self.list(Job { dir: start.clone(), rules }).map_err(|e| match &start {
+            Some(d) => Error::Io { op: "list", path: d.display(), source: e },
+            None => Error::Io { op: "list", path: ".".into(), source: e },
+        })?;
+        if first.visited > MAX_VISITED {
+            return Ok(None);
+        }
+        let visited = AtomicUsize::new(first.visited);
+        let over = AtomicBool::new(false);
+        let queue = Mutex::new(Queue { jobs: Vec::new(), busy: 0 });
+        let ready = Condvar::new();
+        let mut walked = Walked { stopped: false, ignored: first.ignored };
+        let mut groups = vec![first.group];
+        queue.lock().unwrap_or_else(|e| e.into_inner()).jobs.extend(first.subdirs.into_iter().rev());
+        let results = on_threads(usize::MAX, || {
+            let mut groups = Vec::new();
+            let mut ignored = 0;
+            while let Some(job) = Queue::take(&queue, &ready, &over) {
+                let listed = self.list(job);
+                let mut subdirs = Vec::new();
+                // A directory that vanished or cannot be read is skipped.
+                if let Ok(listed) = listed {
+                    if visited.fetch_add(listed.visited, Ordering::Relaxed) + listed.visited > MAX_VISITED {
+                        over.store(true, Ordering::Relaxed);
+                    }
+                    ignored += listed.ignored;
+                    if !listed.group.files.is_empty() {
+                        groups.push(listed.group);
+                    }
+                    subdirs = listed.subdirs;
+                }
+                Queue::finish(&queue, &ready, subdirs);
+            }
+            (groups, ignored)
+        });
+        if over.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        for (more, ignored) in results {
+            groups.extend(more);
+            walked.ignored += ignored;
+        }
+        Ok(Some((groups, walked)))
+    }
+
+    /// The tree listed one directory after another, in path order, up to [`MAX_VISITED`]
+    /// entries.
+    fn in_order(&self, rules: Option<Arc<Rules>>) -> Result<(Vec<Group>, Walked)> {
+        let mut walked = Walked::default();
+        let mut groups = Vec::new();
+        let mut visited = 0;
+        let start = Job { dir: self.tree.start().cloned(), rules };
+        let (entries, rules) = self.open(&start).map_err(|e| Error::Io {
+            op: "list",
+            path: start.dir.as_ref().map_or_else(|| ".".into(), RootPath::display),
+            source: e,
+        })?;
+        self.in_order_below(start.dir, entries, rules, &mut visited, &mut walked, &mut groups);
+        Ok((groups, walked))
+    }
+
+    fn in_order_below(
+        &self,
+        dir: Option<RootPath>,
+        entries: Vec<Entry>,
+        rules: Option<Arc<Rules>>,
+        visited: &mut usize,
+        walked: &mut Walked,
+        groups: &mut Vec<Group>,
+    ) {
+        let mut group = Group { dir: dir.clone(), files: Vec::new() };
+        for entry in &entries {
+            if *visited >= MAX_VISITED {
+                walked.stopped = true;
+                break;
+            }
+            *visited += 1;
+            match self.sort_out(dir.as_ref(), entry, rules.as_deref()) {
+                Sorted::Ignored => walked.ignored += 1,
+                Sorted::Dir(path) => {
+                    let job = Job { dir: Some(path), rules: rules.clone() };
+                    // A directory that vanished or cannot be read is skipped.
+                    if let Ok((entries, rules)) = self.open(&job) {
+                        self.in_order_below(job.dir, entries, rules, visited, walked, groups);
+                    }
+                }
+                Sorted::File(path) => group.files.push(path),
+                Sorted::Nothing => {}
+            }
+        }
+        if !group.files.is_empty() {
+            groups.push(group);
+        }
+    }
+}
+
+/// What an entry is to a walk.
+enum Sorted {
+    Ignored,
+    Dir(RootPath),
+    File(RootPath),
+    Nothing,
+}
+
+/// The directories still to list, shared by the listing threads.
+struct Queue {
+    jobs: Vec<Job>,
+    /// Threads listing a directory (which may add more).
+    busy: usize,
+}
+
+impl Queue {
+    /// The next directory to list; None when there is none left and none can come (or the
+    /// walk is over its limit).
+    fn take(queue: &Mutex<Queue>, ready: &Condvar, over: &AtomicBool) -> Option<Job> {
+        let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if over.load(Ordering::Relaxed) {
+                ready.notify_all();
+                return None;
+            }
+            if let Some(job) = q.jobs.pop() {
+                q.busy += 1;
+                return Some(job);
+            }
+            if q.busy == 0 {
+                ready.notify_all();
+                return None;
+            }
+            q = ready.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// A thread is done with a directory, which had `subdirs` (by name).
+    fn finish(queue: &Mutex<Queue>, ready: &Condvar, subdirs: Vec<Job>) {
+        let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.busy -= 1;
+        let wake = !subdirs.is_empty() || q.busy == 0;
+        // Last in, first out, the first by name first: each thread goes depth first.
+        q.jobs.extend(subdirs.into_iter().rev());
+        drop(q);
+        if wake {
+            ready.notify_all();
+        }
+    }
+}
+
+/// `work` applied to each of `items` on every core, the results in the items' order.
+pub fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let done = on_threads(items.len(), || {
+        let mut out = Vec::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(index) else { break };
+            out.push((index, work(item)));
+        }
+        out
+    });
+    let mut results: Vec<(usize, R)> = done.into_iter().flatten().collect();
+    results.sort_unstable_by_key(|(index, _)| *index);
+    results.into_iter().map(|(_, result)| result).collect()
+}
+
+/// Threads a walk uses: one per core the process may run on.
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
+}
+
+/// Runs `work` on up to [`threads`] threads (no more than `jobs`, at least one; the calling
+/// thread is one of them) and returns what each returned.
+fn on_threads<T: Send>(jobs: usize, work: impl Fn() -> T + Sync) -> Vec<T> {
+    let n = threads().min(jobs).max(1);
+    std::thread::scope(|scope| {
+        let others: Vec<_> = (1..n).map(|_| scope.spawn(&work)).collect();
+        let mut results = vec![work()];
+        // A thread that panicked has nothing to give: its files are missing, not wrong.
+        results.extend(others.into_iter().filter_map(|t| t.join().ok()));
+        results
+    })
 }
 
 #[cfg(test)]
@@ -135,23 +585,68 @@ mod tests {
     use crate::workspace::temp_workspace;
 
     fn walked(ws: &Workspace, dir: Option<&RootPath>) -> (Vec<String>, Walked) {
-        let mut seen = Vec::new();
-        let w = walk_files(ws, dir, &mut |e| seen.push(e.path.display())).unwrap();
-        (seen, w)
+        let walk = walk_files(ws, dir, &|_| true).unwrap();
+        let seen = walk.visit(|| (), |_, file| file.path().display());
+        (seen, walk.walked)
+    }
+
+    fn write(root: &Path, files: &[&str]) {
+        for p in files {
+            std::fs::create_dir_all(root.join(p).parent().unwrap_or(root)).unwrap();
+            std::fs::write(root.join(p), "x").unwrap();
+        }
     }
 
     #[test]
-    fn files_come_in_path_order_without_ignored_ones_or_git() {
+    fn files_come_by_directory_in_path_order_without_ignored_ones_or_git() {
         let (t, ws) = temp_workspace();
-        for p in ["b.txt", "a/z.txt", "a/b/c.txt", "target/x.txt", ".git/config", "c.log"] {
-            std::fs::create_dir_all(t.path().join(p).parent().unwrap_or(t.path())).unwrap();
-            std::fs::write(t.path().join(p), "x").unwrap();
-        }
+        write(t.path(), &["b.txt", "a/z.txt", "a/b/c.txt", "target/x.txt", ".git/config", "c.log"]);
         std::fs::write(t.path().join(".gitignore"), "target/\n*.log\n").unwrap();
         std::os::unix::fs::symlink("/etc", t.path().join("etc_link")).unwrap();
         let (seen, w) = walked(&ws, None);
-        assert_eq!(seen, [".gitignore", "a/b/c.txt", "a/z.txt", "b.txt"]);
+        assert_eq!(seen, [".gitignore", "b.txt", "a/z.txt", "a/b/c.txt"]);
         assert_eq!(w, Walked { stopped: false, ignored: 3 });
+    }
+
+    #[test]
+    fn dot_ignore_files_leave_out_what_they_name_and_override_gitignore() {
+        let (t, ws) = temp_workspace();
+        write(t.path(), &["keep.rs", "gen/a.rs", "src/x.tmp", "src/y.log", "src/sub/z.log", "src/sub/w.tmp"]);
+        std::fs::write(t.path().join(".ignore"), "gen/\n*.tmp\n").unwrap();
+        std::fs::write(t.path().join(".gitignore"), "*.log\n").unwrap();
+        // A deeper .gitignore cannot bring back what a .ignore leaves out; a .ignore can
+        // bring back what a .gitignore does.
+        std::fs::write(t.path().join("src/sub/.gitignore"), "!w.tmp\n").unwrap();
+        std::fs::write(t.path().join("src/sub/.ignore"), "!z.log\n").unwrap();
+        let (seen, w) = walked(&ws, None);
+        assert_eq!(
+            seen,
+            [".gitignore", ".ignore", "keep.rs", "src/sub/.gitignore", "src/sub/.ignore", "src/sub/z.log"]
+        );
+        assert_eq!(w.ignored, 4, "gen/, src/x.tmp, src/y.log, src/sub/w.tmp");
+        let sub = ws.resolve("src/sub").unwrap();
+        let (seen, _) = walked(&ws, Some(&sub));
+        assert_eq!(seen, ["src/sub/.gitignore", "src/sub/.ignore", "src/sub/z.log"], "the rules above apply");
+    }
+
+    #[test]
+    fn the_order_is_the_same_on_every_run_and_every_file_is_there_once() {
+        let (t, ws) = temp_workspace();
+        let mut files = Vec::new();
+        for d in 0..30 {
+            for f in 0..(d % 7) * 5 {
+                files.push(format!("d{d:02}/s{}/f{f:02}.txt", f % 3));
+            }
+        }
+        write(t.path(), &files.iter().map(String::as_str).collect::<Vec<_>>());
+        let (first, _) = walked(&ws, None);
+        let mut sorted = first.clone();
+        sorted.sort();
+        files.sort();
+        assert_eq!(sorted, files);
+        for _ in 0..10 {
+            assert_eq!(walked(&ws, None).0, first);
+        }
     }
 
     #[test]

@@ -50,19 +50,13 @@ impl Session {
         let dir = self.directory(path)?;
         let found = files::find(&self.ws, dir.as_ref(), pattern)?;
         let more = found.files.len().saturating_sub(max);
-        let files = found
-            .files
-            .into_iter()
-            .take(max)
-            .map(|file| {
-                let lines = self
-                    .ws
-                    .read(&file.path, self.config.max_file_bytes)
-                    .ok()
-                    .and_then(|bytes| encoding::text_of(&bytes).map(|text| count_lines(text.as_bytes())));
-                FoundFile { file, lines }
-            })
-            .collect();
+        let listed: Vec<files::FoundFile> = found.files.into_iter().take(max).collect();
+        // Each listed file is read to count its lines: on every core.
+        let lines = files::in_parallel(&listed, |file| {
+            let bytes = self.ws.read(&file.path, self.config.max_file_bytes).ok()?;
+            encoding::text_of(&bytes).map(|text| count_lines(text.as_bytes()))
+        });
+        let files = listed.into_iter().zip(lines).map(|(file, lines)| FoundFile { file, lines }).collect();
         Ok(FindOutcome {
             pattern: pattern.to_string(),
             path: dir.map(|d| d.display()).unwrap_or_else(|| ".".into()),

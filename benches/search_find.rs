@@ -1,0 +1,329 @@
+//! `search_files` against ripgrep and `find_files` against fd, in one run, on one large tree
+//! the benchmark builds itself, with warm caches.
+//!
+//! The tree is a copy of cargo's unpacked registry sources (`$CARGO_HOME/registry/src`, or the
+//! directory `FILEWRIGHT_SEARCH_SOURCE` names): tens of thousands of files, hundreds of MB of
+//! real source, with the crates' own `.gitignore` files, plus a `.gitignore` and a `.ignore`
+//! of ours at its top that leave out a few directories.
+//!
+//! ripgrep and fd are the ones on `PATH`, else those installed earlier in
+//! `FILEWRIGHT_TOOLS_DIR` (`bin/rg`, `bin/fd`), else `cargo install --locked --root` puts them
+//! there (in a temporary directory when the variable is unset).
+//!
+//! The comparison is made fair this way:
+//! - the same rules for what a tree holds: rg and fd get `--hidden` (filewright does not skip
+//!   dot files), `--no-require-git` (filewright honours `.gitignore` outside a git
+//!   repository too) and `--no-ignore-parent` (filewright reads no ignore file above its
+//!   root); both read `.gitignore` and `.ignore` files, as filewright does;
+//! - the same limits: rg skips files over 16 MiB (`--max-filesize 16M`), as the server does at
+//!   its default `--max-file-bytes`;
+//! - the same work: rg counts the matching lines of every file (`--count`), as filewright
+//!   does to report its totals, and filewright shows at most 1000 of them (`max_results`);
+//!   the results compared are the files with a match, and the matching lines;
+//! - find: fd lists regular files (`--type f`) whose name matches the glob, filewright's
+//!   `find_files` the same (and also their size, time and, for the 1000 it lists, lines);
+//! - each figure is a wall time from the request to the whole answer: a tool call over MCP
+//!   stdio to a server started once (as a client uses it), a process spawned to its exit for
+//!   rg and fd (as a shell uses them). Calls alternate between the two, so the machine's
+//!   state is the same for both; the median of the repetitions is reported.
+//!
+//! The server's peak memory (VmHWM) is read from `/proc` after the searches.
+//!
+//! `cargo bench --bench search_find` (release build). Without `--bench` (as
+//! `cargo test --benches` runs it), one call of each tool on a small tree, without the peers.
+
+#[path = "common/stdio.rs"]
+mod stdio;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use stdio::Server;
+
+/// The server's default `--max-file-bytes`, which rg is given too.
+const MAX_FILE_BYTES: &str = "16M";
+
+/// The searches and the glob timed.
+const LITERAL: &str = "unsafe fn";
+const REGEX: &str = r"fn [a-z_]+_mut\(";
+const GLOB: &str = "*.rs";
+
+/// Repetitions of each timed call (a full run).
+const REPETITIONS: usize = 9;
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let work = tempfile::tempdir().unwrap();
+    let tree = work.path().join("tree");
+    let source = source_dir();
+    eprintln!("copying {} into a tree of our own...", source.display());
+    let (files, bytes) = build_tree(&source, &tree, if full { usize::MAX } else { 300 });
+    eprintln!("{files} files, {} MB", bytes >> 20);
+    let state = work.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+
+    let mut command = Command::new(env!("CARGO_BIN_EXE_filewright"));
+    command.arg("--root").arg(&tree).arg("--state-dir").arg(&state).env("FILEWRIGHT_LOG", "error");
+    let (mut server, _) = Server::spawn(command, Vec::new());
+
+    if !full {
+        let searched = search(&mut server, LITERAL, false);
+        let found = find(&mut server, GLOB);
+        eprintln!("smoke run: {searched:?} {found:?}");
+        return;
+    }
+
+    let tools_dir_kept;
+    let tools_dir = match std::env::var_os("FILEWRIGHT_TOOLS_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            tools_dir_kept = tempfile::tempdir().unwrap();
+            tools_dir_kept.path().to_owned()
+        }
+    };
+    let rg = tool(&tools_dir, "rg", "ripgrep");
+    let fd = tool(&tools_dir, "fd", "fd-find");
+
+    eprintln!("warming the caches...");
+    for _ in 0..2 {
+        rg_count(&rg, &tree, LITERAL, false);
+        search(&mut server, LITERAL, false);
+        fd_count(&fd, &tree, GLOB);
+    }
+
+    let mut rows = Vec::new();
+    for (name, pattern, regex) in [("literal", LITERAL, false), ("regex", REGEX, true)] {
+        eprintln!("timing the {name} search...");
+        let mut ours = Vec::new();
+        let mut theirs = Vec::new();
+        let mut counts = ((0, 0), (0, 0));
+        for _ in 0..REPETITIONS {
+            let started = Instant::now();
+            counts.0 = search(&mut server, pattern, regex);
+            ours.push(started.elapsed());
+            let started = Instant::now();
+            counts.1 = rg_count(&rg, &tree, pattern, regex);
+            theirs.push(started.elapsed());
+        }
+        rows.push(Row {
+            workload: format!("search_files, {name} `{pattern}`"),
+            peer: "rg",
+            ours: median(ours),
+            theirs: median(theirs),
+            counts: format!("{} / {} files, {} / {} lines", counts.0.0, counts.1.0, counts.0.1, counts.1.1),
+            same: counts.0 == counts.1,
+        });
+    }
+    let peak_after_search = server.peak_rss_mb();
+
+    eprintln!("timing find...");
+    let mut ours = Vec::new();
+    let mut theirs = Vec::new();
+    let mut counts = (0, 0);
+    for _ in 0..REPETITIONS {
+        let started = Instant::now();
+        counts.0 = find(&mut server, GLOB);
+        ours.push(started.elapsed());
+        let started = Instant::now();
+        counts.1 = fd_count(&fd, &tree, GLOB);
+        theirs.push(started.elapsed());
+    }
+    rows.push(Row {
+        workload: format!("find_files `{GLOB}`"),
+        peer: "fd",
+        ours: median(ours),
+        theirs: median(theirs),
+        counts: format!("{} / {} files", counts.0, counts.1),
+        same: counts.0 == counts.1,
+    });
+
+    report(&rows, files, bytes, peak_after_search, server.peak_rss_mb(), &rg, &fd);
+}
+
+/// One line of the results table.
+struct Row {
+    workload: String,
+    peer: &'static str,
+    ours: Duration,
+    theirs: Duration,
+    /// What each found, filewright's first.
+    counts: String,
+    same: bool,
+}
+
+fn report(rows: &[Row], files: usize, bytes: u64, peak_search: u64, peak_all: u64, rg: &Path, fd: &Path) {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    println!("`cargo bench --bench search_find`, {}", &date[..10]);
+    println!();
+    println!(
+        "Machine: {cores} cores ({cpu}). Tree: {files} files, {} MB of cargo registry sources, warm in the page \
+         cache. {}, {}. Median of {REPETITIONS} calls each, alternating.",
+        bytes >> 20,
+        version(rg),
+        version(fd),
+    );
+    println!();
+    println!("| workload | filewright | peer | peer's time | ratio | found (filewright / peer) |");
+    println!("|---|---|---|---|---|---|");
+    for row in rows {
+        println!(
+            "| {} | {:.1} ms | {} | {:.1} ms | {:.2}x | {}{} |",
+            row.workload,
+            ms(row.ours),
+            row.peer,
+            ms(row.theirs),
+            ms(row.ours) / ms(row.theirs),
+            row.counts,
+            if row.same { "" } else { " (differ)" }
+        );
+    }
+    println!(
+        "| server's peak memory (VmHWM) | after the searches: {peak_search} MB; after find too: {peak_all} MB | | | | |"
+    );
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// The files with a match and the matching lines, from `search_files`' structured result.
+fn search(server: &mut Server, pattern: &str, regex: bool) -> (u64, u64) {
+    let reply = server.call_ok(
+        "search_files",
+        serde_json::json!({"pattern": pattern, "regex": regex, "max_results": 1000}),
+    );
+    let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    let found = &reply["result"]["structuredContent"];
+    (found["files_matched"].as_u64().unwrap(), found["matches"].as_u64().unwrap())
+}
+
+/// The files `find_files` found, listed or counted in `more`.
+fn find(server: &mut Server, glob: &str) -> u64 {
+    let reply = server.call_ok("find_files", serde_json::json!({"pattern": glob, "max_results": 1000}));
+    let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    let found = &reply["result"]["structuredContent"];
+    found["files"].as_array().unwrap().len() as u64 + found["more"].as_u64().unwrap()
+}
+
+/// rg's files with a match and matching lines, under the same rules as filewright.
+fn rg_count(rg: &Path, tree: &Path, pattern: &str, regex: bool) -> (u64, u64) {
+    let mut command = Command::new(rg);
+    command.args(["--count", "--hidden", "--no-require-git", "--no-ignore-parent", "--no-config"]);
+    command.args(["--max-filesize", MAX_FILE_BYTES]);
+    if !regex {
+        command.arg("--fixed-strings");
+    }
+    command.arg("--").arg(pattern).arg(".").current_dir(tree);
+    let out = output(&mut command);
+    let mut files = 0;
+    let mut lines = 0;
+    for line in out.lines() {
+        files += 1;
+        lines += line.rsplit(':').next().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+    }
+    (files, lines)
+}
+
+/// fd's regular files whose name matches `glob`, under the same rules as filewright.
+fn fd_count(fd: &Path, tree: &Path, glob: &str) -> u64 {
+    let mut command = Command::new(fd);
+    command.args(["--glob", "--type", "f", "--hidden", "--no-require-git", "--no-ignore-parent"]);
+    command.arg("--").arg(glob).arg(".").current_dir(tree);
+    output(&mut command).lines().count() as u64
+}
+
+/// A command's standard output; it must succeed (rg's 1, nothing found, is a success here).
+fn output(command: &mut Command) -> String {
+    let out = command.stderr(Stdio::inherit()).output().unwrap_or_else(|e| panic!("{command:?}: {e}"));
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{command:?} failed: {}", out.status);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn version(tool: &Path) -> String {
+    let out = Command::new(tool).arg("--version").output().map(|o| o.stdout).unwrap_or_default();
+    String::from_utf8_lossy(&out).lines().next().unwrap_or("?").to_owned()
+}
+
+/// The program `name` of the crate `package`: on `PATH`, else in `dir/bin`, else installed
+/// there with `cargo install`.
+fn tool(dir: &Path, name: &str, package: &str) -> PathBuf {
+    let installed = dir.join("bin").join(name);
+    let on_path =
+        Command::new(name).arg("--version").stdout(Stdio::null()).status().is_ok_and(|s| s.success());
+    if on_path {
+        return PathBuf::from(name);
+    }
+    if !installed.exists() {
+        eprintln!("installing {package} into {} with cargo install...", dir.display());
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["install", "--locked", "--root"])
+            .arg(dir)
+            .arg(package)
+            .status()
+            .unwrap();
+        assert!(status.success(), "cargo install {package} failed");
+    }
+    installed
+}
+
+/// Where the registry's unpacked sources are.
+fn source_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("FILEWRIGHT_SEARCH_SOURCE") {
+        return dir.into();
+    }
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .expect("CARGO_HOME or HOME");
+    cargo_home.join("registry").join("src")
+}
+
+/// Copies the regular files under `from` into `to` (at most `limit`), in name order, and
+/// adds our `.gitignore` and `.ignore` at the top. Returns the files and bytes copied.
+fn build_tree(from: &Path, to: &Path, limit: usize) -> (usize, u64) {
+    std::fs::create_dir_all(to).unwrap();
+    let mut copied = (0, 0);
+    copy_dir(from, to, limit, &mut copied);
+    assert!(copied.0 > 0, "no files under {}", from.display());
+    // Directories left out by each kind of ignore file, as a project's own would.
+    std::fs::write(to.join(".gitignore"), "benches/\nwindows-sys-0.52.0/\n*.min.js\n").unwrap();
+    std::fs::write(to.join(".ignore"), "windows_i686_gnu-*/\nfixtures/\n").unwrap();
+    copied
+}
+
+fn copy_dir(from: &Path, to: &Path, limit: usize, copied: &mut (usize, u64)) {
+    let Ok(entries) = std::fs::read_dir(from) else { return };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        if copied.0 >= limit {
+            return;
+        }
+        let Ok(kind) = entry.file_type() else { continue };
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target, limit, copied);
+        } else if kind.is_file()
+            && let Ok(n) = std::fs::copy(entry.path(), &target)
+        {
+            copied.0 += 1;
+            copied.1 += n;
+        }
+    }
+}

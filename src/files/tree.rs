@@ -1,0 +1,215 @@
+//! The sandboxed handles a parallel walk works through: each of its threads opens one
+//! directory at a time, by its path beneath the root, and what it holds by name in that
+//! directory.
+//!
+//! Every directory below the walked one is opened with cap-std beneath the root and without
+//! following a symlink at its end (`open_dir_nofollow`); every file by its single name in that
+//! handle, again without following a symlink. So a walk reaches only what lies in the root,
+//! even when a directory is swapped for a symlink while it runs, and never enters a symlink.
+//! Jobs hold paths, not handles: a thread holds one directory and one file open at a time, so
+//! a walk on N threads keeps at most 2N descriptors open, however large the tree.
+
+use std::ffi::OsStr;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+
+use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
+use cap_std::fs::Dir;
+
+use crate::error::{Error, Result};
+use crate::workspace::{self, FileInfo, FileKind, RootPath, WalkHandles, Workspace, is_temp_name};
+
+/// The tree below one directory, as a walk opens it.
+#[derive(Debug)]
+pub struct Tree {
+    handles: WalkHandles,
+    /// The walked directory (the root when None).
+    start: Option<RootPath>,
+}
+
+/// One entry of a directory: its name and what it is (a symlink is a symlink, never followed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The name, lossily decoded when it is not UTF-8.
+    pub name: String,
+    /// What it is.
+    pub kind: FileKind,
+}
+
+/// One directory of the tree, open.
+#[derive(Debug)]
+pub struct TreeDir<'a> {
+    tree: &'a Tree,
+    /// None for the walked directory itself, which the tree holds open.
+    own: Option<Dir>,
+}
+
+impl Tree {
+    /// The tree below `dir` (the root when None), checked and opened as `list_directory`
+    /// opens it.
+    pub fn open(ws: &Workspace, dir: Option<&RootPath>) -> Result<Tree> {
+        Ok(Tree { handles: ws.walk_handles(dir)?, start: dir.cloned() })
+    }
+
+    /// The walked directory.
+    pub fn start(&self) -> Option<&RootPath> {
+        self.start.as_ref()
+    }
+
+    /// The directory at `path`: the walked one, or one below it, which must be a directory
+    /// and not a symlink.
+    pub fn dir(&self, path: Option<&RootPath>) -> io::Result<TreeDir<'_>> {
+        if path == self.start.as_ref() {
+            return Ok(TreeDir { tree: self, own: None });
+        }
+        let Some(path) = path else { return Err(io::ErrorKind::NotFound.into()) };
+        Ok(TreeDir { tree: self, own: Some(self.handles.root.open_dir_nofollow(path.as_path())?) })
+    }
+}
+
+impl TreeDir<'_> {
+    fn handle(&self) -> &Dir {
+        self.own.as_ref().unwrap_or(&self.tree.handles.start)
+    }
+
+    /// The directory's entries, in the order the file system gives them. Like
+    /// [`Workspace::list`], it leaves out the temporary files of writes in progress and the
+    /// state directory.
+    pub fn entries(&self) -> io::Result<Vec<Entry>> {
+        use rustix::fs::{FileType, Mode, OFlags};
+        // cap-std holds directories as O_PATH handles, which cannot be read: open the
+        // directory itself, through the handle.
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let readable = rustix::fs::openat(self.handle(), ".", flags, Mode::empty())?;
+        let mut listing = rustix::fs::Dir::new(readable)?;
+        let mut entries = Vec::new();
+        while let Some(entry) = listing.read() {
+            let entry = entry?;
+            let bytes = entry.file_name().to_bytes();
+            if bytes == b"." || bytes == b".." {
+                continue;
+            }
+            let name = String::from_utf8_lossy(bytes).into_owned();
+            if is_temp_name(&name) {
+                continue;
+            }
+            let kind = match entry.file_type() {
+                FileType::RegularFile => FileKind::File,
+                FileType::Directory => FileKind::Directory,
+                FileType::Symlink => FileKind::Symlink,
+                FileType::Unknown => self.kind_of(OsStr::from_bytes(bytes))?,
+                _ => FileKind::Other,
+            };
+            if kind == FileKind::Directory && self.is_state_dir(OsStr::from_bytes(bytes)) {
+                continue;
+            }
+            entries.push(Entry { name, kind });
+        }
+        Ok(entries)
+    }
+
+    /// What `name` is, when the directory listing did not say (some file systems do not).
+    fn kind_of(&self, name: &OsStr) -> io::Result<FileKind> {
+        let meta = self.handle().symlink_metadata(name)?;
+        let file_type = meta.file_type();
+        Ok(if file_type.is_symlink() {
+            FileKind::Symlink
+        } else if file_type.is_dir() {
+            FileKind::Directory
+        } else if file_type.is_file() {
+            FileKind::File
+        } else {
+            FileKind::Other
+        })
+    }
+
+    fn is_state_dir(&self, name: &OsStr) -> bool {
+        use cap_fs_ext::MetadataExt;
+        let Some(state_dir) = self.tree.handles.state_dir else { return false };
+        self.handle().symlink_metadata(name).is_ok_and(|m| (m.dev(), m.ino()) == state_dir)
+    }
+
+    /// Facts about the file `name` in this directory, without following a symlink.
+    pub fn stat(&self, name: &str) -> io::Result<FileInfo> {
+        Ok(FileInfo::from_metadata(&self.handle().symlink_metadata(name)?))
+    }
+
+    /// Reads the regular file `name` in this directory (at `path`) into `bytes`, refusing
+    /// anything larger than `limit` bytes ([`Error::TooLargeToRead`]) and anything that is not
+    /// a regular file, a symlink included.
+    pub fn read(&self, name: &str, path: &RootPath, limit: u64, bytes: &mut Vec<u8>) -> Result<()> {
+        let mut options = workspace::read_options();
+        options.follow(FollowSymlinks::No);
+        let mut file = self.handle().open_with(name, &options).map_err(|e| Error::Io {
+            op: "open",
+            path: path.display(),
+            source: e,
+        })?;
+        let meta =
+            file.metadata().map_err(|e| Error::Io { op: "inspect", path: path.display(), source: e })?;
+        let info = FileInfo::from_metadata(&meta);
+        workspace::require_file(path, &info)?;
+        workspace::read_held_into(&mut file, &info, path, limit, bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::temp_workspace;
+
+    fn names(entries: &[Entry]) -> Vec<(String, FileKind)> {
+        let mut named: Vec<_> = entries.iter().map(|e| (e.name.clone(), e.kind)).collect();
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        named
+    }
+
+    #[test]
+    fn entries_say_what_each_is_without_following_symlinks_or_showing_temporary_files() {
+        let (t, ws) = temp_workspace();
+        std::fs::create_dir(t.path().join("sub")).unwrap();
+        std::fs::write(t.path().join("a.txt"), "a").unwrap();
+        std::fs::write(t.path().join(".filewright-1-0123456789abcdef.tmp"), "x").unwrap();
+        std::os::unix::fs::symlink("sub", t.path().join("link")).unwrap();
+        let tree = Tree::open(&ws, None).unwrap();
+        let entries = tree.dir(None).unwrap().entries().unwrap();
+        assert_eq!(
+            names(&entries),
+            [
+                ("a.txt".to_string(), FileKind::File),
+                ("link".to_string(), FileKind::Symlink),
+                ("sub".to_string(), FileKind::Directory)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_symlink_is_neither_entered_as_a_directory_nor_read_as_a_file() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "secret").unwrap();
+        let (t, ws) = temp_workspace();
+        std::os::unix::fs::symlink(outside.path(), t.path().join("out")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), t.path().join("s.txt")).unwrap();
+        std::fs::write(t.path().join("in.txt"), "inside").unwrap();
+        let tree = Tree::open(&ws, None).unwrap();
+        assert!(tree.dir(Some(&ws.resolve("out").unwrap())).is_err());
+        let root = tree.dir(None).unwrap();
+        let mut bytes = Vec::new();
+        assert!(root.read("s.txt", &ws.resolve("s.txt").unwrap(), 100, &mut bytes).is_err());
+        root.read("in.txt", &ws.resolve("in.txt").unwrap(), 100, &mut bytes).unwrap();
+        assert_eq!(bytes, b"inside");
+        let err = root.read("in.txt", &ws.resolve("in.txt").unwrap(), 3, &mut bytes).unwrap_err();
+        assert!(matches!(err, Error::TooLargeToRead { size: 6, limit: 3, .. }), "{err}");
+    }
+
+    #[test]
+    fn the_state_directory_inside_the_root_is_left_out() {
+        let (t, mut ws) = temp_workspace();
+        std::fs::create_dir(t.path().join("state")).unwrap();
+        std::fs::create_dir(t.path().join("src")).unwrap();
+        ws.reserve(&t.path().join("state")).unwrap();
+        let tree = Tree::open(&ws, None).unwrap();
+        let entries = tree.dir(None).unwrap().entries().unwrap();
+        assert_eq!(names(&entries), [("src".to_string(), FileKind::Directory)]);
+    }
+}
