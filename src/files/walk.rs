@@ -276,7 +276,7 @@ impl Rules {
 /// below `dir` too.
 fn rules_above(ws: &Workspace, dir: Option<&RootPath>) -> Option<Arc<Rules>> {
     let mut rules = None;
-    let Some(dir) = dir else { return None };
+    let dir = dir?;
     let mut levels = vec![None];
     let mut prefix = std::path::PathBuf::new();
     for comp in dir.as_path().parent().into_iter().flat_map(Path::components) {
