@@ -140,7 +140,7 @@ impl TreeDir<'_> {
     pub fn read(&self, name: &str, path: &RootPath, limit: u64, bytes: &mut Vec<u8>) -> Result<()> {
         let mut options = workspace::read_options();
         options.follow(FollowSymlinks::No);
-        let mut file = self.handle().open_with(name, &options).map_err(|e| Error::Io {
+        let file = self.handle().open_with(name, &options).map_err(|e| Error::Io {
             op: "open",
             path: path.display(),
             source: e,
@@ -149,7 +149,38 @@ impl TreeDir<'_> {
             file.metadata().map_err(|e| Error::Io { op: "inspect", path: path.display(), source: e })?;
         let info = FileInfo::from_metadata(&meta);
         workspace::require_file(path, &info)?;
-        workspace::read_held_into(&mut file, &info, path, limit, bytes)
+        read_to_limit(&file, info.size, path, limit, bytes)
+    }
+}
+
+/// Reads all of `file` (of `size` bytes when it was inspected; it may have grown since) into
+/// `bytes`, refusing more than `limit` bytes. Read straight into `bytes`' spare memory, which
+/// is not cleared first: a walk reads thousands of files into one buffer.
+fn read_to_limit(
+    file: &cap_std::fs::File,
+    size: u64,
+    path: &RootPath,
+    limit: u64,
+    bytes: &mut Vec<u8>,
+) -> Result<()> {
+    let too_large = |size| Error::TooLargeToRead { path: path.display(), size, limit };
+    bytes.clear();
+    if size > limit {
+        return Err(too_large(size));
+    }
+    // One byte more than the size, so that the read that finds the end needs no more memory.
+    bytes.reserve(size as usize + 1);
+    loop {
+        if bytes.len() == bytes.capacity() {
+            bytes.reserve(bytes.capacity().max(1 << 16));
+        }
+        match rustix::io::read(file, rustix::buffer::spare_capacity(bytes)) {
+            Ok(0) => return Ok(()),
+            Ok(_) if bytes.len() as u64 > limit => return Err(too_large(bytes.len() as u64)),
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(Error::Io { op: "read", path: path.display(), source: e.into() }),
+        }
     }
 }
 
