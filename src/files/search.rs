@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use super::encoding;
 use super::read::cut_line;
+use super::tree::Read;
 use super::walk::{FileAt, PathGlob, Walked, walk_files};
 use crate::error::{Error, Result};
 use crate::workspace::{FileKind, RootPath, Workspace};
@@ -114,7 +115,7 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
     {
         if selected(file) {
             let mut worker = Worker::new(context);
-            let read = ws.read(file, query.max_file_bytes);
+            let read = ws.read(file, query.max_file_bytes).map(Some);
             let counted = worker.search(&matcher, &kept, file, read);
             out.count(&counted);
         }
@@ -190,10 +191,21 @@ impl Worker {
         Worker { shower, counter, bytes: Vec::new(), context: context as u64 }
     }
 
-    /// Reads `file` into the worker's memory.
-    fn read(&mut self, file: &FileAt, limit: u64) -> Result<Vec<u8>> {
+    /// Reads `file` into the worker's memory; None when its start shows that it is binary
+    /// (a NUL byte, as [`encoding::text_of`] decides), which spares reading the rest.
+    fn read(&mut self, file: &FileAt, limit: u64) -> Result<Option<Vec<u8>>> {
         let mut bytes = std::mem::take(&mut self.bytes);
-        file.read(limit, &mut bytes).map(|()| bytes)
+        let binary = |start: &[u8]| {
+            let utf16 = encoding::bom_of(start).is_some_and(|bom| !bom.is_utf8());
+            !utf16 && memchr::memchr(0, start).is_some()
+        };
+        match file.read(limit, &mut bytes, &binary)? {
+            Read::Whole => Ok(Some(bytes)),
+            Read::Start => {
+                self.bytes = bytes;
+                Ok(None)
+            }
+        }
     }
 
     /// Searches the file at `path`, whose bytes `read` gave; its lines that may be shown go
@@ -203,10 +215,11 @@ impl Worker {
         matcher: &grep_regex::RegexMatcher,
         kept: &Kept,
         path: &RootPath,
-        read: Result<Vec<u8>>,
+        read: Result<Option<Vec<u8>>>,
     ) -> Counted {
         let bytes = match read {
-            Ok(bytes) => bytes,
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Counted::Binary,
             Err(Error::TooLargeToRead { .. }) => return Counted::TooLarge,
             Err(_) => return Counted::Unreadable,
         };
@@ -656,6 +669,21 @@ mod tests {
         assert_eq!(shown, first, "33 files of 3 lines and one of 1");
         assert_eq!(s.files[33].lines.len(), 1);
         assert_eq!(s, one_file_after_the_other(&ws, &paths, &Query { max_matches: 100, ..query("hit") }));
+    }
+
+    #[test]
+    fn a_large_file_is_binary_for_a_nul_at_its_start_or_past_it_but_utf16_is_text() {
+        let (t, ws) = temp_workspace();
+        let lines = "hit\n".repeat(40_000);
+        std::fs::write(t.path().join("a_nul_first.bin"), format!("\0{lines}")).unwrap();
+        std::fs::write(t.path().join("b_nul_last.bin"), format!("{lines}\0")).unwrap();
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend(lines.encode_utf16().flat_map(u16::to_le_bytes));
+        std::fs::write(t.path().join("c_utf16.txt"), utf16).unwrap();
+        std::fs::write(t.path().join("d_plain.txt"), &lines).unwrap();
+        let s = search(&ws, None, &Query { max_matches: 3, ..query("hit") }).unwrap();
+        assert_eq!((s.binary, s.searched, s.files_matched, s.matches), (2, 2, 2, 80_000));
+        assert_eq!(shown(&s), ["c_utf16.txt:1:hit", "c_utf16.txt:2:hit", "c_utf16.txt:3:hit"]);
     }
 
     #[test]

@@ -36,7 +36,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::list::{MAX_IGNORE_FILE, ignore_file_of, matcher_of, virtual_path};
-use super::tree::{Entry, Tree, TreeDir};
+use super::tree::{Entry, Read, Tree, TreeDir};
 use crate::error::{Error, Result};
 use crate::workspace::{FileInfo, FileKind, RootPath, Workspace};
 
@@ -145,9 +145,10 @@ impl FileAt<'_> {
         self.dir.stat(self.name())
     }
 
-    /// Reads the file into `bytes`; see [`TreeDir::read`].
-    pub fn read(&self, limit: u64, bytes: &mut Vec<u8>) -> Result<()> {
-        self.dir.read(self.name(), self.path, limit, bytes)
+    /// Reads the file into `bytes`, or only its start when `enough` says so; see
+    /// [`TreeDir::read`].
+    pub fn read(&self, limit: u64, bytes: &mut Vec<u8>, enough: &dyn Fn(&[u8]) -> bool) -> Result<Read> {
+        self.dir.read(self.name(), self.path, limit, bytes, enough)
     }
 }
 
@@ -359,7 +360,7 @@ impl<T: Send> Lister<'_, T> {
                     None => RootPath::from_name(name)?,
                 };
                 let mut bytes = Vec::new();
-                handle.read(name, &path, MAX_IGNORE_FILE, &mut bytes).ok()?;
+                handle.read(name, &path, MAX_IGNORE_FILE, &mut bytes, &|_| false).ok()?;
                 matcher_of(dir, &bytes)
             }
             FileKind::Symlink => ignore_file_of(self.ws, dir, name),
