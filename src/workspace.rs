@@ -947,30 +947,15 @@ impl Workspace {
 /// Reads the whole of `file` (of metadata `info`), refusing more than `limit` bytes; it may
 /// have grown since it was inspected.
 fn read_held(file: &mut File, info: &FileInfo, path: &RootPath, limit: u64) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    read_held_into(file, info, path, limit, &mut bytes)?;
-    Ok(bytes)
-}
-
-/// [`read_held`] into `bytes` (cleared first), whose memory a caller reading many files
-/// reuses.
-pub(crate) fn read_held_into(
-    file: &mut File,
-    info: &FileInfo,
-    path: &RootPath,
-    limit: u64,
-    bytes: &mut Vec<u8>,
-) -> Result<()> {
-    bytes.clear();
     if info.size > limit {
         return Err(Error::TooLargeToRead { path: path.display(), size: info.size, limit });
     }
-    bytes.reserve(info.size.min(limit) as usize);
-    file.take(limit + 1).read_to_end(bytes).map_err(|e| map_io(e, "read", path))?;
+    let mut bytes = Vec::with_capacity(info.size.min(limit) as usize);
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| map_io(e, "read", path))?;
     if bytes.len() as u64 > limit {
         return Err(Error::TooLargeToRead { path: path.display(), size: bytes.len() as u64, limit });
     }
-    Ok(())
+    Ok(bytes)
 }
 
 /// How a file is opened to be read: O_NONBLOCK, so that opening a FIFO does not wait for a

@@ -32,19 +32,20 @@ pub struct Found {
 /// The files under `dir` (the root when None) matching `pattern`.
 pub fn find(ws: &Workspace, dir: Option<&RootPath>, pattern: &str) -> Result<Found> {
     let glob = PathGlob::new("pattern", pattern, dir)?;
-    let walk = walk_files(ws, dir, &|path| glob.matches(path))?;
-    let found = walk.visit(
-        || (),
-        |_, file| {
-            // A file that vanished (or was replaced by something else) since the walk is left out.
-            let info = file.stat().ok().filter(|info| info.kind == FileKind::File)?;
-            let modified = Timestamp::from_millis((info.mtime_ns / 1_000_000) as i64);
-            Some(FoundFile { path: file.path().clone(), size: info.size, modified })
-        },
-    );
-    let mut files: Vec<FoundFile> = found.into_iter().flatten().collect();
+    let walk = walk_files(ws, dir, &|file| {
+        if !glob.matches(file.path()) {
+            return None;
+        }
+        // A file replaced by something else since it was listed is left out.
+        let info = file.stat().ok().filter(|info| info.kind == FileKind::File)?;
+        let modified = Timestamp::from_millis((info.mtime_ns / 1_000_000) as i64);
+        Some((info.size, modified))
+    })?;
+    let walked = walk.walked;
+    let mut files: Vec<FoundFile> =
+        walk.into_kept().map(|(path, (size, modified))| FoundFile { path, size, modified }).collect();
     files.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path)));
-    Ok(Found { files, walked: walk.walked })
+    Ok(Found { files, walked })
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use super::encoding;
 use super::read::cut_line;
+use super::tree::Read;
 use super::walk::{FileAt, PathGlob, Walked, walk_files};
 use crate::error::{Error, Result};
 use crate::workspace::{FileKind, RootPath, Workspace};
@@ -105,6 +106,7 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
     let glob = query.glob.map(|g| PathGlob::new("glob", g, dir)).transpose()?;
     let context = query.context.min(MAX_CONTEXT);
     let selected = |path: &RootPath| glob.as_ref().is_none_or(|g| g.matches(path));
+    let keep = |file: &FileAt| selected(file.path()).then_some(());
     let kept = Kept::new(query.max_matches);
     let mut out = Searched::default();
     // A path that names one file searches that file, as ripgrep does.
@@ -113,15 +115,15 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
     {
         if selected(file) {
             let mut worker = Worker::new(context);
-            let read = ws.read(file, query.max_file_bytes);
+            let read = ws.read(file, query.max_file_bytes).map(Some);
             let counted = worker.search(&matcher, &kept, file, read);
             out.count(&counted);
         }
     } else {
-        let walk = walk_files(ws, dir, &selected)?;
+        let walk = walk_files(ws, dir, &keep)?;
         let counts = walk.visit(
             || Worker::new(context),
-            |worker, file| {
+            |worker, file, ()| {
                 let read = worker.read(file, query.max_file_bytes);
                 worker.search(&matcher, &kept, file.path(), read)
             },
@@ -189,10 +191,21 @@ impl Worker {
         Worker { shower, counter, bytes: Vec::new(), context: context as u64 }
     }
 
-    /// Reads `file` into the worker's memory.
-    fn read(&mut self, file: &FileAt, limit: u64) -> Result<Vec<u8>> {
+    /// Reads `file` into the worker's memory; None when its start shows that it is binary
+    /// (a NUL byte, as [`encoding::text_of`] decides), which spares reading the rest.
+    fn read(&mut self, file: &FileAt, limit: u64) -> Result<Option<Vec<u8>>> {
         let mut bytes = std::mem::take(&mut self.bytes);
-        file.read(limit, &mut bytes).map(|()| bytes)
+        let binary = |start: &[u8]| {
+            let utf16 = encoding::bom_of(start).is_some_and(|bom| !bom.is_utf8());
+            !utf16 && memchr::memchr(0, start).is_some()
+        };
+        match file.read(limit, &mut bytes, &binary)? {
+            Read::Whole => Ok(Some(bytes)),
+            Read::Start => {
+                self.bytes = bytes;
+                Ok(None)
+            }
+        }
     }
 
     /// Searches the file at `path`, whose bytes `read` gave; its lines that may be shown go
@@ -202,10 +215,11 @@ impl Worker {
         matcher: &grep_regex::RegexMatcher,
         kept: &Kept,
         path: &RootPath,
-        read: Result<Vec<u8>>,
+        read: Result<Option<Vec<u8>>>,
     ) -> Counted {
         let bytes = match read {
-            Ok(bytes) => bytes,
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Counted::Binary,
             Err(Error::TooLargeToRead { .. }) => return Counted::TooLarge,
             Err(_) => return Counted::Unreadable,
         };
@@ -587,6 +601,89 @@ mod tests {
         assert!(s.files[0].lines[0].text.contains("line cut"), "{:?}", s.files[0].lines[0].text.len());
         let s = search(&ws, None, &Query { max_file_bytes: 100, ..query("x") }).unwrap();
         assert_eq!((s.too_large, s.matches), (1, 0));
+    }
+
+    /// The search of every file on its own, one after the other in path order, each with
+    /// what is left of `max_matches`: what a search of the tree must show.
+    fn one_file_after_the_other(ws: &Workspace, paths: &[RootPath], q: &Query) -> Searched {
+        let mut out = Searched::default();
+        for path in paths {
+            let one = search(ws, Some(path), &Query { max_matches: q.max_matches - out.shown, ..q.clone() })
+                .unwrap();
+            out.files.extend(one.files);
+            out.matches += one.matches;
+            out.shown += one.shown;
+            out.files_matched += one.files_matched;
+            out.searched += one.searched;
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+        #[test]
+        fn a_tree_searched_on_every_core_shows_what_one_file_after_the_other_shows(
+            files in proptest::collection::vec(
+                (0usize..4, 0usize..8, proptest::collection::vec(0usize..4, 0..14)), 1..30),
+            max_matches in 1usize..15,
+            context in 0usize..3,
+        ) {
+            let (t, ws) = temp_workspace();
+            let mut paths = Vec::new();
+            for (dir, name, lines) in &files {
+                let path = match dir {
+                    0 => format!("f{name}.txt"),
+                    d => format!("d{d}/f{name}.txt"),
+                };
+                let text: String = lines.iter().map(|l| ["hit\n", "x\n", "hit, hit\n", "y\n"][*l]).collect();
+                std::fs::create_dir_all(t.path().join(&path).parent().unwrap()).unwrap();
+                std::fs::write(t.path().join(&path), text).unwrap();
+                paths.push(ws.resolve(&path).unwrap());
+            }
+            paths.sort();
+            paths.dedup();
+            let q = Query { context, max_matches, ..query("hit") };
+            let expected = one_file_after_the_other(&ws, &paths, &q);
+            for _ in 0..3 {
+                proptest::prop_assert_eq!(&search(&ws, None, &q).unwrap(), &expected);
+            }
+        }
+    }
+
+    #[test]
+    fn many_matching_files_show_the_first_ones_in_path_order() {
+        let (t, ws) = temp_workspace();
+        let mut paths = Vec::new();
+        for d in 0..20 {
+            for f in 0..20 {
+                let path = format!("d{d:02}/f{f:02}.txt");
+                std::fs::create_dir_all(t.path().join(&path).parent().unwrap()).unwrap();
+                std::fs::write(t.path().join(&path), "hit\nhit\nhit\n").unwrap();
+                paths.push(ws.resolve(&path).unwrap());
+            }
+        }
+        let s = search(&ws, None, &Query { max_matches: 100, ..query("hit") }).unwrap();
+        assert_eq!((s.matches, s.shown, s.files_matched, s.searched), (1200, 100, 400, 400));
+        let shown: Vec<String> = s.files.iter().map(|f| f.path.display()).collect();
+        let first: Vec<String> = paths.iter().take(34).map(RootPath::display).collect();
+        assert_eq!(shown, first, "33 files of 3 lines and one of 1");
+        assert_eq!(s.files[33].lines.len(), 1);
+        assert_eq!(s, one_file_after_the_other(&ws, &paths, &Query { max_matches: 100, ..query("hit") }));
+    }
+
+    #[test]
+    fn a_large_file_is_binary_for_a_nul_at_its_start_or_past_it_but_utf16_is_text() {
+        let (t, ws) = temp_workspace();
+        let lines = "hit\n".repeat(40_000);
+        std::fs::write(t.path().join("a_nul_first.bin"), format!("\0{lines}")).unwrap();
+        std::fs::write(t.path().join("b_nul_last.bin"), format!("{lines}\0")).unwrap();
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend(lines.encode_utf16().flat_map(u16::to_le_bytes));
+        std::fs::write(t.path().join("c_utf16.txt"), utf16).unwrap();
+        std::fs::write(t.path().join("d_plain.txt"), &lines).unwrap();
+        let s = search(&ws, None, &Query { max_matches: 3, ..query("hit") }).unwrap();
+        assert_eq!((s.binary, s.searched, s.files_matched, s.matches), (2, 2, 2, 80_000));
+        assert_eq!(shown(&s), ["c_utf16.txt:1:hit", "c_utf16.txt:2:hit", "c_utf16.txt:3:hit"]);
     }
 
     #[test]

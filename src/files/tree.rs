@@ -136,11 +136,20 @@ impl TreeDir<'_> {
 
     /// Reads the regular file `name` in this directory (at `path`) into `bytes`, refusing
     /// anything larger than `limit` bytes ([`Error::TooLargeToRead`]) and anything that is not
-    /// a regular file, a symlink included.
-    pub fn read(&self, name: &str, path: &RootPath, limit: u64, bytes: &mut Vec<u8>) -> Result<()> {
+    /// a regular file, a symlink included. Of a file larger than [`FIRST_READ`], that much is
+    /// read first and shown to `enough`: when it says the start is enough, the rest is not read
+    /// and the result is [`Read::Start`].
+    pub fn read(
+        &self,
+        name: &str,
+        path: &RootPath,
+        limit: u64,
+        bytes: &mut Vec<u8>,
+        enough: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<Read> {
         let mut options = workspace::read_options();
         options.follow(FollowSymlinks::No);
-        let mut file = self.handle().open_with(name, &options).map_err(|e| Error::Io {
+        let file = self.handle().open_with(name, &options).map_err(|e| Error::Io {
             op: "open",
             path: path.display(),
             source: e,
@@ -149,8 +158,58 @@ impl TreeDir<'_> {
             file.metadata().map_err(|e| Error::Io { op: "inspect", path: path.display(), source: e })?;
         let info = FileInfo::from_metadata(&meta);
         workspace::require_file(path, &info)?;
-        workspace::read_held_into(&mut file, &info, path, limit, bytes)
+        let too_large = |size| Error::TooLargeToRead { path: path.display(), size, limit };
+        let read_error =
+            |e: rustix::io::Errno| Error::Io { op: "read", path: path.display(), source: e.into() };
+        bytes.clear();
+        if info.size > limit {
+            return Err(too_large(info.size));
+        }
+        if info.size > FIRST_READ as u64 {
+            bytes.reserve(FIRST_READ);
+            if read_some(&file, bytes, FIRST_READ).map_err(read_error)? && enough(bytes) {
+                return Ok(Read::Start);
+            }
+        }
+        // One byte more than the size, so that the read that finds the end needs no more memory.
+        bytes.reserve((info.size as usize + 1).saturating_sub(bytes.len()));
+        // It may have grown since it was inspected.
+        let past_limit = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
+        if read_some(&file, bytes, past_limit).map_err(read_error)? {
+            return Err(too_large(bytes.len() as u64));
+        }
+        Ok(Read::Whole)
     }
+}
+
+/// Bytes read at first of a larger file, for [`TreeDir::read`]'s `enough`: as much as
+/// ripgrep looks at before it decides that a file is binary.
+pub const FIRST_READ: usize = 64 * 1024;
+
+/// How much of a file [`TreeDir::read`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    /// All of it.
+    Whole,
+    /// Its first [`FIRST_READ`] bytes, which were enough for the caller.
+    Start,
+}
+
+/// Reads from `file` into the spare memory of `bytes` (growing it when it is full) until
+/// `bytes` holds `up_to` bytes or more; false at the end of the file. The memory is not
+/// cleared first: a walk reads thousands of files into one buffer.
+fn read_some(file: &cap_std::fs::File, bytes: &mut Vec<u8>, up_to: usize) -> rustix::io::Result<bool> {
+    while bytes.len() < up_to {
+        if bytes.len() == bytes.capacity() {
+            bytes.reserve(bytes.capacity().max(1 << 16));
+        }
+        match rustix::io::read(file, rustix::buffer::spare_capacity(bytes)) {
+            Ok(0) => return Ok(false),
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -195,10 +254,11 @@ mod tests {
         assert!(tree.dir(Some(&ws.resolve("out").unwrap())).is_err());
         let root = tree.dir(None).unwrap();
         let mut bytes = Vec::new();
-        assert!(root.read("s.txt", &ws.resolve("s.txt").unwrap(), 100, &mut bytes).is_err());
-        root.read("in.txt", &ws.resolve("in.txt").unwrap(), 100, &mut bytes).unwrap();
+        let whole = &|_: &[u8]| false;
+        assert!(root.read("s.txt", &ws.resolve("s.txt").unwrap(), 100, &mut bytes, whole).is_err());
+        root.read("in.txt", &ws.resolve("in.txt").unwrap(), 100, &mut bytes, whole).unwrap();
         assert_eq!(bytes, b"inside");
-        let err = root.read("in.txt", &ws.resolve("in.txt").unwrap(), 3, &mut bytes).unwrap_err();
+        let err = root.read("in.txt", &ws.resolve("in.txt").unwrap(), 3, &mut bytes, whole).unwrap_err();
         assert!(matches!(err, Error::TooLargeToRead { size: 6, limit: 3, .. }), "{err}");
     }
 

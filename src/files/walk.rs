@@ -36,7 +36,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::list::{MAX_IGNORE_FILE, ignore_file_of, matcher_of, virtual_path};
-use super::tree::{Entry, Tree, TreeDir};
+use super::tree::{Entry, Read, Tree, TreeDir};
 use crate::error::{Error, Result};
 use crate::workspace::{FileInfo, FileKind, RootPath, Workspace};
 
@@ -106,25 +106,25 @@ impl PathGlob {
     }
 }
 
-/// The files a walk kept, grouped by directory, ready to be visited.
+/// The files a walk kept, grouped by directory, each with what the walk's `keep` said of it.
 #[derive(Debug)]
-pub struct Walk {
+pub struct Walk<T> {
     tree: Tree,
     /// In path order of their directories; each one's files by name.
-    groups: Vec<Group>,
+    groups: Vec<Group<T>>,
     /// What the walk left out.
     pub walked: Walked,
 }
 
 /// The files kept in one directory.
 #[derive(Debug)]
-struct Group {
+struct Group<T> {
     dir: Option<RootPath>,
-    files: Vec<RootPath>,
+    files: Vec<(RootPath, T)>,
 }
 
-/// One kept file, as [`Walk::visit`] hands it over: its path, and what can be done with it
-/// through its directory's sandboxed handle.
+/// A file of the walk: its path, and what can be done with it through its directory's
+/// sandboxed handle.
 pub struct FileAt<'a> {
     dir: &'a TreeDir<'a>,
     path: &'a RootPath,
@@ -140,36 +140,32 @@ impl FileAt<'_> {
         self.path.as_path().file_name().and_then(|n| n.to_str()).unwrap_or_default()
     }
 
-    /// Facts about the file (a symlink put in its place since the walk is not followed).
+    /// Facts about the file (a symlink put in its place since it was listed is not followed).
     pub fn stat(&self) -> std::io::Result<FileInfo> {
         self.dir.stat(self.name())
     }
 
-    /// Reads the file into `bytes`; see [`TreeDir::read`].
-    pub fn read(&self, limit: u64, bytes: &mut Vec<u8>) -> Result<()> {
-        self.dir.read(self.name(), self.path, limit, bytes)
+    /// Reads the file into `bytes`, or only its start when `enough` says so; see
+    /// [`TreeDir::read`].
+    pub fn read(&self, limit: u64, bytes: &mut Vec<u8>, enough: &dyn Fn(&[u8]) -> bool) -> Result<Read> {
+        self.dir.read(self.name(), self.path, limit, bytes, enough)
     }
 }
 
-impl Walk {
-    /// How many files the walk kept.
-    pub fn len(&self) -> usize {
-        self.groups.iter().map(|g| g.files.len()).sum()
-    }
-
-    /// Whether the walk kept no file.
-    pub fn is_empty(&self) -> bool {
-        self.groups.iter().all(|g| g.files.is_empty())
+impl<T: Sync> Walk<T> {
+    /// The files kept and what `keep` said of each, in the walk's order.
+    pub fn into_kept(self) -> impl Iterator<Item = (RootPath, T)> {
+        self.groups.into_iter().flat_map(|g| g.files)
     }
 
     /// Calls `visit` with every kept file, on every core, each thread with its own state from
-    /// `worker`; returns the results in the walk's order. A file whose directory vanished
-    /// since it was listed is skipped.
-    pub fn visit<W, T: Send>(
+    /// `worker`; returns the results in the walk's order. The files of a directory that
+    /// vanished since it was listed are skipped.
+    pub fn visit<W, R: Send>(
         &self,
         worker: impl Fn() -> W + Sync,
-        visit: impl Fn(&mut W, &FileAt) -> T + Sync,
-    ) -> Vec<T> {
+        visit: impl Fn(&mut W, &FileAt, &T) -> R + Sync,
+    ) -> Vec<R> {
         // Small runs of files, so that a directory of many files is shared between threads.
         const RUN: usize = 16;
         let mut runs = Vec::new();
@@ -194,33 +190,44 @@ impl Walk {
                 }
                 let Some((_, dir)) = &open else { continue };
                 let end = (start + RUN).min(group.files.len());
-                for (i, path) in group.files[start..end].iter().enumerate() {
-                    out.push((index + i, visit(&mut state, &FileAt { dir, path })));
+                for (i, (path, kept)) in group.files[start..end].iter().enumerate() {
+                    out.push((index + i, visit(&mut state, &FileAt { dir, path }, kept)));
                 }
             }
             out
         });
-        let mut results: Vec<(usize, T)> = done.into_iter().flatten().collect();
+        let mut results: Vec<(usize, R)> = done.into_iter().flatten().collect();
         results.sort_unstable_by_key(|(index, _)| *index);
         results.into_iter().map(|(_, result)| result).collect()
     }
 }
 
 /// Lists the tree under `dir` (the root when None) and keeps the regular files for which
-/// `select` is true.
-pub fn walk_files(
+/// `keep` gives something, with it. `keep` runs on the listing threads, while the file's
+/// directory is open.
+pub fn walk_files<T: Send>(
     ws: &Workspace,
     dir: Option<&RootPath>,
-    select: &(dyn Fn(&RootPath) -> bool + Sync),
-) -> Result<Walk> {
+    keep: &(dyn Fn(&FileAt) -> Option<T> + Sync),
+) -> Result<Walk<T>> {
+    walk_at_most(ws, dir, keep, MAX_VISITED)
+}
+
+/// [`walk_files`], stopping after `max_visited` entries.
+fn walk_at_most<T: Send>(
+    ws: &Workspace,
+    dir: Option<&RootPath>,
+    keep: &(dyn Fn(&FileAt) -> Option<T> + Sync),
+    max_visited: usize,
+) -> Result<Walk<T>> {
     let tree = Tree::open(ws, dir)?;
     let rules = rules_above(ws, dir);
-    let lister = Lister { ws, tree: &tree, select };
-    let walk = match lister.in_parallel(rules.clone())? {
-        Some(walk) => walk,
+    let lister = Lister { ws, tree: &tree, keep, max_visited };
+    let listed = match lister.in_parallel(rules.clone())? {
+        Some(listed) => listed,
         None => lister.in_order(rules)?,
     };
-    let (mut groups, walked) = walk;
+    let (mut groups, walked) = listed;
     groups.sort_unstable_by(|a, b| a.dir.cmp(&b.dir));
     Ok(Walk { tree, groups, walked })
 }
@@ -296,9 +303,16 @@ struct Job {
     rules: Option<Arc<Rules>>,
 }
 
+/// A directory open for listing: its handle, its entries by name, the rules that apply in it.
+struct Opened<'a> {
+    handle: TreeDir<'a>,
+    entries: Vec<Entry>,
+    rules: Option<Arc<Rules>>,
+}
+
 /// What listing one directory gave.
-struct Listed {
-    group: Group,
+struct Listed<T> {
+    group: Group<T>,
     /// Subdirectories to list, by name.
     subdirs: Vec<Job>,
     /// Entries looked at.
@@ -307,15 +321,16 @@ struct Listed {
 }
 
 /// Lists directories for [`walk_files`].
-struct Lister<'a> {
+struct Lister<'a, T> {
     ws: &'a Workspace,
     tree: &'a Tree,
-    select: &'a (dyn Fn(&RootPath) -> bool + Sync),
+    keep: &'a (dyn Fn(&FileAt) -> Option<T> + Sync),
+    max_visited: usize,
 }
 
-impl Lister<'_> {
-    /// The entries of the directory `job` names, by name, and the rules that apply in it.
-    fn open(&self, job: &Job) -> std::io::Result<(Vec<Entry>, Option<Arc<Rules>>)> {
+impl<T: Send> Lister<'_, T> {
+    /// The directory `job` names, open, with its entries by name and the rules in it.
+    fn open(&self, job: &Job) -> std::io::Result<Opened<'_>> {
         let handle = self.tree.dir(job.dir.as_ref())?;
         let mut entries = handle.entries()?;
         entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
@@ -326,7 +341,7 @@ impl Lister<'_> {
             }
         }
         let [ignore, gitignore] = own;
-        Ok((entries, Rules::below(job.rules.clone(), ignore, gitignore)))
+        Ok(Opened { handle, entries, rules: Rules::below(job.rules.clone(), ignore, gitignore) })
     }
 
     /// The matcher of the ignore file `name` in `dir`: read by name when it is a regular file,
@@ -345,7 +360,7 @@ impl Lister<'_> {
                     None => RootPath::from_name(name)?,
                 };
                 let mut bytes = Vec::new();
-                handle.read(name, &path, MAX_IGNORE_FILE, &mut bytes).ok()?;
+                handle.read(name, &path, MAX_IGNORE_FILE, &mut bytes, &|_| false).ok()?;
                 matcher_of(dir, &bytes)
             }
             FileKind::Symlink => ignore_file_of(self.ws, dir, name),
@@ -353,7 +368,7 @@ impl Lister<'_> {
         }
     }
 
-    /// What one entry of `dir` is to the walk: ignored, a directory to list, a file to keep,
+    /// What one entry of `dir` is to the walk: ignored, a directory to list, a regular file,
     /// or nothing (a symlink, a device...).
     fn sort_out(&self, dir: Option<&RootPath>, entry: &Entry, rules: Option<&Rules>) -> Sorted {
         let Some(path) = (match dir {
@@ -368,40 +383,44 @@ impl Lister<'_> {
         }
         match entry.kind {
             FileKind::Directory => Sorted::Dir(path),
-            FileKind::File if (self.select)(&path) => Sorted::File(path),
+            FileKind::File => Sorted::File(path),
             _ => Sorted::Nothing,
         }
     }
 
     /// Lists the directory of `job`, every entry of it.
-    fn list(&self, job: Job) -> std::io::Result<Listed> {
-        let (entries, rules) = self.open(&job)?;
+    fn list(&self, job: Job) -> std::io::Result<Listed<T>> {
+        let opened = self.open(&job)?;
         let mut listed = Listed {
             group: Group { dir: job.dir.clone(), files: Vec::new() },
             subdirs: Vec::new(),
-            visited: entries.len(),
+            visited: opened.entries.len(),
             ignored: 0,
         };
-        for entry in &entries {
-            match self.sort_out(job.dir.as_ref(), entry, rules.as_deref()) {
+        for entry in &opened.entries {
+            match self.sort_out(job.dir.as_ref(), entry, opened.rules.as_deref()) {
                 Sorted::Ignored => listed.ignored += 1,
-                Sorted::Dir(path) => listed.subdirs.push(Job { dir: Some(path), rules: rules.clone() }),
-                Sorted::File(path) => listed.group.files.push(path),
+                Sorted::Dir(path) => {
+                    listed.subdirs.push(Job { dir: Some(path), rules: opened.rules.clone() })
+                }
+                Sorted::File(path) => {
+                    if let Some(kept) = (self.keep)(&FileAt { dir: &opened.handle, path: &path }) {
+                        listed.group.files.push((path, kept));
+                    }
+                }
                 Sorted::Nothing => {}
             }
         }
         Ok(listed)
     }
 
-    /// The whole tree, listed on every core; None when it holds more than [`MAX_VISITED`]
+    /// The whole tree, listed on every core; None when it holds more than `max_visited`
     /// entries (it is then listed in order, by [`Lister::in_order`]).
-    fn in_parallel(&self, rules: Option<Arc<Rules>>) -> Result<Option<(Vec<Group>, Walked)>> {
+    fn in_parallel(&self, rules: Option<Arc<Rules>>) -> Result<Option<(Vec<Group<T>>, Walked)>> {
         let start = self.tree.start().cloned();
-        let first = self.list(Job { dir: start.clone(), rules }).map_err(|e| match &start {
-            Some(d) => Error::Io { op: "list", path: d.display(), source: e },
-            None => Error::Io { op: "list", path: ".".into(), source: e },
-        })?;
-        if first.visited > MAX_VISITED {
+        let first =
+            self.list(Job { dir: start.clone(), rules }).map_err(|e| list_error(start.as_ref(), e))?;
+        if first.visited > self.max_visited {
             return Ok(None);
         }
         let visited = AtomicUsize::new(first.visited);
@@ -415,11 +434,12 @@ impl Lister<'_> {
             let mut groups = Vec::new();
             let mut ignored = 0;
             while let Some(job) = Queue::take(&queue, &ready, &over) {
-                let listed = self.list(job);
                 let mut subdirs = Vec::new();
                 // A directory that vanished or cannot be read is skipped.
-                if let Ok(listed) = listed {
-                    if visited.fetch_add(listed.visited, Ordering::Relaxed) + listed.visited > MAX_VISITED {
+                if let Ok(listed) = self.list(job) {
+                    if visited.fetch_add(listed.visited, Ordering::Relaxed) + listed.visited
+                        > self.max_visited
+                    {
                         over.store(true, Ordering::Relaxed);
                     }
                     ignored += listed.ignored;
@@ -442,55 +462,66 @@ impl Lister<'_> {
         Ok(Some((groups, walked)))
     }
 
-    /// The tree listed one directory after another, in path order, up to [`MAX_VISITED`]
+    /// The tree listed one directory after another, in path order, up to `max_visited`
     /// entries.
-    fn in_order(&self, rules: Option<Arc<Rules>>) -> Result<(Vec<Group>, Walked)> {
-        let mut walked = Walked::default();
-        let mut groups = Vec::new();
-        let mut visited = 0;
+    fn in_order(&self, rules: Option<Arc<Rules>>) -> Result<(Vec<Group<T>>, Walked)> {
+        let mut walk = InOrder { walked: Walked::default(), groups: Vec::new(), visited: 0 };
         let start = Job { dir: self.tree.start().cloned(), rules };
-        let (entries, rules) = self.open(&start).map_err(|e| Error::Io {
-            op: "list",
-            path: start.dir.as_ref().map_or_else(|| ".".into(), RootPath::display),
-            source: e,
-        })?;
-        self.in_order_below(start.dir, entries, rules, &mut visited, &mut walked, &mut groups);
-        Ok((groups, walked))
+        let opened = self.open(&start).map_err(|e| list_error(start.dir.as_ref(), e))?;
+        self.in_order_below(start.dir, opened, &mut walk);
+        Ok((walk.groups, walk.walked))
     }
 
-    fn in_order_below(
-        &self,
-        dir: Option<RootPath>,
-        entries: Vec<Entry>,
-        rules: Option<Arc<Rules>>,
-        visited: &mut usize,
-        walked: &mut Walked,
-        groups: &mut Vec<Group>,
-    ) {
+    fn in_order_below(&self, dir: Option<RootPath>, opened: Opened, walk: &mut InOrder<T>) {
+        let Opened { handle, entries, rules } = opened;
+        // Not held while a subdirectory is walked, so that a deep tree needs no more
+        // descriptors than a shallow one; opened again for the files after it.
+        let mut handle = Some(handle);
         let mut group = Group { dir: dir.clone(), files: Vec::new() };
         for entry in &entries {
-            if *visited >= MAX_VISITED {
-                walked.stopped = true;
+            if walk.visited >= self.max_visited {
+                walk.walked.stopped = true;
                 break;
             }
-            *visited += 1;
+            walk.visited += 1;
             match self.sort_out(dir.as_ref(), entry, rules.as_deref()) {
-                Sorted::Ignored => walked.ignored += 1,
+                Sorted::Ignored => walk.walked.ignored += 1,
                 Sorted::Dir(path) => {
+                    handle = None;
                     let job = Job { dir: Some(path), rules: rules.clone() };
                     // A directory that vanished or cannot be read is skipped.
-                    if let Ok((entries, rules)) = self.open(&job) {
-                        self.in_order_below(job.dir, entries, rules, visited, walked, groups);
+                    if let Ok(opened) = self.open(&job) {
+                        self.in_order_below(job.dir, opened, walk);
                     }
                 }
-                Sorted::File(path) => group.files.push(path),
+                Sorted::File(path) => {
+                    if handle.is_none() {
+                        handle = self.tree.dir(dir.as_ref()).ok();
+                    }
+                    let Some(dir) = &handle else { continue };
+                    if let Some(kept) = (self.keep)(&FileAt { dir, path: &path }) {
+                        group.files.push((path, kept));
+                    }
+                }
                 Sorted::Nothing => {}
             }
         }
         if !group.files.is_empty() {
-            groups.push(group);
+            walk.groups.push(group);
         }
     }
+}
+
+/// What a walk in order has gathered so far.
+struct InOrder<T> {
+    walked: Walked,
+    groups: Vec<Group<T>>,
+    visited: usize,
+}
+
+/// The error of a walk whose own directory cannot be listed.
+fn list_error(dir: Option<&RootPath>, e: std::io::Error) -> Error {
+    Error::Io { op: "list", path: dir.map_or_else(|| ".".into(), RootPath::display), source: e }
 }
 
 /// What an entry is to a walk.
@@ -585,8 +616,8 @@ mod tests {
     use crate::workspace::temp_workspace;
 
     fn walked(ws: &Workspace, dir: Option<&RootPath>) -> (Vec<String>, Walked) {
-        let walk = walk_files(ws, dir, &|_| true).unwrap();
-        let seen = walk.visit(|| (), |_, file| file.path().display());
+        let walk = walk_files(ws, dir, &|_| Some(())).unwrap();
+        let seen = walk.visit(|| (), |_, file, _| file.path().display());
         (seen, walk.walked)
     }
 
@@ -647,6 +678,48 @@ mod tests {
         for _ in 0..10 {
             assert_eq!(walked(&ws, None).0, first);
         }
+    }
+
+    #[test]
+    fn a_tree_over_the_limit_is_cut_after_the_same_entries_in_path_order_every_time() {
+        let (t, ws) = temp_workspace();
+        let mut files = vec!["a.txt".to_string(), "z.txt".to_string()];
+        for d in 0..3 {
+            files.extend((0..10).map(|f| format!("d{d}/f{f}.txt")));
+        }
+        write(t.path(), &files.iter().map(String::as_str).collect::<Vec<_>>());
+        // In path order: a.txt, d0, its 10 files, d1 and its first 4 files make 17 entries.
+        let expected: Vec<String> = ["a.txt".to_string()]
+            .into_iter()
+            .chain((0..10).map(|f| format!("d0/f{f}.txt")))
+            .chain((0..4).map(|f| format!("d1/f{f}.txt")))
+            .collect();
+        for _ in 0..10 {
+            let walk = walk_at_most(&ws, None, &|_| Some(()), 17).unwrap();
+            assert_eq!(walk.walked, Walked { stopped: true, ignored: 0 });
+            assert_eq!(walk.visit(|| (), |_, file, _| file.path().display()), expected);
+        }
+        let walk = walk_at_most(&ws, None, &|_| Some(()), 35).unwrap();
+        assert_eq!((walk.walked.stopped, walk.into_kept().count()), (false, 32), "35 entries fit");
+    }
+
+    #[test]
+    fn keep_sees_each_file_once_through_its_directory() {
+        let (t, ws) = temp_workspace();
+        write(t.path(), &["a/one.txt", "a/two.rs", "b/three.rs"]);
+        std::fs::write(t.path().join("b/three.rs"), "twelve bytes").unwrap();
+        let walk = walk_files(&ws, None, &|file| {
+            file.path().display().ends_with(".rs").then(|| file.stat().unwrap().size)
+        })
+        .unwrap();
+        let kept: Vec<(String, u64)> = walk.into_kept().map(|(p, size)| (p.display(), size)).collect();
+        assert_eq!(kept, [("a/two.rs".to_string(), 1), ("b/three.rs".to_string(), 12)]);
+    }
+
+    #[test]
+    fn in_parallel_keeps_the_order_of_the_items() {
+        let items: Vec<usize> = (0..1000).collect();
+        assert_eq!(in_parallel(&items, |i| i * 2), items.iter().map(|i| i * 2).collect::<Vec<_>>());
     }
 
     #[test]

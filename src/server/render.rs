@@ -103,7 +103,7 @@ fn walk_notes(walked: &crate::files::Walked) -> Vec<String> {
         notes.push("the search stopped after 100,000 entries: search a subdirectory".to_string());
     }
     if walked.ignored > 0 {
-        notes.push(format!("{} ignored by .gitignore", plural(walked.ignored, "entry")));
+        notes.push(format!("{} ignored by .gitignore or .ignore", plural(walked.ignored, "entry")));
     }
     notes
 }

@@ -582,7 +582,7 @@ impl FilewrightServer {
     }
 
     /// Find files by glob, newest first, with size and lines: `*.ts` matches file names at any
-    /// depth, `src/**/*.ts` paths below `path`. Honours .gitignore; at most `max_results`
+    /// depth, `src/**/*.ts` paths below `path`. Honours .gitignore and .ignore; at most `max_results`
     /// (default 200), with a count of the rest.
     #[tool(
         input_schema = schemas::input("find_files"),
@@ -598,7 +598,7 @@ impl FilewrightServer {
 
     /// Search file contents for a literal string (or, with `regex: true`, a regular expression),
     /// like ripgrep: matching lines as `path:line: text`, grouped by file, with `context` lines
-    /// around them. Honours .gitignore and skips binary files; at most `max_results` matching
+    /// around them. Honours .gitignore and .ignore and skips binary files; at most `max_results` matching
     /// lines (default 200), with a count of the rest.
     #[tool(
         input_schema = schemas::input("search_files"),

@@ -56,3 +56,29 @@ async fn find_files_cannot_search_outside_the_root() {
     assert!(!reply.text().contains("secret"), "{}", reply.text());
     server.stop().await;
 }
+
+#[tokio::test]
+async fn dot_ignore_files_leave_out_what_they_name_and_override_gitignore() {
+    let root = Root::new()
+        .file("src/a.ts", "needle\n")
+        .file("gen/b.ts", "needle\n")
+        .file("logs/c.ts", "needle\n")
+        .file(".ignore", "gen/\n!logs/\n")
+        .file(".gitignore", "logs/\n");
+    let server = Server::spawn(&root).await;
+    let reply = server.call("find_files", json!({"pattern": "*.ts"})).await.ok();
+    let mut paths: Vec<String> = reply.json()["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| f["path"].as_str().unwrap_or_default().to_string())
+        .collect();
+    paths.sort();
+    assert_eq!(paths, ["logs/c.ts", "src/a.ts"], "gen/ left out, logs/ brought back: {}", reply.text());
+    assert!(reply.text().contains("1 entry ignored by .gitignore or .ignore"), "{}", reply.text());
+    let reply = server.call("search_files", json!({"pattern": "needle"})).await.ok();
+    let searched: Vec<&str> =
+        reply.json()["files"].as_array().into_iter().flatten().filter_map(|f| f["path"].as_str()).collect();
+    assert_eq!(searched, ["logs/c.ts", "src/a.ts"], "search sees what find sees: {}", reply.text());
+    server.stop().await;
+}

@@ -97,3 +97,31 @@ async fn search_files_cannot_read_outside_the_root() {
     assert_eq!(reply.json()["matches"], 0, "links out are never followed: {}", reply.text());
     server.stop().await;
 }
+
+#[tokio::test]
+async fn results_come_in_path_order_and_the_same_on_every_call() {
+    let mut root = Root::new();
+    let mut expected = Vec::new();
+    for d in 0..12 {
+        for f in 0..12 {
+            let path = format!("d{d:02}/f{f:02}.txt");
+            root = root.file(&path, "hit\nmiss\nhit\n");
+            expected.push(format!("{path}:1: hit"));
+            expected.push(format!("{path}:3: hit"));
+        }
+    }
+    root = root.file("a.txt", "hit\n").file("z.txt", "hit\n");
+    expected.insert(0, "a.txt:1: hit".to_string());
+    let server = Server::spawn(&root).await;
+    let mut first = None;
+    for _ in 0..5 {
+        let reply = server.call("search_files", json!({"pattern": "hit", "max_results": 41})).await.ok();
+        let shown: Vec<String> =
+            reply.text().lines().filter(|l| l.contains(": hit")).map(str::to_string).collect();
+        assert_eq!(shown, expected[..41], "{}", reply.text());
+        assert_eq!(reply.json()["matches"], 290);
+        let text = reply.text();
+        assert_eq!(first.get_or_insert_with(|| text.clone()), &text);
+    }
+    server.stop().await;
+}
