@@ -34,6 +34,8 @@ pub(crate) fn parse(text: &str) -> Parsed {
     let mut pos = 0usize;
     // A doc comment not yet followed by the item it documents.
     let mut pending_doc: Option<usize> = None;
+    // The first token the lexer could not read, which rustc reports as it reads it.
+    let mut bad_token: Option<(usize, String)> = None;
     // An item found where it is not allowed, reported at its next token.
     let mut misplaced_item: Option<String> = None;
     lexed.intersperse_trivia(&output, &mut |step| match step {
@@ -51,7 +53,9 @@ pub(crate) fn parse(text: &str) -> Parsed {
                 }
                 if kind == SyntaxKind::ERROR {
                     let first = token.chars().next().unwrap_or('?');
-                    note(pos, format!("unknown start of token: {first}"));
+                    let message = format!("unknown start of token: {first}");
+                    bad_token.get_or_insert((pos, message.clone()));
+                    note(pos, message);
                 }
             }
             pos += token.len();
@@ -79,14 +83,22 @@ pub(crate) fn parse(text: &str) -> Parsed {
             true,
             "a doc comment must be followed by the item it documents".to_owned(),
         )),
-        None => first_failure(&lexed, parser_error),
+        None => first_failure(&lexed, parser_error, bad_token, text),
     };
     let limit = failure.as_ref().map_or(text.len(), |f| f.at);
     Parsed { resume: last_start_before(item_starts, limit), failure, statements: None }
 }
 
-/// The first syntax error, lexical or from the parser, None when there is none.
-fn first_failure(lexed: &LexedStr<'_>, parser_error: Option<(usize, String)>) -> Option<Failure> {
+/// The first syntax error, None when there is none, in the order rustc reports them: its
+/// lexer reports a bad token as it reads it; then the delimiters that do not match (see
+/// [`delimiter_failure`]), before any parse, which does not happen when they are wrong; then
+/// the parser's first error.
+fn first_failure(
+    lexed: &LexedStr<'_>,
+    parser_error: Option<(usize, String)>,
+    bad_token: Option<(usize, String)>,
+    text: &str,
+) -> Option<Failure> {
     let content_end = (0..lexed.len())
         .rev()
         .find(|&i| !lexed.kind(i).is_trivia() && lexed.kind(i) != SyntaxKind::EOF)
@@ -97,7 +109,18 @@ fn first_failure(lexed: &LexedStr<'_>, parser_error: Option<(usize, String)>) ->
             let range = lexed.text_range(i);
             (range.start, range.end >= content_end, sentence(msg))
         })
+        .chain(bad_token.map(|(at, message)| (at, false, message)))
         .min_by_key(|&(at, ..)| at);
+    let delimiters = delimiter_failure(lexed, text);
+    // rustc stops reading at a closing delimiter that closes nothing: a bad token after it
+    // is never reached.
+    let lexical =
+        lexical.filter(|l| delimiters.as_ref().is_none_or(|d| d.stops_at.is_none_or(|stop| l.0 < stop)));
+    if lexical.is_none()
+        && let Some(d) = delimiters
+    {
+        return Some(d.failure);
+    }
     // rust-analyzer places an error after the last token it accepted, so an error
     // at or past the last token's end means the next token was the end of input.
     let parsed = parser_error.map(|(at, msg)| (at, at >= content_end, msg));
@@ -125,6 +148,87 @@ fn first_failure(lexed: &LexedStr<'_>, parser_error: Option<(usize, String)>) ->
         return Some(Failure::new(at, true, message));
     }
     Some(Failure::new(at, false, words(&message)))
+}
+
+/// A closing delimiter that does not match, found the way rustc's lexer pairs delimiters
+/// into token trees before it parses.
+struct DelimiterFailure {
+    failure: Failure,
+    /// Where rustc stopped reading: at a closing delimiter that closes nothing.
+    stops_at: Option<usize>,
+}
+
+/// The first delimiter problem rustc reports, None when every closing delimiter closes the
+/// innermost open one (delimiters still open at the end are only unfinished).
+///
+/// rustc pairs delimiters before it parses and reports these instead of any parse error, at
+/// its own places: a closing delimiter that closes the wrong kind ("mismatched closing
+/// delimiter") where the delimiter it should have closed opens, and one with nothing open
+/// ("unexpected closing delimiter") where it stands, and then that one alone. Its recovery is
+/// followed so that the report is the same: the innermost open delimiter is dropped, and the
+/// closing one is kept for the next if it matches one still open further out.
+fn delimiter_failure(lexed: &LexedStr<'_>, text: &str) -> Option<DelimiterFailure> {
+    let bracket = |kind: SyntaxKind| match kind {
+        SyntaxKind::L_CURLY => Some((true, '{')),
+        SyntaxKind::L_PAREN => Some((true, '(')),
+        SyntaxKind::L_BRACK => Some((true, '[')),
+        SyntaxKind::R_CURLY => Some((false, '{')),
+        SyntaxKind::R_PAREN => Some((false, '(')),
+        SyntaxKind::R_BRACK => Some((false, '[')),
+        _ => None,
+    };
+    let line = |at: usize| text.get(..at).map_or(0, |before| before.matches('\n').count()) + 1;
+    let mut open: Vec<(char, usize)> = Vec::new();
+    let mut mismatched: Option<Failure> = None;
+    let mut i = 0;
+    while i < lexed.len() {
+        let Some((opens, kind)) = bracket(lexed.kind(i)) else {
+            i += 1;
+            continue;
+        };
+        let at = lexed.text_start(i);
+        if opens {
+            open.push((kind, at));
+            i += 1;
+            continue;
+        }
+        let close = closing(kind);
+        match open.last() {
+            // rustc then reports this alone, without the mismatches before it.
+            None => {
+                let failure = Failure::new(at, false, format!("`{close}` has no matching `{kind}`"));
+                return Some(DelimiterFailure { failure, stops_at: Some(at) });
+            }
+            Some(&(top, _)) if top == kind => {
+                open.pop();
+                i += 1;
+            }
+            Some(&(top, top_at)) => {
+                mismatched.get_or_insert_with(|| {
+                    let message = format!(
+                        "`{top}` is closed by `{close}` on line {}, which does not match it",
+                        line(at)
+                    );
+                    Failure::new(top_at, false, message)
+                });
+                open.pop();
+                // Kept for an outer delimiter it matches, as rustc does.
+                if !open.iter().any(|&(o, _)| o == kind) {
+                    i += 1;
+                }
+            }
+        }
+    }
+    mismatched.map(|failure| DelimiterFailure { failure, stops_at: None })
+}
+
+/// The closing delimiter of `open`.
+fn closing(open: char) -> char {
+    match open {
+        '{' => '}',
+        '(' => ')',
+        _ => ']',
+    }
 }
 
 /// `///` and `/** */` comments document the item after them (`////` and `/***/` are
@@ -253,6 +357,37 @@ mod tests {
         assert!(!f.at_end);
         assert_eq!(f.message, "`}` has no matching `{`");
         assert_eq!(f.at, 10);
+    }
+
+    /// rustc pairs delimiters before it parses and names the delimiter's line; the parser
+    /// alone would blame where the item it reads goes wrong (3 and 4 here).
+    #[test]
+    fn delimiters_that_do_not_match_are_reported_where_rustc_reports_them() {
+        // "mismatched closing delimiter: `}`" at the `(` it should have closed (2:16).
+        let text = "fn main() {\n    let x = foo(1,\n        2;\n    bar();\n}\n\nfn g() {\n    h();\n}\n";
+        let f = failure(text);
+        assert!(!f.at_end);
+        assert_eq!(f.at, text.find("(1,").unwrap());
+        assert_eq!(f.message, "`(` is closed by `}` on line 5, which does not match it");
+        // "unexpected closing delimiter: `}`" at the `}` (5:1).
+        let text = "fn main() {\n    let x = 1;\n    }\n    bar();\n}\n\nfn g() {\n    h();\n}\n";
+        let f = failure(text);
+        assert!(!f.at_end);
+        assert_eq!(LineIndex::new(text).line_of(f.at), 5);
+        assert_eq!(f.message, "`}` has no matching `{`");
+        // A bad token before the stray delimiter is read first, as rustc reads it.
+        let text = "fn f() {\n    let c = 1 ` 2;\n}\n}\n";
+        assert_eq!(LineIndex::new(text).line_of(failure(text).at), 2);
+        // A mismatch before a stray `}`: rustc names only the stray one (4:1).
+        let text = "fn f() {\n    foo(1];\n}\n}\nfn g() {}\n";
+        assert_eq!(LineIndex::new(text).line_of(failure(text).at), 4);
+        // A mismatch with a `{` still open at the end: the mismatch (2:8), not the end.
+        let text = "fn f() {\n    foo(1];\n\nfn g() {}\n";
+        let f = failure(text);
+        assert!(!f.at_end);
+        assert_eq!(f.at, text.find("(1").unwrap());
+        // Still open at the end is unfinished, not broken.
+        assert!(failure("fn f() {\n    g(1, [2,\n").at_end);
     }
 
     #[test]
