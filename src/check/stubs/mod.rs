@@ -138,8 +138,8 @@ pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
         if !has_code(root, text) && !idiomatically_empty(path) {
             // At the first comment, or at the top of an empty file.
             let (at, message) = match text.len() - text.trim_start().len() {
-                _ if text.trim().is_empty() => (0, "no code: the file is empty"),
-                first => (first, "no code: the file holds only comments"),
+                _ if text.trim().is_empty() => (0, "no code: the file is empty".to_owned()),
+                first => (first, format!("no code: the file holds only {}", what_it_holds(root, text))),
             };
             found.push(Found::new(at, StubKind::NoCode, message));
         }
@@ -377,11 +377,61 @@ fn has_code(root: Node, text: &str) -> bool {
     top.into_iter().any(|node| !is_comment(node) && !is_lone_string(node) && holds_named_leaf(node, text))
 }
 
-/// `"""Docstring."""` or `"use strict";`: an expression statement that is one string.
+/// What a file without code holds, for the message that says so: "comments", "a docstring
+/// and comments", "`export {};`" (what TypeScript emits for a module of types only).
+fn what_it_holds(root: Node, text: &str) -> String {
+    let mut cursor = root.walk();
+    let top: Vec<Node> = root.named_children(&mut cursor).collect();
+    let mut parts: Vec<String> = Vec::new();
+    let mut add = |part: String| {
+        if !parts.contains(&part) {
+            parts.push(part);
+        }
+    };
+    for node in top {
+        if is_comment(node) {
+            add("comments".to_owned());
+        } else if is_lone_string(node) {
+            let string = text.get(node.byte_range()).unwrap_or_default();
+            // Python's module is a `module`; a script's, a `program` with directives.
+            add(if root.kind() == "module" || string.len() > 40 {
+                "a docstring".to_owned()
+            } else {
+                format!("the directive `{}`", string.trim_end_matches(';'))
+            });
+        } else {
+            let statement: String =
+                text.get(node.byte_range()).unwrap_or_default().chars().take(60).collect();
+            add(format!("`{}`", statement.trim()));
+        }
+    }
+    match parts.len() {
+        0 => "comments".to_owned(),
+        _ => parts.join(" and "),
+    }
+}
+
+/// `"""Docstring."""` or `"use strict";`: an expression statement that is one string, not
+/// an f-string (`f"{x}"` computes its value: code).
 fn is_lone_string(node: Node) -> bool {
     node.kind() == "expression_statement"
         && node.named_child_count() == 1
-        && node.named_child(0).is_some_and(|c| matches!(c.kind(), "string" | "concatenated_string"))
+        && node
+            .named_child(0)
+            .is_some_and(|c| matches!(c.kind(), "string" | "concatenated_string") && !holds_interpolation(c))
+}
+
+/// Whether a string holds an interpolation (`{x}` of an f-string), at any depth.
+fn holds_interpolation(string: Node) -> bool {
+    let mut stack = vec![string];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "interpolation" {
+            return true;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    false
 }
 
 /// Whether `node` is or contains a named leaf that is not in a comment. YAML's `---`
