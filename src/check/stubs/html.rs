@@ -164,10 +164,11 @@ fn attributes<'t>(text: &'t str, tag: Node) -> Vec<Attribute<'t>> {
 }
 
 /// The local path a link's value names, without `?query` or `#fragment`; None for a
-/// remote or inline target.
-fn local_target(value: &str) -> Option<String> {
+/// remote or inline target, and for a template expression (`{{ url_for('static', ...) }}`,
+/// `{% static %}`, `<%= %>`, `${...}`), which the server fills in when it renders the page.
+pub(crate) fn local_target(value: &str) -> Option<String> {
     let value = value.trim();
-    if value.starts_with("//") || value.starts_with('#') {
+    if value.starts_with("//") || value.starts_with('#') || is_template(value) {
         return None;
     }
     // Any scheme (`https:`, `data:`, `mailto:`, `javascript:`) means not a local file.
@@ -177,4 +178,10 @@ fn local_target(value: &str) -> Option<String> {
     }
     let path = value.split(['?', '#']).next().unwrap_or_default();
     (!path.is_empty()).then(|| path.to_owned())
+}
+
+/// Whether `text` holds template syntax that a server or a build fills in: `{{ }}`,
+/// `{% %}`, `<% %>`, `${ }`, `<? ?>`.
+pub(crate) fn is_template(text: &str) -> bool {
+    ["{{", "{%", "<%", "${", "<?"].iter().any(|open| text.contains(open))
 }

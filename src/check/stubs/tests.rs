@@ -413,7 +413,7 @@ fn local_scripts_and_stylesheets_are_listed_with_their_lines() {
 }
 
 #[test]
-fn remote_inline_and_commented_out_assets_are_not_listed() {
+fn remote_inline_templated_and_commented_out_assets_are_not_listed() {
     let page = r##"<head>
 <script src="https://cdn.example.com/x.js"></script>
 <script src="//cdn.example.com/y.js"></script>
@@ -423,6 +423,10 @@ fn remote_inline_and_commented_out_assets_are_not_listed() {
 <a href="mailto:me@example.com">mail</a>
 <!-- <script src="old.js"></script> -->
 <script>document.write('<script src="fake.js"></scr' + 'ipt>');</script>
+<link rel="stylesheet" href="{{ url_for('static', filename='style.css') }}">
+<script src="{% static 'js/app.js' %}"></script>
+<script src="<%= asset_path('app.js') %>"></script>
+<img src="${base}/logo.png">
 <script src="kept.js"></script>
 </head>
 "##;
