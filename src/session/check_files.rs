@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Session;
 use crate::check::stubs::{self, Stub, StubKind};
-use crate::check::{self, LanguageName, Report, Status};
+use crate::check::{self, LanguageName, ManifestEdition, Report, RustEdition, Status};
 use crate::error::{Error, Result};
 use crate::files::encoding;
 use crate::lines::count_lines;
@@ -244,7 +244,10 @@ impl Session {
             }
             Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
         };
-        let syntax = check::check_bytes(&name, &bytes);
+        let syntax = match check::language_for(&name).map(|l| l.name()) {
+            Some(LanguageName::Rust) => check::check_bytes_as(&name, &bytes, self.rust_edition(path)),
+            _ => check::check_bytes(&name, &bytes),
+        };
         // Decoded in the file's encoding; a binary file's bytes as they are.
         let text = encoding::lossy_text(&bytes);
         let mut found = stubs::find_all_stubs(&name, &text);
@@ -286,6 +289,31 @@ impl Session {
             more_stubs,
             syntax: Some(syntax),
         }
+    }
+
+    /// The edition of the crate `path` belongs to, from the nearest `Cargo.toml` above it
+    /// (through `edition.workspace = true` to its workspace's); 2021, the check's default,
+    /// when there is none or it cannot be read.
+    fn rust_edition(&self, path: &RootPath) -> RustEdition {
+        let mut from_workspace = false;
+        let mut dir = path.as_path().parent();
+        while let Some(d) = dir {
+            let manifest = d.join("Cargo.toml");
+            let text = RootPath::from_path(&manifest)
+                .and_then(|m| self.ws.read(&m, 1 << 20).ok())
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+            if let Some(text) = text {
+                match (check::rust_edition_of_manifest(&text), from_workspace) {
+                    (ManifestEdition::Package(edition), false) => return edition,
+                    (ManifestEdition::FromWorkspace, false) => from_workspace = true,
+                    (ManifestEdition::Workspace(Some(edition)), true) => return edition,
+                    (ManifestEdition::Package(_) | ManifestEdition::FromWorkspace, true) => {}
+                    _ => return RustEdition::default(),
+                }
+            }
+            dir = d.parent();
+        }
+        RustEdition::default()
     }
 
     /// Scripts and stylesheets an HTML page links that are missing or nearly empty: the

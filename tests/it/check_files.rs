@@ -255,3 +255,28 @@ async fn a_cancelled_check_stops_after_the_file_in_hand() {
     assert_ne!(reply.is_error, Some(true));
     let _ = client.cancel().await;
 }
+
+/// `try!` is the `?` of Rust 2015 and an error from 2018 on: the crate's `Cargo.toml` says
+/// which edition its files are in (none named is 2015, as Cargo reads it).
+#[tokio::test]
+async fn rust_is_checked_in_the_edition_its_manifest_names() {
+    let lib = "use std::num::ParseIntError;\n\npub fn parse(s: &str) -> Result<u8, ParseIntError> {\n    let n = try!(s.parse::<u8>());\n    Ok(n)\n}\n";
+    let root = Root::new()
+        .file("old/Cargo.toml", "[package]\nname = \"old\"\nversion = \"0.1.0\"\nedition = \"2015\"\n")
+        .file("old/src/lib.rs", lib)
+        .file("unnamed/Cargo.toml", "[package]\nname = \"unnamed\"\nversion = \"0.1.0\"\n")
+        .file("unnamed/src/lib.rs", lib)
+        .file("ws/Cargo.toml", "[workspace]\nmembers = [\"m\"]\n[workspace.package]\nedition = \"2015\"\n")
+        .file("ws/m/Cargo.toml", "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition.workspace = true\n")
+        .file("ws/m/src/lib.rs", lib)
+        .file("new/Cargo.toml", "[package]\nname = \"new\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+        .file("new/src/lib.rs", lib);
+    let server = Server::spawn(&root).await;
+    let paths = ["old/src/lib.rs", "unnamed/src/lib.rs", "ws/m/src/lib.rs", "new/src/lib.rs"];
+    let reply = server.call("check_files", json!({"paths": paths})).await.ok();
+    let files = reply.json()["files"].as_array().unwrap().clone();
+    let statuses: Vec<&str> = files.iter().map(|f| f["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["complete", "complete", "complete", "errors"], "{}", reply.text());
+    assert_eq!(files[3]["syntax"]["problems"][0]["line"], 4, "{}", reply.text());
+    server.stop().await;
+}

@@ -12,14 +12,53 @@ use ra_ap_parser::{Edition, LexedStr, StrStep, SyntaxKind, TopEntryPoint};
 
 use super::{Failure, Parsed, last_start_before, sentence};
 
-/// The edition the grammar follows: 2021, what `rustfmt` assumes without a manifest.
+/// The edition token names are written in: keywords of every edition.
 const EDITION: Edition = Edition::Edition2021;
 
-/// The verdict on `text`, with the start of its last top-level item before the first
-/// error as the resume point.
-pub(crate) fn parse(text: &str) -> Parsed {
-    let lexed = LexedStr::new(EDITION, text);
-    let output = TopEntryPoint::SourceFile.parse(&lexed.to_input(EDITION));
+/// The Rust edition a file is read in: its crate's, from `Cargo.toml`. Keywords differ
+/// (`try`, `async`, `dyn` are names in 2015), so the same text can be valid in one and broken
+/// in another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RustEdition {
+    /// 2015: Cargo's default for a manifest without `edition`.
+    E2015,
+    /// 2018.
+    E2018,
+    /// 2021: what `rustfmt` assumes without a manifest, and the check without one.
+    #[default]
+    E2021,
+    /// 2024.
+    E2024,
+}
+
+impl RustEdition {
+    /// The edition a manifest's `edition = "..."` names; None for a value Cargo rejects.
+    pub fn named(value: &str) -> Option<RustEdition> {
+        match value.trim() {
+            "2015" => Some(RustEdition::E2015),
+            "2018" => Some(RustEdition::E2018),
+            "2021" => Some(RustEdition::E2021),
+            "2024" => Some(RustEdition::E2024),
+            _ => None,
+        }
+    }
+
+    fn parser_edition(self) -> Edition {
+        match self {
+            RustEdition::E2015 => Edition::Edition2015,
+            RustEdition::E2018 => Edition::Edition2018,
+            RustEdition::E2021 => Edition::Edition2021,
+            RustEdition::E2024 => Edition::Edition2024,
+        }
+    }
+}
+
+/// The verdict on `text` read in `edition`, with the start of its last top-level item before
+/// the first error as the resume point.
+pub(crate) fn parse(text: &str, edition: RustEdition) -> Parsed {
+    let edition = edition.parser_edition();
+    let lexed = LexedStr::new(edition, text);
+    let output = TopEntryPoint::SourceFile.parse(&lexed.to_input(edition));
     // Walk the parser's steps: item starts are the `Enter`s directly under the source
     // file, at the text position reached so far. The same walk applies the rules rustc's
     // parser enforces and rust-analyzer's leaves to a later pass (see `misplaced`).
@@ -334,13 +373,28 @@ mod tests {
     use crate::lines::LineIndex;
 
     fn failure(text: &str) -> Failure {
-        parse(text).failure.expect("a syntax error")
+        parse(text, RustEdition::E2021).failure.expect("a syntax error")
+    }
+
+    /// `try!` was the `?` of Rust 2015; `try` is a keyword from 2018 on.
+    #[test]
+    fn the_edition_decides_what_is_a_keyword() {
+        let text = "fn read() -> Result<u8, E> {\n    let n = try!(parse(\"1\"));\n    Ok(n)\n}\n";
+        assert_eq!(parse(text, RustEdition::E2015).failure, None);
+        assert!(parse(text, RustEdition::E2021).failure.is_some_and(|f| !f.at_end));
+        let text = "trait T {\n    fn f(&self, async: u8, dyn: u8);\n}\n";
+        assert_eq!(parse(text, RustEdition::E2015).failure, None);
+        assert!(parse(text, RustEdition::E2018).failure.is_some());
     }
 
     #[test]
     fn valid_code_and_macro_token_trees_parse() {
-        assert_eq!(parse("macro_rules! m { ($mode:ident, $) => { 1 }; }\nfn main() {}\n").failure, None);
-        assert_eq!(parse("fn f<'a>(x: &'a str) -> &'a str { x }\n").failure, None);
+        assert_eq!(
+            parse("macro_rules! m { ($mode:ident, $) => { 1 }; }\nfn main() {}\n", RustEdition::E2021)
+                .failure,
+            None
+        );
+        assert_eq!(parse("fn f<'a>(x: &'a str) -> &'a str { x }\n", RustEdition::E2021).failure, None);
     }
 
     #[test]
@@ -410,7 +464,11 @@ mod tests {
             assert!(!f.at_end, "{text:?}: {f:?}");
             assert_eq!(LineIndex::new(text).line_of(f.at), line, "{text:?}: {f:?}");
         }
-        assert_eq!(parse("impl A {\n    const C: u8 = 1;\n    type T = u8;\n    m!();\n}\n").failure, None);
+        assert_eq!(
+            parse("impl A {\n    const C: u8 = 1;\n    type T = u8;\n    m!();\n}\n", RustEdition::E2021)
+                .failure,
+            None
+        );
     }
 
     #[test]
@@ -418,8 +476,11 @@ mod tests {
         let f = failure("impl A {\n    fn f() {}\n    /// doc\n}\n");
         assert!(!f.at_end);
         assert_eq!(f.message, "a doc comment must be followed by the item it documents");
-        assert_eq!(parse("macro_rules! m {\n    () => {\n        /// doc\n    };\n}\n").failure, None);
-        assert_eq!(parse("/// doc\nfn f() {}\n//// not a doc\n").failure, None);
+        assert_eq!(
+            parse("macro_rules! m {\n    () => {\n        /// doc\n    };\n}\n", RustEdition::E2021).failure,
+            None
+        );
+        assert_eq!(parse("/// doc\nfn f() {}\n//// not a doc\n", RustEdition::E2021).failure, None);
         assert!(failure("fn f() {}\n/// doc\n").at_end, "an item may still follow");
     }
 
