@@ -33,6 +33,7 @@ mod languages;
 mod markdown;
 pub mod outline;
 mod parsers;
+pub mod refs;
 mod report;
 pub mod stubs;
 mod syntax;
@@ -86,6 +87,23 @@ pub(crate) enum Prior {
 /// Check the whole text of a file. `path` is only used for its extension.
 pub fn check(path: &str, text: &str) -> Report {
     check_within(path, text, DEFAULT_DEADLINE)
+}
+
+/// What the finish check reads off a file beyond its syntax: its stubs and its references
+/// to other files, from one parse of its syntax tree.
+#[derive(Debug, Clone, Default)]
+pub struct Survey {
+    /// Every stub [`stubs::find_all_stubs`] finds.
+    pub stubs: Vec<stubs::Stub>,
+    /// What the file refers to and offers (see [`refs`]).
+    pub refs: refs::Refs,
+}
+
+/// The stubs and references of `text`, as the file type of `path`.
+pub fn survey(path: &str, text: &str) -> Survey {
+    let mut refs = refs::Refs::default();
+    let stubs = stubs::find_all_stubs_and(path, text, |tree| refs = refs::of_tree(path, text, tree));
+    Survey { stubs, refs }
 }
 
 /// The report for a check of `path` that stopped on a fault of its own: not checked.

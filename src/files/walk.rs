@@ -92,6 +92,12 @@ pub fn walk_files(
     Ok(walked)
 }
 
+/// Whether a `.gitignore` of the root or of a directory above `path` leaves it out (as the
+/// walk above would).
+pub fn is_ignored(ws: &Workspace, path: &RootPath, is_dir: bool) -> bool {
+    ignored(&matchers_above(ws, Some(path)), path, is_dir)
+}
+
 fn walk(
     ws: &Workspace,
     dir: Option<&RootPath>,
@@ -152,6 +158,20 @@ mod tests {
         let (seen, w) = walked(&ws, None);
         assert_eq!(seen, [".gitignore", "a/b/c.txt", "a/z.txt", "b.txt"]);
         assert_eq!(w, Walked { stopped: false, ignored: 3 });
+    }
+
+    #[test]
+    fn a_path_is_ignored_by_the_gitignore_of_any_directory_above_it() {
+        let (t, ws) = temp_workspace();
+        std::fs::create_dir_all(t.path().join("web")).unwrap();
+        std::fs::write(t.path().join(".gitignore"), "dist/\n").unwrap();
+        std::fs::write(t.path().join("web/.gitignore"), "*.gen.js\n").unwrap();
+        let path = |p: &str| ws.resolve(p).unwrap();
+        assert!(is_ignored(&ws, &path("dist/app.js"), false));
+        assert!(is_ignored(&ws, &path("web/dist"), true));
+        assert!(is_ignored(&ws, &path("web/a.gen.js"), false));
+        assert!(!is_ignored(&ws, &path("a.gen.js"), false));
+        assert!(!is_ignored(&ws, &path("web/app.js"), false));
     }
 
     #[test]

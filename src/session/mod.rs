@@ -25,6 +25,7 @@ mod list;
 mod moves;
 mod outline;
 mod patch;
+mod project;
 mod read;
 mod search;
 mod undo;

@@ -104,22 +104,24 @@ async fn check_files_catches_a_stubbed_frontend_next_to_a_complete_backend() {
     let text = reply.text();
     let j = reply.json();
     assert_eq!(j["complete"], 1, "{text}");
-    assert_eq!(j["with_stubs"], 2, "{text}");
+    assert_eq!(j["with_stubs"], 1, "{text}");
+    assert_eq!(j["unresolved"], 1, "{text}");
     assert_eq!(j["all_complete"], false);
     let files = j["files"].as_array().unwrap();
     let by = |p: &str| files.iter().find(|f| f["path"] == p).unwrap().clone();
     assert_eq!(by("server/api.py")["status"], "complete", "an ordinary TODO is not a stub: {text}");
-    let html_stubs = by("web/index.html")["stubs"].as_array().unwrap().clone();
-    assert!(
-        html_stubs
-            .iter()
-            .any(|s| s["line"] == 4 && s["message"].as_str().unwrap().contains("does not exist")),
+    // The stylesheet the page links was never written: a reference that does not resolve.
+    let page = by("web/index.html");
+    assert_eq!(page["status"], "unresolved", "{text}");
+    assert_eq!(
+        page["unresolved"],
+        json!([{"line": 4, "kind": "file", "reference": "style.css", "reason": "does not exist (web/style.css)"}]),
         "{text}"
     );
     let app_stubs = by("web/app.js")["stubs"].as_array().unwrap().clone();
     assert_eq!(app_stubs.iter().map(|s| s["line"].as_u64().unwrap()).collect::<Vec<_>>(), [2, 6], "{text}");
     assert!(
-        text.contains("verdict: 1 file complete, 2 with stubs (web/app.js:2 body of `render` is only a comment saying the code goes here; web/index.html:4 links style.css"),
+        text.contains("verdict: 1 file complete, 1 with stubs (web/app.js:2 body of `render` is only a comment saying the code goes here), 1 with unresolved references (web/index.html:4 `style.css` does not exist (web/style.css))"),
         "{text}"
     );
     server.stop().await;

@@ -46,6 +46,9 @@ use super::syntax::parse_until;
 use crate::lines::LineIndex;
 
 pub use html::{Linked, linked_assets};
+pub(crate) use html::{
+    attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
+};
 
 /// At most this many stubs are listed by [`find_stubs`]: the model needs the first
 /// few to see the pattern, and a long list costs tokens for nothing.
@@ -130,10 +133,17 @@ pub fn may_hold(path: &str, text: &str, kinds: &[StubKind]) -> bool {
 /// Every sign [`find_stubs`] would list, uncapped: its length minus [`MAX_STUBS`] is
 /// the "and N more" count.
 pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
+    find_all_stubs_and(path, text, |_| {})
+}
+
+/// [`find_all_stubs`], handing the syntax tree it parsed to `also` (when there is one), so
+/// that another reading of the file needs no parse of its own (see [`super::survey`]).
+pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(&tree_sitter::Tree)) -> Vec<Stub> {
     let mut found = Vec::new();
     if let Some(file) = File::of_path(path, text)
         && let Some(tree) = file.parse()
     {
+        also(&tree);
         let root = tree.root_node();
         if !has_code(root, text) && !idiomatically_empty(path) {
             // At the first comment, or at the top of an empty file.
