@@ -552,6 +552,16 @@ mod language_tests {
         assert_ok("style.css", SAMPLE_CSS);
     }
 
+    /// CSS reads an unquoted `url(...)` as one token; tree-sitter-css does not.
+    #[test]
+    fn unquoted_urls_with_dots_fragments_and_queries_are_valid_css() {
+        let text = "body { background: url(../img/bg.png) no-repeat; }\n.b { filter: url(#blur); }\n@font-face { src: url(../fonts/a.woff2?v=4) format('woff2'); }\n";
+        assert_ok("a.css", text);
+        // A broken rule beside them is still found.
+        let broken = format!("{text}a {{ color: (red; }}\n\np {{ margin: 0; }}\n");
+        assert_error_at("a.css", &broken, 4, 16);
+    }
+
     #[test]
     fn no_line_prefix_of_valid_css_is_errors() {
         assert_no_prefix_is_errors("style.css", SAMPLE_CSS);

@@ -25,6 +25,7 @@ mod postgres;
 mod profiles;
 mod protocol;
 mod read;
+mod references;
 mod roots;
 mod sandbox;
 mod schemas;

@@ -474,13 +474,18 @@ impl<'f> Project<'f> {
     }
 
     /// The name in `dir` closest to `name` (by edit distance, ignoring case, `-` and `_`),
-    /// among those `keep` accepts: the likely intended one, for a "did you mean".
-    fn closest(&self, dir: &str, name: &str, keep: impl Fn(&str) -> bool) -> Option<String> {
+    /// among those `keep` accepts, or with `lone`, the only file `keep` accepts there (code a
+    /// page or module needs, not an image): the likely intended one, for a "did you mean".
+    fn closest(&self, dir: &str, name: &str, lone: bool, keep: impl Fn(&str) -> bool) -> Option<String> {
         let listing = self.listing(dir)?;
         let mut names: Vec<&String> =
             listing.files.iter().chain(listing.dirs.iter()).filter(|n| keep(n)).collect();
         names.sort();
-        closest_of(name, names.into_iter().map(String::as_str))
+        // Else the one file of its kind there (`js/main.js` for a missing `js/app.js`).
+        closest_of(name, names.iter().map(|n| n.as_str())).or_else(|| match names[..] {
+            [only] if lone && only.contains('.') => Some(only.clone()),
+            _ => None,
+        })
     }
 
     // --- scripts --------------------------------------------------------------------------
@@ -546,7 +551,7 @@ impl<'f> Project<'f> {
             Script::Missing(target) => {
                 let (dir, name) = split(&target);
                 let hint = self
-                    .closest(dir, name, |n| {
+                    .closest(dir, name, true, |n| {
                         SCRIPT_EXTENSIONS.iter().any(|e| n.ends_with(&format!(".{e}"))) || !n.contains('.')
                     })
                     .map(|n| format!("; did you mean `{}`?", respell(&import.written, name, &n)))
@@ -681,7 +686,7 @@ impl<'f> Project<'f> {
                         return;
                     }
                     let hint = self
-                        .closest(&dir, &part, |n| n.ends_with(".py") || !n.contains('.'))
+                        .closest(&dir, &part, true, |n| n.ends_with(".py") || !n.contains('.'))
                         .map(|n| format!("; did you mean `{}`?", n.trim_end_matches(".py")))
                         .unwrap_or_default();
                     let what = if module == shown.trim_start_matches('.') {
@@ -867,7 +872,7 @@ impl<'f> Project<'f> {
             return;
         }
         let hint = self
-            .closest(split(file).0, &format!("{name}.rs"), |n| n.ends_with(".rs"))
+            .closest(split(file).0, &format!("{name}.rs"), true, |n| n.ends_with(".rs"))
             .map(|n| format!("; did you mean `mod {};`?", n.trim_end_matches(".rs")))
             .unwrap_or_default();
         out.push(Unresolved {
@@ -888,8 +893,10 @@ impl<'f> Project<'f> {
         }
         let (dir, name) = split(&target);
         let extension = name.rsplit_once('.').map(|(_, e)| format!(".{e}")).unwrap_or_default();
+        let code = matches!(import.kind, ImportKind::Html(super::Tag::Script | super::Tag::Stylesheet))
+            || matches!(import.kind, ImportKind::Css) && extension == ".css";
         let hint = self
-            .closest(dir, name, |n| n.ends_with(&extension))
+            .closest(dir, name, code, |n| n.ends_with(&extension))
             .map(|n| format!("; did you mean `{}`?", respell(&import.written, name, &n)))
             .unwrap_or_default();
         out.push(Unresolved {
