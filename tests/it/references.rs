@@ -97,12 +97,14 @@ async fn a_misspelled_or_deleted_script_import_is_reported_with_the_path_looked_
     );
 }
 
+/// A name destructured from a `require` is checked only when it is called: one that is not
+/// there is `undefined`, which code that only passes it around survives.
 #[tokio::test]
 async fn a_named_import_a_local_module_does_not_export_is_reported() {
     let root = Root::new()
         .file(
             "app.js",
-            "import { loadTasks, saveTasks } from './store.js';\nimport api from './api.js';\nimport { a, b, c } from './all.js';\nconst { parse, missing } = require('./cjs.js');\nexport default [loadTasks, saveTasks, api, a, b, c, parse, missing];\n",
+            "import { loadTasks, saveTasks } from './store.js';\nimport api from './api.js';\nimport { a, b, c } from './all.js';\nconst { parse, missing, kSymbol } = require('./cjs.js');\nexport default [loadTasks, saveTasks, api, a, b, c, parse('x'), missing('y'), kSymbol];\n",
         )
         .file("store.js", "export function loadTasks() {\n  return [];\n}\nexport function saveTask(t) {\n  return t;\n}\n")
         .file("api.js", "export const get = () => 1;\n")

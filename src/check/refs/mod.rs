@@ -179,6 +179,10 @@ pub(crate) struct PyModule {
     pub(crate) open: bool,
     /// The module changes `sys.path`: its absolute imports may come from anywhere.
     pub(crate) path_tricks: bool,
+    /// The module installs an import hook or changes its package's `__path__` (a vendoring
+    /// package's `__init__.py` that maps `pkg.extern.x` to `pkg._vendor.x`): its submodules
+    /// may be anywhere.
+    pub(crate) finder: bool,
 }
 
 /// A DOM id a script looks up.

@@ -1,5 +1,10 @@
 //! Python, on tree-sitter-python's tree: the modules a file imports, the names it takes from
 //! them, and the names it defines at its top level (for the files that import from it).
+//!
+//! Only the imports every run makes are checked: the module's own statements. One inside a
+//! function runs only when it is called (often an optional dependency, or compatibility with
+//! an old version), one under `if` (`if TYPE_CHECKING:`, a platform or version test) or `try`
+//! only when its branch is taken.
 
 use tree_sitter::Node;
 
@@ -15,10 +20,15 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
             .iter()
             .any(|w| text.contains(w)),
         path_tricks: text.contains("sys.path") || text.contains("site.addsitedir"),
+        finder: ["meta_path", "path_hooks", "__path__"].iter().any(|w| text.contains(w)),
         ..PyModule::default()
     };
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    // (node, inside a function or class body, a statement of the module itself): carried
+    // down rather than found by walking up, which costs tree-sitter a descent from the root
+    // each time.
+    let mut stack = vec![(root, false, false)];
+    while let Some((node, nested, top)) = stack.pop() {
+        let at_module_level = !nested;
         match node.kind() {
             "import_statement" => {
                 for name in named(node, "name") {
@@ -30,20 +40,21 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
                     };
                     let Some(dotted) = dotted else { continue };
                     let written = text_of(dotted);
-                    if at_module_level(node) {
+                    if at_module_level {
                         // `import a.b` binds `a`; `import a.b as c` binds `c`.
                         let bound =
                             alias.map_or_else(|| written.split('.').next().unwrap_or_default(), text_of);
                         module.names.insert(bound.to_owned());
                     }
-                    let written = written.to_owned();
-                    refs.imports.push(Import {
-                        line: index.line_of(node.start_byte()),
-                        written,
-                        kind: ImportKind::Python { level: 0, from: false },
-                        names: Vec::new(),
-                        optional: in_try_block(node),
-                    });
+                    if top {
+                        refs.imports.push(Import {
+                            line: index.line_of(node.start_byte()),
+                            written: written.to_owned(),
+                            kind: ImportKind::Python { level: 0, from: false },
+                            names: Vec::new(),
+                            optional: false,
+                        });
+                    }
                 }
             }
             "import_from_statement" => {
@@ -66,37 +77,40 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
                     };
                     let Some(imported) = imported else { continue };
                     names.push((text_of(imported).to_owned(), index.line_of(name.start_byte())));
-                    if at_module_level(node) {
+                    if at_module_level {
                         module.names.insert(text_of(alias.unwrap_or(imported)).to_owned());
                     }
                 }
-                if star && at_module_level(node) {
+                if star && at_module_level {
                     module.open = true;
                 }
-                refs.imports.push(Import {
-                    line: index.line_of(node.start_byte()),
-                    written: written.to_owned(),
-                    kind: ImportKind::Python { level, from: true },
-                    names,
-                    optional: in_try_block(node),
-                });
-            }
-            _ => {
-                if at_module_level(node) {
-                    define(text, node, &mut module);
+                if top {
+                    refs.imports.push(Import {
+                        line: index.line_of(node.start_byte()),
+                        written: written.to_owned(),
+                        kind: ImportKind::Python { level, from: true },
+                        names,
+                        optional: false,
+                    });
                 }
+                continue;
             }
+            // A `global` statement in a function binds a module name too.
+            "global_statement" => targets(text, node, &mut module),
+            _ if at_module_level => define(text, node, &mut module),
+            _ => {}
         }
-        // Into every node: imports inside functions run when they are called.
+        let inner = nested || matches!(node.kind(), "function_definition" | "class_definition" | "lambda");
+        let statements_of_module = node.id() == root.id();
         let mut cursor = node.walk();
-        let children: Vec<Node> = node.named_children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev());
+        let children: Vec<tree_sitter::Node> = node.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev().map(|c| (c, inner, statements_of_module)));
     }
     refs.module = Some(module);
 }
 
 /// The names a module-level statement binds: definitions, assignments, loop and `with`
-/// targets, `global` declarations (inside functions too: they bind module names).
+/// targets.
 fn define(text: &str, node: Node, module: &mut PyModule) {
     let text_of = |n: Node| text.get(n.byte_range()).unwrap_or_default();
     match node.kind() {
@@ -125,7 +139,6 @@ fn define(text: &str, node: Node, module: &mut PyModule) {
                 targets(text, target, module);
             }
         }
-        "global_statement" => targets(text, node, module),
         "type_alias_statement" => {
             if let Some(name) = node.named_child(0) {
                 targets(text, name, module);
@@ -150,34 +163,6 @@ fn targets(text: &str, target: Node, module: &mut PyModule) {
             }
         }
     }
-}
-
-/// Whether `node` runs when the module is imported: not inside a function or class body
-/// (a `global` statement inside a function binds a module name too).
-fn at_module_level(node: Node) -> bool {
-    let mut current = node;
-    while let Some(parent) = current.parent() {
-        if matches!(parent.kind(), "function_definition" | "class_definition" | "lambda") {
-            return node.kind() == "global_statement";
-        }
-        current = parent;
-    }
-    true
-}
-
-/// Whether `node` sits in the block of a `try` (an optional import: the `except` handles
-/// its absence).
-fn in_try_block(node: Node) -> bool {
-    let mut node = node;
-    while let Some(parent) = node.parent() {
-        if parent.kind() == "try_statement"
-            && parent.child_by_field_name("body").is_some_and(|b| b.id() == node.id())
-        {
-            return true;
-        }
-        node = parent;
-    }
-    false
 }
 
 /// The children of `node` in field `field`.

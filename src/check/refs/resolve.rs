@@ -53,6 +53,67 @@ const SCRIPTS: &[&str] = &["js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts"]
 /// Stylesheets: an id they mention is styled, not defined.
 const STYLES: &[&str] = &["css", "scss", "sass", "less", "styl"];
 
+/// What a build makes a file of each extension from: a page's `app.js` may be compiled
+/// from `app.ts`, its `style.css` from `style.scss`, a site's `about.html` from `about.md`.
+const BUILT_FROM: &[(&str, &[&str])] = &[
+    (
+        "js",
+        &[
+            "ts",
+            "tsx",
+            "mts",
+            "cts",
+            "jsx",
+            "coffee",
+            "litcoffee",
+            "ls",
+            "es6",
+            "es",
+            "vue",
+            "svelte",
+            "elm",
+            "res",
+            "civet",
+            "mjs",
+            "cjs",
+        ],
+    ),
+    ("mjs", &["mts", "ts", "js"]),
+    ("cjs", &["cts", "ts", "js"]),
+    ("css", &["scss", "sass", "less", "styl", "stylus", "pcss", "postcss"]),
+    (
+        "html",
+        &[
+            "md",
+            "markdown",
+            "mdx",
+            "pug",
+            "jade",
+            "hbs",
+            "handlebars",
+            "njk",
+            "ejs",
+            "haml",
+            "slim",
+            "rst",
+            "adoc",
+            "j2",
+            "jinja",
+            "jinja2",
+            "liquid",
+            "twig",
+            "erb",
+            "tmpl",
+            "tpl",
+        ],
+    ),
+    ("htm", &["md", "markdown", "html"]),
+    ("json", &["json5", "yaml", "yml", "toml"]),
+    ("wasm", &["rs", "c", "cpp", "wat", "zig"]),
+    ("webp", &["png", "jpg", "jpeg"]),
+    ("avif", &["png", "jpg", "jpeg"]),
+];
+
 /// Files whose text may name a file the build makes (`write_to = "src/pkg/_version.py"`,
 /// webpack's `output.filename`): a reference to a file one of them names is not reported.
 const BUILD_FILES: &[&str] = &[
@@ -423,8 +484,9 @@ impl<'f> Project<'f> {
         refs
     }
 
-    /// Whether a missing `target` may still exist when the project runs: a file of the same
-    /// name with another extension (something builds one from the other, or a resolver
+    /// Whether a missing `target` may still exist when the project runs: a source of the
+    /// same name that a build turns into it (`app.ts` for `app.js`, `style.scss` for
+    /// `style.css`), for a reference without an extension any file of its name (a resolver
     /// configured for it takes it), one that differs only in case (a case-insensitive disk),
     /// a path a `.gitignore` leaves out, or a file a build configuration names.
     fn may_exist_elsewhere(&self, target: &str) -> bool {
@@ -433,12 +495,19 @@ impl<'f> Project<'f> {
             // The whole directory is missing: a build output, when ignored or named.
             return self.ignored_or_generated(dir, true) || self.ignored_or_generated(target, false);
         };
-        let stem = |n: &str| n.rsplit_once('.').map_or(n.to_owned(), |(s, _)| s.to_owned());
-        let (lower, lower_stem) = (name.to_lowercase(), stem(&name.to_lowercase()));
+        let lower = name.to_lowercase();
+        let (stem, extension) = match lower.rsplit_once('.') {
+            Some((stem, extension)) => (stem, Some(extension)),
+            None => (lower.as_str(), None),
+        };
         let near = listing.files.iter().chain(listing.dirs.iter()).any(|entry| {
-            let entry_lower = entry.to_lowercase();
-            let entry_stem = stem(&entry_lower);
-            entry_lower == lower || entry_stem == lower || entry_stem == lower_stem
+            let entry = entry.to_lowercase();
+            let (entry_stem, entry_extension) = entry.rsplit_once('.').unwrap_or((&entry, ""));
+            entry == lower
+                || entry_stem == stem
+                    && extension.is_none_or(|built| {
+                        BUILT_FROM.iter().any(|(b, from)| *b == built && from.contains(&entry_extension))
+                    })
         });
         near || self.ignored_or_generated(target, false)
     }
@@ -552,7 +621,9 @@ impl<'f> Project<'f> {
                 let (dir, name) = split(&target);
                 let hint = self
                     .closest(dir, name, true, |n| {
-                        SCRIPT_EXTENSIONS.iter().any(|e| n.ends_with(&format!(".{e}"))) || !n.contains('.')
+                        (dir, n) != split(path)
+                            && (SCRIPT_EXTENSIONS.iter().any(|e| n.ends_with(&format!(".{e}")))
+                                || !n.contains('.'))
                     })
                     .map(|n| format!("; did you mean `{}`?", respell(&import.written, name, &n)))
                     .unwrap_or_default();
@@ -680,13 +751,16 @@ impl<'f> Project<'f> {
             let mut found = Vec::new();
             match target {
                 PyTarget::Missing { module, looked, dir, part } => {
-                    if self.may_exist_elsewhere(&format!("{looked}.py"))
+                    // `x_pb2.py` and `x_pb2_grpc.py` are made from `x.proto` by the build.
+                    let generated = part.ends_with("_pb2") || part.ends_with("_pb2_grpc");
+                    if generated
+                        || self.may_exist_elsewhere(&format!("{looked}.py"))
                         || self.is_file(&format!("{looked}.pyi"))
                     {
                         return;
                     }
                     let hint = self
-                        .closest(&dir, &part, true, |n| n.ends_with(".py") || !n.contains('.'))
+                        .closest(&dir, &part, false, |n| n.ends_with(".py") || !n.contains('.'))
                         .map(|n| format!("; did you mean `{}`?", n.trim_end_matches(".py")))
                         .unwrap_or_default();
                     let what = if module == shown.trim_start_matches('.') {
@@ -784,6 +858,10 @@ impl<'f> Project<'f> {
             let init = join_name(&sub, "__init__.py");
             let file = format!("{sub}.py");
             if listing.dirs.contains(*part) && self.is_file(&init) {
+                let hooked = self.survey(&init).is_some_and(|r| r.module.as_ref().is_some_and(|m| m.finder));
+                if hooked && !last {
+                    return PyTarget::Module { file: None, package: None, opaque: true };
+                }
                 if last {
                     return PyTarget::Module { file: Some(init), package: Some(sub), opaque: false };
                 }
@@ -872,7 +950,9 @@ impl<'f> Project<'f> {
             return;
         }
         let hint = self
-            .closest(split(file).0, &format!("{name}.rs"), true, |n| n.ends_with(".rs"))
+            .closest(split(file).0, &format!("{name}.rs"), false, |n| {
+                n.ends_with(".rs") && split(path).1 != n
+            })
             .map(|n| format!("; did you mean `mod {};`?", n.trim_end_matches(".rs")))
             .unwrap_or_default();
         out.push(Unresolved {
@@ -1087,12 +1167,9 @@ fn closest_of<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Opti
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c.to_owned());
-    // Else the one name that holds it (`Timer` in `PomodoroTimer`), or that it holds.
+    // Else the one name that holds it (`Timer` in `PomodoroTimer`).
     near.or_else(|| {
-        let mut holding = candidates.iter().filter(|c| {
-            let folded = fold(c);
-            wanted.len() >= 3 && folded.len() >= 3 && (folded.contains(&wanted) || wanted.contains(&folded))
-        });
+        let mut holding = candidates.iter().filter(|c| wanted.len() >= 4 && fold(c).contains(&wanted));
         match (holding.next(), holding.next()) {
             (Some(only), None) => Some((*only).to_owned()),
             _ => None,

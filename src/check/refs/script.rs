@@ -267,7 +267,7 @@ impl<'t> Reader<'t, '_> {
         false
     }
 
-    /// The names `const { a, b: c } = require('./x')` takes.
+    /// The names `const { a, b: c } = require('./x')` takes and calls.
     fn destructured(&self, call: Node) -> Vec<(String, usize)> {
         let Some(declarator) = call.parent().filter(|p| p.kind() == "variable_declarator") else {
             return Vec::new();
@@ -287,7 +287,9 @@ impl<'t> Reader<'t, '_> {
                 "object_assignment_pattern" => part.child_by_field_name("left"),
                 _ => None,
             };
-            if let Some(key) = key {
+            // A name that is not there is `undefined`, which the code survives unless it
+            // calls it: only names called are checked.
+            if let Some(key) = key.filter(|k| called(self.text, self.text_of(*k))) {
                 names.push((self.text_of(key).to_owned(), self.line(part)));
             }
         }
@@ -491,6 +493,19 @@ fn tested(rest: &str, name: &str) -> bool {
         condition
             || before.ends_with('!') && !before.ends_with("!!")
             || ["?.", "&&", "||", "==", "!=", "??"].iter().any(|op| after.starts_with(op))
+    })
+}
+
+/// Whether `text` calls `name` (`name(`, `new name`), not as a method of something else.
+fn called(text: &str, name: &str) -> bool {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    memchr::memmem::find_iter(bytes, name.as_bytes()).any(|at| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = text[at + name.len()..].trim_start();
+        !before.is_some_and(|b| word(b) || b == b'.')
+            && !bytes.get(at + name.len()).is_some_and(|b| word(*b))
+            && (after.starts_with('(') || text[..at].trim_end().ends_with("new"))
     })
 }
 
