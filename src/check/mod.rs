@@ -33,6 +33,7 @@ mod languages;
 mod markdown;
 pub mod outline;
 mod parsers;
+pub mod refs;
 mod report;
 pub mod stubs;
 mod syntax;
@@ -40,6 +41,8 @@ mod syntax;
 use std::time::{Duration, Instant};
 
 pub use languages::{Language, LanguageName, language_for};
+pub use parsers::rust::RustEdition;
+pub use parsers::toml::{ManifestEdition, rust_edition_of_manifest};
 pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, NotChecked, Problem, Report, Status};
 pub use syntax::parse_tree;
 
@@ -86,6 +89,23 @@ pub fn check(path: &str, text: &str) -> Report {
     check_within(path, text, DEFAULT_DEADLINE)
 }
 
+/// What the finish check reads off a file beyond its syntax: its stubs and its references
+/// to other files, from one parse of its syntax tree.
+#[derive(Debug, Clone, Default)]
+pub struct Survey {
+    /// Every stub [`stubs::find_all_stubs`] finds.
+    pub stubs: Vec<stubs::Stub>,
+    /// What the file refers to and offers (see [`refs`]).
+    pub refs: refs::Refs,
+}
+
+/// The stubs and references of `text`, as the file type of `path`.
+pub fn survey(path: &str, text: &str) -> Survey {
+    let mut refs = refs::Refs::default();
+    let stubs = stubs::find_all_stubs_and(path, text, |tree| refs = refs::of_tree(path, text, tree));
+    Survey { stubs, refs }
+}
+
 /// The report for a check of `path` that stopped on a fault of its own: not checked.
 pub fn check_failed(path: &str) -> Report {
     Report::not_checked(language_for(path).map(Language::name), NotChecked::Failed)
@@ -94,6 +114,12 @@ pub fn check_failed(path: &str) -> Report {
 /// Same for a file's bytes, decoded in their encoding ([`crate::files::encoding`]): a binary
 /// file (a NUL byte) -> NotChecked("binary").
 pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
+    check_bytes_as(path, bytes, RustEdition::default())
+}
+
+/// [`check_bytes`] with Rust read in `edition`, its crate's (see
+/// [`rust_edition_of_manifest`]): `try!(x)` is a macro call in 2015 and an error since 2018.
+pub fn check_bytes_as(path: &str, bytes: &[u8], edition: RustEdition) -> Report {
     let Some(lang) = language_for(path) else {
         return Report::not_checked(None, NotChecked::UnknownFileType);
     };
@@ -101,7 +127,7 @@ pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
         return Report::not_checked(Some(lang.name()), NotChecked::TooLarge);
     }
     match crate::files::encoding::text_of(bytes) {
-        Some(text) => check(path, &text),
+        Some(text) => check_from(path, &text, None, 0, Instant::now() + DEFAULT_DEADLINE, edition).0,
         None => Report::not_checked(Some(lang.name()), NotChecked::Binary),
     }
 }
@@ -109,7 +135,7 @@ pub fn check_bytes(path: &str, bytes: &[u8]) -> Report {
 /// [`check`] with a time budget other than [`DEFAULT_DEADLINE`] for its tree-sitter
 /// parses; past it the report is NotChecked("timed out").
 pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
-    check_from(path, text, None, 0, Instant::now() + budget).0
+    check_from(path, text, None, 0, Instant::now() + budget, RustEdition::default()).0
 }
 
 /// [`check`] that reuses `prior`, what the check of an earlier version of this text
@@ -117,7 +143,7 @@ pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
 /// and returns what this check leaves for next time. Appending 4 KB to 1 MB then costs
 /// a few milliseconds instead of a full parse. The verdict is the same as [`check`]'s.
 pub(crate) fn check_incremental(path: &str, text: &str, prior: Option<Prior>) -> (Report, Option<Prior>) {
-    check_from(path, text, prior, 0, Instant::now() + DEFAULT_DEADLINE)
+    check_from(path, text, prior, 0, Instant::now() + DEFAULT_DEADLINE, RustEdition::default())
 }
 
 /// [`check_incremental`] after an append, where the check that left `prior` was of
@@ -129,7 +155,7 @@ pub(crate) fn check_appended(
     checked: usize,
 ) -> (Report, Option<Prior>) {
     let checked = if prior.is_some() { checked.min(text.len()) } else { 0 };
-    check_from(path, text, prior, checked, Instant::now() + DEFAULT_DEADLINE)
+    check_from(path, text, prior, checked, Instant::now() + DEFAULT_DEADLINE, RustEdition::default())
 }
 
 /// The one path every check takes.
@@ -141,6 +167,7 @@ fn check_from(
     prior: Option<Prior>,
     clean: usize,
     deadline: Instant,
+    edition: RustEdition,
 ) -> (Report, Option<Prior>) {
     let Some(lang) = language_for(path) else {
         return (Report::not_checked(None, NotChecked::UnknownFileType), None);
@@ -175,7 +202,7 @@ fn check_from(
                 },
                 _ => (0, Some(Vec::new()), None),
             };
-            check_with_parser(lang, path, text, from, before, dialect)
+            check_with_parser(lang, path, text, from, before, dialect, edition)
         }
     }
 }
@@ -216,6 +243,7 @@ fn check_with_parser(
     from: usize,
     before: Option<Vec<usize>>,
     dialect: Option<parsers::javascript::Dialect>,
+    edition: RustEdition,
 ) -> (Report, Option<Prior>) {
     let name = lang.name();
     let depth = nesting_depth(&text[from..]);
@@ -226,7 +254,8 @@ fn check_with_parser(
     // text of a `.js` file.
     let dialect = (lang.spec().validator == Validator::JavaScript)
         .then(|| dialect.unwrap_or_else(|| parsers::javascript::Dialect::of(path, text)));
-    let Parsed { failure, resume, statements } = reference_parse(lang, path, text, from, depth, dialect);
+    let Parsed { failure, resume, statements } =
+        reference_parse(lang, path, text, from, depth, dialect, edition);
     let prior = match (before, statements, dialect) {
         (Some(mut starts), Some(part), Some(dialect)) if failure.is_none() => {
             starts.extend(part);
@@ -265,6 +294,7 @@ fn reference_parse(
     from: usize,
     depth: usize,
     dialect: Option<parsers::javascript::Dialect>,
+    edition: RustEdition,
 ) -> Parsed {
     let part = &text[from..];
     let judge = || match lang.spec().validator {
@@ -273,7 +303,7 @@ fn reference_parse(
             part,
             dialect.unwrap_or_else(|| parsers::javascript::Dialect::of(path, text)),
         ),
-        Validator::Rust => parsers::rust::parse(part),
+        Validator::Rust => parsers::rust::parse(part, edition),
         Validator::Json => parsers::json::parse(part),
         Validator::Toml => parsers::toml::parse(part),
         Validator::Yaml => parsers::yaml::parse(part),

@@ -6,7 +6,7 @@ use std::time::Instant;
 use tree_sitter::{Node, ParseOptions, Parser, Tree};
 
 use super::DEFAULT_DEADLINE;
-use super::languages::Language;
+use super::languages::{Language, LanguageName};
 
 /// Longest token quoted in an "unexpected `...`" message, in characters.
 const MAX_TOKEN_CHARS: usize = 20;
@@ -48,8 +48,17 @@ pub(crate) fn parse_until(lang: Language, text: &str, old: Option<&Tree>, deadli
     let mut parser = Parser::new();
     parser.set_language(&(lang.spec().grammar)()).ok()?;
     let ascii: Vec<u8>;
+    let mut old = old;
     let bytes = if lang.spec().ascii_input && !text.is_ascii() {
         ascii = text.bytes().map(|b| if b.is_ascii() { b } else { b'x' }).collect();
+        &ascii[..]
+    } else if lang.name() == LanguageName::Css
+        && let Some(masked) = masked_urls(text)
+    {
+        ascii = masked;
+        // An append may close a `url(` the old text left open, changing bytes before the
+        // edit: the old tree would not see that.
+        old = None;
         &ascii[..]
     } else {
         text.as_bytes()
@@ -117,6 +126,53 @@ pub(crate) fn findings(tree: &Tree, text: &str, lang: Language) -> Vec<Finding> 
         ));
     }
     found
+}
+
+/// A stylesheet with the inside of each unquoted `url(...)` replaced by `x`s, when it has
+/// one. CSS reads such a URL as one token (`url(../img/bg.png)`, `url(#blur)`,
+/// `url(font.woff?v=4)`); tree-sitter-css reads its `..`, `#` or `?` as errors in valid
+/// CSS. Offsets are unchanged, so the tree's ranges still slice the real text.
+fn masked_urls(text: &str) -> Option<Vec<u8>> {
+    let ranges = unquoted_urls(text);
+    if ranges.is_empty() {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for range in ranges {
+        for b in &mut bytes[range.start + 4..range.end - 1] {
+            if !b.is_ascii_whitespace() {
+                *b = b'x';
+            }
+        }
+    }
+    Some(bytes)
+}
+
+/// Where each unquoted `url(...)` of a stylesheet is, `url(` to `)`.
+fn unquoted_urls(text: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut ranges = Vec::new();
+    let lower = text.to_ascii_lowercase();
+    for at in memchr::memmem::find_iter(lower.as_bytes(), b"url(") {
+        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'-' || bytes[at - 1] == b'_')
+        {
+            continue;
+        }
+        let open = at + 4;
+        let rest = &text[open..];
+        let Some(first) = rest.trim_start().chars().next() else { continue };
+        if first == '"' || first == '\'' {
+            continue;
+        }
+        // A URL token ends at `)`; whitespace, quotes or `(` inside make it a bad one.
+        let Some(close) = rest.find(')') else { continue };
+        let inner = rest[..close].trim();
+        if inner.contains(|c: char| c.is_whitespace() || "\"'(".contains(c)) {
+            continue;
+        }
+        ranges.push(at..open + close + 1);
+    }
+    ranges
 }
 
 /// An ERROR node that is only text in an element's content, for a grammar whose

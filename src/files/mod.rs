@@ -24,7 +24,7 @@ pub use find::{Found, FoundFile, find};
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};
 pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, Window, number_lines, read};
 pub use search::{FileHits, HitLine, MAX_CONTEXT, Query, Searched, search};
-pub use walk::{FileAt, MAX_VISITED, PathGlob, Walk, Walked, in_parallel, walk_files};
+pub use walk::{FileAt, MAX_VISITED, PathGlob, Walk, Walked, in_parallel, is_ignored, walk_files};
 pub use write::{Written, land, stage, write};
 
 /// Hex sha256 of a file's bytes: what the journal records, results report and

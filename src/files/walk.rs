@@ -202,6 +202,21 @@ impl<T: Sync> Walk<T> {
     }
 }
 
+/// Whether a `.ignore` or `.gitignore` of the root or of a directory above `path` leaves it
+/// out (as a walk would).
+pub fn is_ignored(ws: &Workspace, path: &RootPath, is_dir: bool) -> bool {
+    let ignored =
+        |at: &RootPath, is_dir| rules_above(ws, Some(at)).is_some_and(|rules| rules.ignore(at, is_dir));
+    // A walk never enters an ignored directory: what is below one is left out with it.
+    let mut above = Vec::new();
+    let mut prefix = std::path::PathBuf::new();
+    for comp in path.as_path().parent().into_iter().flat_map(Path::components) {
+        prefix.push(comp);
+        above.extend(RootPath::from_path(&prefix));
+    }
+    above.iter().any(|dir| ignored(dir, true)) || ignored(path, is_dir)
+}
+
 /// Lists the tree under `dir` (the root when None) and keeps the regular files for which
 /// `keep` gives something, with it. `keep` runs on the listing threads, while the file's
 /// directory is open.
@@ -720,6 +735,20 @@ mod tests {
     fn in_parallel_keeps_the_order_of_the_items() {
         let items: Vec<usize> = (0..1000).collect();
         assert_eq!(in_parallel(&items, |i| i * 2), items.iter().map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_path_is_ignored_by_the_gitignore_of_any_directory_above_it() {
+        let (t, ws) = temp_workspace();
+        std::fs::create_dir_all(t.path().join("web")).unwrap();
+        std::fs::write(t.path().join(".gitignore"), "dist/\n").unwrap();
+        std::fs::write(t.path().join("web/.gitignore"), "*.gen.js\n").unwrap();
+        let path = |p: &str| ws.resolve(p).unwrap();
+        assert!(is_ignored(&ws, &path("dist/app.js"), false));
+        assert!(is_ignored(&ws, &path("web/dist"), true));
+        assert!(is_ignored(&ws, &path("web/a.gen.js"), false));
+        assert!(!is_ignored(&ws, &path("a.gen.js"), false));
+        assert!(!is_ignored(&ws, &path("web/app.js"), false));
     }
 
     #[test]

@@ -91,6 +91,16 @@ fn kind_name(kind: crate::check::stubs::StubKind) -> &'static str {
     }
 }
 
+fn ref_kind_name(kind: crate::check::refs::RefKind) -> &'static str {
+    use crate::check::refs::RefKind::*;
+    match kind {
+        File => "file",
+        Module => "module",
+        Name => "name",
+        Id => "id",
+    }
+}
+
 /// `1 line`, `2 lines`.
 fn lines(n: usize) -> String {
     plural(n, "line")
@@ -285,7 +295,19 @@ impl Rendered for CheckOutcome {
             if file.more_stubs > 0 {
                 text.push_str(&format!("\n  ... and {} more stubs", file.more_stubs));
             }
-            if !matches!(file.status, FileStatus::Complete | FileStatus::Stubs) {
+            for unresolved in &file.unresolved {
+                text.push_str(&format!(
+                    "\n  {}: `{}` {} (unresolved {})",
+                    unresolved.line,
+                    unresolved.reference,
+                    unresolved.reason,
+                    ref_kind_name(unresolved.kind)
+                ));
+            }
+            if file.more_unresolved > 0 {
+                text.push_str(&format!("\n  ... and {} more unresolved references", file.more_unresolved));
+            }
+            if !matches!(file.status, FileStatus::Complete | FileStatus::Stubs | FileStatus::Unresolved) {
                 match &file.syntax {
                     Some(report) if !report.problems.is_empty() => {
                         for p in &report.problems {

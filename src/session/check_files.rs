@@ -1,15 +1,19 @@
 //! `check_files`: the strict check an agent runs before it says it is done. Incomplete counts
-//! as a failure here, stubs are looked for in the whole file, and an HTML page is judged with
-//! the scripts and stylesheets it links (the one check that reads more than one file).
+//! as a failure here, stubs are looked for in the whole file, and the files are judged
+//! together: an HTML page with the scripts and stylesheets it links, and every file with the
+//! files, modules, names and DOM ids it refers to (see [`crate::check::refs`]).
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Session;
+use super::project::ProjectFiles;
+use crate::check::refs::{self, Project, Unresolved};
 use crate::check::stubs::{self, Stub, StubKind};
-use crate::check::{self, LanguageName, Report, Status};
+use crate::check::{self, LanguageName, ManifestEdition, Report, RustEdition, Status};
 use crate::error::{Error, Result};
 use crate::files::encoding;
 use crate::lines::count_lines;
@@ -21,8 +25,11 @@ use crate::workspace::{FileKind, RootPath};
 pub enum FileStatus {
     /// Parses cleanly, no stubs.
     Complete,
-    /// Parses, but holds stubs or placeholders (or links missing assets).
+    /// Parses, but holds stubs or placeholders (or links empty assets).
     Stubs,
+    /// Parses and holds no stub, but refers to files, modules, names or DOM ids that do not
+    /// exist.
+    Unresolved,
     /// Unfinished: problems only at the end, or empty.
     Incomplete,
     /// Problems before the end.
@@ -41,6 +48,7 @@ impl FileStatus {
         match self {
             FileStatus::Complete => "complete",
             FileStatus::Stubs => "stubs",
+            FileStatus::Unresolved => "unresolved references",
             FileStatus::Incomplete => "incomplete",
             FileStatus::Errors => "errors",
             FileStatus::NotChecked => "not checked",
@@ -76,6 +84,10 @@ pub struct FileCheck {
     pub stubs: Vec<Stub>,
     /// How many more stubs were found but not listed.
     pub more_stubs: usize,
+    /// References to files, modules, names and DOM ids that do not resolve (at most 10).
+    pub unresolved: Vec<Unresolved>,
+    /// How many more unresolved references were found but not listed.
+    pub more_unresolved: usize,
     /// The full syntax report; absent when the file could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Report")]
@@ -94,6 +106,8 @@ impl FileCheck {
             note: Some(note),
             stubs: Vec::new(),
             more_stubs: 0,
+            unresolved: Vec::new(),
+            more_unresolved: 0,
             syntax: None,
         }
     }
@@ -112,8 +126,10 @@ pub struct CheckOutcome {
     pub errors: usize,
     /// Files that are missing or could not be read.
     pub missing: usize,
-    /// Files that parse but hold stubs or placeholders (or link missing assets).
+    /// Files that parse but hold stubs or placeholders (or link empty assets).
     pub with_stubs: usize,
+    /// Files that parse, hold no stubs, but refer to something that does not exist.
+    pub unresolved: usize,
     /// Files of a type that is not checked.
     pub not_checked: usize,
     /// Every file is complete (or of a type that is not checked), with no stubs.
@@ -126,8 +142,14 @@ impl CheckOutcome {
     fn summarise(files: Vec<FileCheck>) -> Self {
         use FileStatus::*;
         let count = |s: FileStatus| files.iter().filter(|f| f.status == s).count();
-        let (complete, incomplete, errors, not_checked, with_stubs) =
-            (count(Complete), count(Incomplete), count(Errors), count(NotChecked), count(Stubs));
+        let (complete, incomplete, errors, not_checked, with_stubs, unresolved) = (
+            count(Complete),
+            count(Incomplete),
+            count(Errors),
+            count(NotChecked),
+            count(Stubs),
+            count(Unresolved),
+        );
         let missing = count(Missing) + count(Unreadable);
         let examples = |s: &[FileStatus]| {
             let named: Vec<String> = files
@@ -135,8 +157,8 @@ impl CheckOutcome {
                 .filter(|f| s.contains(&f.status))
                 .take(3)
                 .map(|f| match &f.note {
-                    // A stub note starts with its line: `web/app.js:12 placeholder comment ...`.
-                    Some(note) if f.status == Stubs => format!("{}:{note}", f.path),
+                    // A stub or reference note starts with its line: `web/app.js:12 ...`.
+                    Some(note) if matches!(f.status, Stubs | Unresolved) => format!("{}:{note}", f.path),
                     Some(note) => format!("{}: {note}", f.path),
                     None => f.path.clone(),
                 })
@@ -153,6 +175,9 @@ impl CheckOutcome {
         if with_stubs > 0 {
             parts.push(format!("{with_stubs} with stubs{}", examples(&[Stubs])));
         }
+        if unresolved > 0 {
+            parts.push(format!("{unresolved} with unresolved references{}", examples(&[Unresolved])));
+        }
         if missing > 0 {
             parts.push(format!("{missing} missing or unreadable{}", examples(&[Missing, Unreadable])));
         }
@@ -166,8 +191,9 @@ impl CheckOutcome {
             parts.join(", ")
         };
         CheckOutcome {
-            all_complete: !files.is_empty() && incomplete + errors + missing + with_stubs == 0,
+            all_complete: !files.is_empty() && incomplete + errors + missing + with_stubs + unresolved == 0,
             with_stubs,
+            unresolved,
             files,
             complete,
             incomplete,
@@ -215,9 +241,13 @@ impl Session {
         };
         let total = targets.len();
         let mut files = Vec::new();
+        // The project the references resolve in: each directory listed and each other file
+        // read at most once in this check.
+        let project_files = ProjectFiles { ws: &self.ws };
+        let project = Project::new(&project_files);
         for (i, target) in targets.into_iter().enumerate() {
             let file = match target {
-                Ok(path) => self.check_one(&path),
+                Ok(path) => self.check_one(&path, &project),
                 Err(e) => FileCheck::failed(
                     paths.and_then(|p| p.get(i)).cloned().unwrap_or_default(),
                     FileStatus::Unreadable,
@@ -237,7 +267,7 @@ impl Session {
         self.ws.stat(path).ok().flatten().is_some_and(|info| info.kind == FileKind::Directory)
     }
 
-    fn check_one(&self, path: &RootPath) -> FileCheck {
+    fn check_one(&self, path: &RootPath, project: &Project) -> FileCheck {
         let name = path.display();
         let path = &match self.ws.follow(path) {
             Ok(p) => p,
@@ -255,14 +285,27 @@ impl Session {
             }
             Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
         };
-        let syntax = check::check_bytes(&name, &bytes);
+        let syntax = match check::language_for(&name).map(|l| l.name()) {
+            Some(LanguageName::Rust) => check::check_bytes_as(&name, &bytes, self.rust_edition(path)),
+            _ => check::check_bytes(&name, &bytes),
+        };
         // Decoded in the file's encoding; a binary file's bytes as they are.
         let text = encoding::lossy_text(&bytes);
-        let mut found = stubs::find_all_stubs(&name, &text);
+        let check::Survey { stubs: mut found, refs } = check::survey(&name, &text);
         if check::language_for(&name).is_some_and(|l| l.name() == LanguageName::Html) {
             found.extend(self.linked_asset_problems(path, &text));
             found.sort_by_key(|s| s.line);
         }
+        // References are judged in a file that parses: in a broken one they may be the
+        // parse's confusion.
+        let mut unresolved = match syntax.status {
+            Status::Ok if !refs.is_empty() => {
+                let refs = Arc::new(refs);
+                project.prime(&name, refs.clone());
+                project.unresolved(&name, &refs)
+            }
+            _ => Vec::new(),
+        };
         let first_problem = |report: &Report| {
             report.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message))
         };
@@ -279,12 +322,17 @@ impl Session {
                 _ if !found.is_empty() => {
                     (FileStatus::Stubs, found.first().map(|s| format!("{} {}", s.line, s.message)))
                 }
+                Status::Ok if !unresolved.is_empty() => {
+                    (FileStatus::Unresolved, unresolved.first().map(Unresolved::summary))
+                }
                 Status::Ok => (FileStatus::Complete, None),
                 Status::NotChecked => (FileStatus::NotChecked, syntax.reason.map(|r| r.as_str().to_owned())),
             }
         };
         let more_stubs = found.len().saturating_sub(stubs::MAX_STUBS);
         found.truncate(stubs::MAX_STUBS);
+        let more_unresolved = unresolved.len().saturating_sub(refs::MAX_UNRESOLVED);
+        unresolved.truncate(refs::MAX_UNRESOLVED);
         FileCheck {
             path: name,
             exists: true,
@@ -295,12 +343,40 @@ impl Session {
             note,
             stubs: found,
             more_stubs,
+            unresolved,
+            more_unresolved,
             syntax: Some(syntax),
         }
     }
 
-    /// Scripts and stylesheets an HTML page links that are missing or nearly empty: the
-    /// build that started this project shipped an `index.html` whose `app.js` was a stub.
+    /// The edition of the crate `path` belongs to, from the nearest `Cargo.toml` above it
+    /// (through `edition.workspace = true` to its workspace's); 2021, the check's default,
+    /// when there is none or it cannot be read.
+    fn rust_edition(&self, path: &RootPath) -> RustEdition {
+        let mut from_workspace = false;
+        let mut dir = path.as_path().parent();
+        while let Some(d) = dir {
+            let manifest = d.join("Cargo.toml");
+            let text = RootPath::from_path(&manifest)
+                .and_then(|m| self.ws.read(&m, 1 << 20).ok())
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+            if let Some(text) = text {
+                match (check::rust_edition_of_manifest(&text), from_workspace) {
+                    (ManifestEdition::Package(edition), false) => return edition,
+                    (ManifestEdition::FromWorkspace, false) => from_workspace = true,
+                    (ManifestEdition::Workspace(Some(edition)), true) => return edition,
+                    (ManifestEdition::Package(_) | ManifestEdition::FromWorkspace, true) => {}
+                    _ => return RustEdition::default(),
+                }
+            }
+            dir = d.parent();
+        }
+        RustEdition::default()
+    }
+
+    /// Scripts and stylesheets an HTML page links that are empty or hold no code: the build
+    /// that started this project shipped an `index.html` whose `app.js` was a stub. One that
+    /// does not exist is an unresolved reference (see [`crate::check::refs`]), not a stub.
     fn linked_asset_problems(&self, page: &RootPath, html: &str) -> Vec<Stub> {
         let dir = page.as_path().parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
         stubs::linked_assets(html)
@@ -326,9 +402,7 @@ impl Session {
                                 _ => return None,
                             }
                         }
-                        Err(Error::NotFound { .. }) => {
-                            format!("links {} ({}), which does not exist", link.target, target)
-                        }
+                        Err(Error::NotFound { .. }) => return None,
                         Err(e) => format!("links {}, which cannot be read: {e}", link.target),
                     };
                 let source = html

@@ -104,22 +104,24 @@ async fn check_files_catches_a_stubbed_frontend_next_to_a_complete_backend() {
     let text = reply.text();
     let j = reply.json();
     assert_eq!(j["complete"], 1, "{text}");
-    assert_eq!(j["with_stubs"], 2, "{text}");
+    assert_eq!(j["with_stubs"], 1, "{text}");
+    assert_eq!(j["unresolved"], 1, "{text}");
     assert_eq!(j["all_complete"], false);
     let files = j["files"].as_array().unwrap();
     let by = |p: &str| files.iter().find(|f| f["path"] == p).unwrap().clone();
     assert_eq!(by("server/api.py")["status"], "complete", "an ordinary TODO is not a stub: {text}");
-    let html_stubs = by("web/index.html")["stubs"].as_array().unwrap().clone();
-    assert!(
-        html_stubs
-            .iter()
-            .any(|s| s["line"] == 4 && s["message"].as_str().unwrap().contains("does not exist")),
+    // The stylesheet the page links was never written: a reference that does not resolve.
+    let page = by("web/index.html");
+    assert_eq!(page["status"], "unresolved", "{text}");
+    assert_eq!(
+        page["unresolved"],
+        json!([{"line": 4, "kind": "file", "reference": "style.css", "reason": "does not exist (web/style.css)"}]),
         "{text}"
     );
     let app_stubs = by("web/app.js")["stubs"].as_array().unwrap().clone();
     assert_eq!(app_stubs.iter().map(|s| s["line"].as_u64().unwrap()).collect::<Vec<_>>(), [2, 6], "{text}");
     assert!(
-        text.contains("verdict: 1 file complete, 2 with stubs (web/app.js:2 body of `render` is only a comment saying the code goes here; web/index.html:4 links style.css"),
+        text.contains("verdict: 1 file complete, 1 with stubs (web/app.js:2 body of `render` is only a comment saying the code goes here), 1 with unresolved references (web/index.html:4 `style.css` does not exist (web/style.css))"),
         "{text}"
     );
     server.stop().await;
@@ -254,4 +256,29 @@ async fn a_cancelled_check_stops_after_the_file_in_hand() {
         .unwrap();
     assert_ne!(reply.is_error, Some(true));
     let _ = client.cancel().await;
+}
+
+/// `try!` is the `?` of Rust 2015 and an error from 2018 on: the crate's `Cargo.toml` says
+/// which edition its files are in (none named is 2015, as Cargo reads it).
+#[tokio::test]
+async fn rust_is_checked_in_the_edition_its_manifest_names() {
+    let lib = "use std::num::ParseIntError;\n\npub fn parse(s: &str) -> Result<u8, ParseIntError> {\n    let n = try!(s.parse::<u8>());\n    Ok(n)\n}\n";
+    let root = Root::new()
+        .file("old/Cargo.toml", "[package]\nname = \"old\"\nversion = \"0.1.0\"\nedition = \"2015\"\n")
+        .file("old/src/lib.rs", lib)
+        .file("unnamed/Cargo.toml", "[package]\nname = \"unnamed\"\nversion = \"0.1.0\"\n")
+        .file("unnamed/src/lib.rs", lib)
+        .file("ws/Cargo.toml", "[workspace]\nmembers = [\"m\"]\n[workspace.package]\nedition = \"2015\"\n")
+        .file("ws/m/Cargo.toml", "[package]\nname = \"m\"\nversion = \"0.1.0\"\nedition.workspace = true\n")
+        .file("ws/m/src/lib.rs", lib)
+        .file("new/Cargo.toml", "[package]\nname = \"new\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+        .file("new/src/lib.rs", lib);
+    let server = Server::spawn(&root).await;
+    let paths = ["old/src/lib.rs", "unnamed/src/lib.rs", "ws/m/src/lib.rs", "new/src/lib.rs"];
+    let reply = server.call("check_files", json!({"paths": paths})).await.ok();
+    let files = reply.json()["files"].as_array().unwrap().clone();
+    let statuses: Vec<&str> = files.iter().map(|f| f["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["complete", "complete", "complete", "errors"], "{}", reply.text());
+    assert_eq!(files[3]["syntax"]["problems"][0]["line"], 4, "{}", reply.text());
+    server.stop().await;
 }

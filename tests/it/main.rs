@@ -30,6 +30,7 @@ mod profiles;
 mod protocol;
 mod read;
 mod read_many;
+mod references;
 mod roots;
 mod sandbox;
 mod schemas;

@@ -90,7 +90,10 @@ impl Dialect {
 /// (see [`statements_when_closed`]): the statements before the one left open are the
 /// same in both.
 pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
-    let once = parse_once(text, dialect);
+    let mut once = parse_once(text, dialect);
+    if once.failure.as_ref().is_some_and(|f| !f.at_end) && grows_into_a_valid_token(text, dialect) {
+        once.failure = Some(Failure::new(text.len(), true, unfinished_message("")));
+    }
     let limit = once.failure.as_ref().map_or(text.len(), |f| f.at);
     let starts = match (&once.failure, once.panicked) {
         (Some(f), true) if f.at_end => {
@@ -154,6 +157,28 @@ pub(crate) fn reparse_edit(old: &str, new: &str, starts: &[usize], dialect: Dial
         None => new_starts.extend(once.starts.iter().map(|&s| from + s)),
     }
     Some(new_starts)
+}
+
+/// Characters that make a longer operator of the one a text ends with: `=` into `=>`, `==`,
+/// `<` into `<=`, `.` into `...`.
+const GROWERS: [char; 3] = ['>', '=', '.'];
+
+/// Whether `text`, which oxc calls broken, ends with an operator that one more character turns
+/// into a token that continues it. oxc decides some constructs on the token after them:
+/// `(path, data) =` is an assignment to a parenthesised list, which cannot be, unless the
+/// next character makes the `=` an arrow. An error that the text's last token causes can
+/// still be finished, and so the text is unfinished.
+///
+/// Why this never hides a real error: the parser reads left to right, so a character added
+/// at the end removes only a first error that depends on the end.
+fn grows_into_a_valid_token(text: &str, dialect: Dialect) -> bool {
+    if !text.ends_with(|c: char| "=<>!&|?.*+-/%^".contains(c)) {
+        return false;
+    }
+    GROWERS.iter().any(|more| {
+        let probed = format!("{text}{more}");
+        parse_once(&probed, dialect).failure.is_none_or(|f| f.at_end)
+    })
 }
 
 /// What one oxc parse says: the first failure, whether oxc gave up (and so returned no
@@ -528,6 +553,19 @@ mod tests {
         {
             assert!(failure(text).at_end, "{text:?}");
         }
+    }
+
+    /// `(path, data) =` is a list assigned to, to oxc, until a `>` makes it an arrow.
+    #[test]
+    fn a_text_whose_last_operator_may_still_grow_is_unfinished() {
+        for text in
+            ["const save = async (path, data) =", "export const f = (a, b) =", "items.map((item, i) ="]
+        {
+            assert!(failure(text).at_end, "{text:?}: {:?}", failure(text));
+        }
+        // Once a space follows, the `=` is whole: assigning to a list is broken.
+        assert!(!failure("const save = (path, data) = \nlet x = 1;\n").at_end);
+        assert!(!failure("(path, data) =\nx;\n").at_end);
     }
 
     #[test]

@@ -12,14 +12,53 @@ use ra_ap_parser::{Edition, LexedStr, StrStep, SyntaxKind, TopEntryPoint};
 
 use super::{Failure, Parsed, last_start_before, sentence};
 
-/// The edition the grammar follows: 2021, what `rustfmt` assumes without a manifest.
+/// The edition token names are written in: keywords of every edition.
 const EDITION: Edition = Edition::Edition2021;
 
-/// The verdict on `text`, with the start of its last top-level item before the first
-/// error as the resume point.
-pub(crate) fn parse(text: &str) -> Parsed {
-    let lexed = LexedStr::new(EDITION, text);
-    let output = TopEntryPoint::SourceFile.parse(&lexed.to_input(EDITION));
+/// The Rust edition a file is read in: its crate's, from `Cargo.toml`. Keywords differ
+/// (`try`, `async`, `dyn` are names in 2015), so the same text can be valid in one and broken
+/// in another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RustEdition {
+    /// 2015: Cargo's default for a manifest without `edition`.
+    E2015,
+    /// 2018.
+    E2018,
+    /// 2021: what `rustfmt` assumes without a manifest, and the check without one.
+    #[default]
+    E2021,
+    /// 2024.
+    E2024,
+}
+
+impl RustEdition {
+    /// The edition a manifest's `edition = "..."` names; None for a value Cargo rejects.
+    pub fn named(value: &str) -> Option<RustEdition> {
+        match value.trim() {
+            "2015" => Some(RustEdition::E2015),
+            "2018" => Some(RustEdition::E2018),
+            "2021" => Some(RustEdition::E2021),
+            "2024" => Some(RustEdition::E2024),
+            _ => None,
+        }
+    }
+
+    fn parser_edition(self) -> Edition {
+        match self {
+            RustEdition::E2015 => Edition::Edition2015,
+            RustEdition::E2018 => Edition::Edition2018,
+            RustEdition::E2021 => Edition::Edition2021,
+            RustEdition::E2024 => Edition::Edition2024,
+        }
+    }
+}
+
+/// The verdict on `text` read in `edition`, with the start of its last top-level item before
+/// the first error as the resume point.
+pub(crate) fn parse(text: &str, edition: RustEdition) -> Parsed {
+    let edition = edition.parser_edition();
+    let lexed = LexedStr::new(edition, text);
+    let output = TopEntryPoint::SourceFile.parse(&lexed.to_input(edition));
     // Walk the parser's steps: item starts are the `Enter`s directly under the source
     // file, at the text position reached so far. The same walk applies the rules rustc's
     // parser enforces and rust-analyzer's leaves to a later pass (see `misplaced`).
@@ -34,6 +73,8 @@ pub(crate) fn parse(text: &str) -> Parsed {
     let mut pos = 0usize;
     // A doc comment not yet followed by the item it documents.
     let mut pending_doc: Option<usize> = None;
+    // The first token the lexer could not read, which rustc reports as it reads it.
+    let mut bad_token: Option<(usize, String)> = None;
     // An item found where it is not allowed, reported at its next token.
     let mut misplaced_item: Option<String> = None;
     lexed.intersperse_trivia(&output, &mut |step| match step {
@@ -51,7 +92,9 @@ pub(crate) fn parse(text: &str) -> Parsed {
                 }
                 if kind == SyntaxKind::ERROR {
                     let first = token.chars().next().unwrap_or('?');
-                    note(pos, format!("unknown start of token: {first}"));
+                    let message = format!("unknown start of token: {first}");
+                    bad_token.get_or_insert((pos, message.clone()));
+                    note(pos, message);
                 }
             }
             pos += token.len();
@@ -79,14 +122,22 @@ pub(crate) fn parse(text: &str) -> Parsed {
             true,
             "a doc comment must be followed by the item it documents".to_owned(),
         )),
-        None => first_failure(&lexed, parser_error),
+        None => first_failure(&lexed, parser_error, bad_token, text),
     };
     let limit = failure.as_ref().map_or(text.len(), |f| f.at);
     Parsed { resume: last_start_before(item_starts, limit), failure, statements: None }
 }
 
-/// The first syntax error, lexical or from the parser, None when there is none.
-fn first_failure(lexed: &LexedStr<'_>, parser_error: Option<(usize, String)>) -> Option<Failure> {
+/// The first syntax error, None when there is none, in the order rustc reports them: its
+/// lexer reports a bad token as it reads it; then the delimiters that do not match (see
+/// [`delimiter_failure`]), before any parse, which does not happen when they are wrong; then
+/// the parser's first error.
+fn first_failure(
+    lexed: &LexedStr<'_>,
+    parser_error: Option<(usize, String)>,
+    bad_token: Option<(usize, String)>,
+    text: &str,
+) -> Option<Failure> {
     let content_end = (0..lexed.len())
         .rev()
         .find(|&i| !lexed.kind(i).is_trivia() && lexed.kind(i) != SyntaxKind::EOF)
@@ -97,7 +148,18 @@ fn first_failure(lexed: &LexedStr<'_>, parser_error: Option<(usize, String)>) ->
             let range = lexed.text_range(i);
             (range.start, range.end >= content_end, sentence(msg))
         })
+        .chain(bad_token.map(|(at, message)| (at, false, message)))
         .min_by_key(|&(at, ..)| at);
+    let delimiters = delimiter_failure(lexed, text);
+    // rustc stops reading at a closing delimiter that closes nothing: a bad token after it
+    // is never reached.
+    let lexical =
+        lexical.filter(|l| delimiters.as_ref().is_none_or(|d| d.stops_at.is_none_or(|stop| l.0 < stop)));
+    if lexical.is_none()
+        && let Some(d) = delimiters
+    {
+        return Some(d.failure);
+    }
     // rust-analyzer places an error after the last token it accepted, so an error
     // at or past the last token's end means the next token was the end of input.
     let parsed = parser_error.map(|(at, msg)| (at, at >= content_end, msg));
@@ -125,6 +187,87 @@ fn first_failure(lexed: &LexedStr<'_>, parser_error: Option<(usize, String)>) ->
         return Some(Failure::new(at, true, message));
     }
     Some(Failure::new(at, false, words(&message)))
+}
+
+/// A closing delimiter that does not match, found the way rustc's lexer pairs delimiters
+/// into token trees before it parses.
+struct DelimiterFailure {
+    failure: Failure,
+    /// Where rustc stopped reading: at a closing delimiter that closes nothing.
+    stops_at: Option<usize>,
+}
+
+/// The first delimiter problem rustc reports, None when every closing delimiter closes the
+/// innermost open one (delimiters still open at the end are only unfinished).
+///
+/// rustc pairs delimiters before it parses and reports these instead of any parse error, at
+/// its own places: a closing delimiter that closes the wrong kind ("mismatched closing
+/// delimiter") where the delimiter it should have closed opens, and one with nothing open
+/// ("unexpected closing delimiter") where it stands, and then that one alone. Its recovery is
+/// followed so that the report is the same: the innermost open delimiter is dropped, and the
+/// closing one is kept for the next if it matches one still open further out.
+fn delimiter_failure(lexed: &LexedStr<'_>, text: &str) -> Option<DelimiterFailure> {
+    let bracket = |kind: SyntaxKind| match kind {
+        SyntaxKind::L_CURLY => Some((true, '{')),
+        SyntaxKind::L_PAREN => Some((true, '(')),
+        SyntaxKind::L_BRACK => Some((true, '[')),
+        SyntaxKind::R_CURLY => Some((false, '{')),
+        SyntaxKind::R_PAREN => Some((false, '(')),
+        SyntaxKind::R_BRACK => Some((false, '[')),
+        _ => None,
+    };
+    let line = |at: usize| text.get(..at).map_or(0, |before| before.matches('\n').count()) + 1;
+    let mut open: Vec<(char, usize)> = Vec::new();
+    let mut mismatched: Option<Failure> = None;
+    let mut i = 0;
+    while i < lexed.len() {
+        let Some((opens, kind)) = bracket(lexed.kind(i)) else {
+            i += 1;
+            continue;
+        };
+        let at = lexed.text_start(i);
+        if opens {
+            open.push((kind, at));
+            i += 1;
+            continue;
+        }
+        let close = closing(kind);
+        match open.last() {
+            // rustc then reports this alone, without the mismatches before it.
+            None => {
+                let failure = Failure::new(at, false, format!("`{close}` has no matching `{kind}`"));
+                return Some(DelimiterFailure { failure, stops_at: Some(at) });
+            }
+            Some(&(top, _)) if top == kind => {
+                open.pop();
+                i += 1;
+            }
+            Some(&(top, top_at)) => {
+                mismatched.get_or_insert_with(|| {
+                    let message = format!(
+                        "`{top}` is closed by `{close}` on line {}, which does not match it",
+                        line(at)
+                    );
+                    Failure::new(top_at, false, message)
+                });
+                open.pop();
+                // Kept for an outer delimiter it matches, as rustc does.
+                if !open.iter().any(|&(o, _)| o == kind) {
+                    i += 1;
+                }
+            }
+        }
+    }
+    mismatched.map(|failure| DelimiterFailure { failure, stops_at: None })
+}
+
+/// The closing delimiter of `open`.
+fn closing(open: char) -> char {
+    match open {
+        '{' => '}',
+        '(' => ')',
+        _ => ']',
+    }
 }
 
 /// `///` and `/** */` comments document the item after them (`////` and `/***/` are
@@ -230,13 +373,28 @@ mod tests {
     use crate::lines::LineIndex;
 
     fn failure(text: &str) -> Failure {
-        parse(text).failure.expect("a syntax error")
+        parse(text, RustEdition::E2021).failure.expect("a syntax error")
+    }
+
+    /// `try!` was the `?` of Rust 2015; `try` is a keyword from 2018 on.
+    #[test]
+    fn the_edition_decides_what_is_a_keyword() {
+        let text = "fn read() -> Result<u8, E> {\n    let n = try!(parse(\"1\"));\n    Ok(n)\n}\n";
+        assert_eq!(parse(text, RustEdition::E2015).failure, None);
+        assert!(parse(text, RustEdition::E2021).failure.is_some_and(|f| !f.at_end));
+        let text = "trait T {\n    fn f(&self, async: u8, dyn: u8);\n}\n";
+        assert_eq!(parse(text, RustEdition::E2015).failure, None);
+        assert!(parse(text, RustEdition::E2018).failure.is_some());
     }
 
     #[test]
     fn valid_code_and_macro_token_trees_parse() {
-        assert_eq!(parse("macro_rules! m { ($mode:ident, $) => { 1 }; }\nfn main() {}\n").failure, None);
-        assert_eq!(parse("fn f<'a>(x: &'a str) -> &'a str { x }\n").failure, None);
+        assert_eq!(
+            parse("macro_rules! m { ($mode:ident, $) => { 1 }; }\nfn main() {}\n", RustEdition::E2021)
+                .failure,
+            None
+        );
+        assert_eq!(parse("fn f<'a>(x: &'a str) -> &'a str { x }\n", RustEdition::E2021).failure, None);
     }
 
     #[test]
@@ -253,6 +411,37 @@ mod tests {
         assert!(!f.at_end);
         assert_eq!(f.message, "`}` has no matching `{`");
         assert_eq!(f.at, 10);
+    }
+
+    /// rustc pairs delimiters before it parses and names the delimiter's line; the parser
+    /// alone would blame where the item it reads goes wrong (3 and 4 here).
+    #[test]
+    fn delimiters_that_do_not_match_are_reported_where_rustc_reports_them() {
+        // "mismatched closing delimiter: `}`" at the `(` it should have closed (2:16).
+        let text = "fn main() {\n    let x = foo(1,\n        2;\n    bar();\n}\n\nfn g() {\n    h();\n}\n";
+        let f = failure(text);
+        assert!(!f.at_end);
+        assert_eq!(f.at, text.find("(1,").unwrap());
+        assert_eq!(f.message, "`(` is closed by `}` on line 5, which does not match it");
+        // "unexpected closing delimiter: `}`" at the `}` (5:1).
+        let text = "fn main() {\n    let x = 1;\n    }\n    bar();\n}\n\nfn g() {\n    h();\n}\n";
+        let f = failure(text);
+        assert!(!f.at_end);
+        assert_eq!(LineIndex::new(text).line_of(f.at), 5);
+        assert_eq!(f.message, "`}` has no matching `{`");
+        // A bad token before the stray delimiter is read first, as rustc reads it.
+        let text = "fn f() {\n    let c = 1 ` 2;\n}\n}\n";
+        assert_eq!(LineIndex::new(text).line_of(failure(text).at), 2);
+        // A mismatch before a stray `}`: rustc names only the stray one (4:1).
+        let text = "fn f() {\n    foo(1];\n}\n}\nfn g() {}\n";
+        assert_eq!(LineIndex::new(text).line_of(failure(text).at), 4);
+        // A mismatch with a `{` still open at the end: the mismatch (2:8), not the end.
+        let text = "fn f() {\n    foo(1];\n\nfn g() {}\n";
+        let f = failure(text);
+        assert!(!f.at_end);
+        assert_eq!(f.at, text.find("(1").unwrap());
+        // Still open at the end is unfinished, not broken.
+        assert!(failure("fn f() {\n    g(1, [2,\n").at_end);
     }
 
     #[test]
@@ -275,7 +464,11 @@ mod tests {
             assert!(!f.at_end, "{text:?}: {f:?}");
             assert_eq!(LineIndex::new(text).line_of(f.at), line, "{text:?}: {f:?}");
         }
-        assert_eq!(parse("impl A {\n    const C: u8 = 1;\n    type T = u8;\n    m!();\n}\n").failure, None);
+        assert_eq!(
+            parse("impl A {\n    const C: u8 = 1;\n    type T = u8;\n    m!();\n}\n", RustEdition::E2021)
+                .failure,
+            None
+        );
     }
 
     #[test]
@@ -283,8 +476,11 @@ mod tests {
         let f = failure("impl A {\n    fn f() {}\n    /// doc\n}\n");
         assert!(!f.at_end);
         assert_eq!(f.message, "a doc comment must be followed by the item it documents");
-        assert_eq!(parse("macro_rules! m {\n    () => {\n        /// doc\n    };\n}\n").failure, None);
-        assert_eq!(parse("/// doc\nfn f() {}\n//// not a doc\n").failure, None);
+        assert_eq!(
+            parse("macro_rules! m {\n    () => {\n        /// doc\n    };\n}\n", RustEdition::E2021).failure,
+            None
+        );
+        assert_eq!(parse("/// doc\nfn f() {}\n//// not a doc\n", RustEdition::E2021).failure, None);
         assert!(failure("fn f() {}\n/// doc\n").at_end, "an item may still follow");
     }
 

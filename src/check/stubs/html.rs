@@ -59,7 +59,7 @@ fn embedded(file: &File, element: Node, language: LanguageName, found: &mut Vec<
 
 /// Whether a `<script>` holds JavaScript: no `type`, or a JavaScript or module type
 /// (not a template or JSON data block).
-fn runs_javascript(text: &str, script: Node) -> bool {
+pub(crate) fn runs_javascript(text: &str, script: Node) -> bool {
     let Some(start) = child_of_kind(script, "start_tag") else { return false };
     match attributes(text, start).into_iter().find(|a| a.name.eq_ignore_ascii_case("type")) {
         None => true,
@@ -125,7 +125,7 @@ fn parse(lang: Language, text: &str) -> Option<tree_sitter::Tree> {
 }
 
 /// The first child of `node` of `kind`.
-fn child_of_kind<'a>(node: Node<'a>, kind: &str) -> Option<Node<'a>> {
+pub(crate) fn child_of_kind<'a>(node: Node<'a>, kind: &str) -> Option<Node<'a>> {
     let mut cursor = node.walk();
     node.named_children(&mut cursor).find(|c| c.kind() == kind)
 }
@@ -135,20 +135,20 @@ fn tag_name<'t>(text: &'t str, element: Node) -> &'t str {
     child_of_kind(element, "start_tag").map_or("", |tag| tag_name_of_tag(text, tag))
 }
 
-fn tag_name_of_tag<'t>(text: &'t str, tag: Node) -> &'t str {
+pub(crate) fn tag_name_of_tag<'t>(text: &'t str, tag: Node) -> &'t str {
     child_of_kind(tag, "tag_name").and_then(|n| text.get(n.byte_range())).unwrap_or_default()
 }
 
 /// One attribute of a start tag: its name, and its value with where the value starts
 /// (for a bare attribute, an empty value where the attribute ends).
-struct Attribute<'t> {
-    name: &'t str,
-    text: &'t str,
-    at: usize,
+pub(crate) struct Attribute<'t> {
+    pub(crate) name: &'t str,
+    pub(crate) text: &'t str,
+    pub(crate) at: usize,
 }
 
 /// The attributes of a start tag, as slices of `text`.
-fn attributes<'t>(text: &'t str, tag: Node) -> Vec<Attribute<'t>> {
+pub(crate) fn attributes<'t>(text: &'t str, tag: Node) -> Vec<Attribute<'t>> {
     let mut cursor = tag.walk();
     tag.named_children(&mut cursor)
         .filter(|a| a.kind() == "attribute")
@@ -164,10 +164,11 @@ fn attributes<'t>(text: &'t str, tag: Node) -> Vec<Attribute<'t>> {
 }
 
 /// The local path a link's value names, without `?query` or `#fragment`; None for a
-/// remote or inline target.
-fn local_target(value: &str) -> Option<String> {
+/// remote or inline target, and for a template expression (`{{ url_for('static', ...) }}`,
+/// `{% static %}`, `<%= %>`, `${...}`), which the server fills in when it renders the page.
+pub(crate) fn local_target(value: &str) -> Option<String> {
     let value = value.trim();
-    if value.starts_with("//") || value.starts_with('#') {
+    if value.starts_with("//") || value.starts_with('#') || is_template(value) {
         return None;
     }
     // Any scheme (`https:`, `data:`, `mailto:`, `javascript:`) means not a local file.
@@ -177,4 +178,10 @@ fn local_target(value: &str) -> Option<String> {
     }
     let path = value.split(['?', '#']).next().unwrap_or_default();
     (!path.is_empty()).then(|| path.to_owned())
+}
+
+/// Whether `text` holds template syntax that a server or a build fills in: `{{ }}`,
+/// `{% %}`, `<% %>`, `${ }`, `<? ?>`.
+pub(crate) fn is_template(text: &str) -> bool {
+    ["{{", "{%", "<%", "${", "<?"].iter().any(|open| text.contains(open))
 }

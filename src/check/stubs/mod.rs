@@ -46,6 +46,9 @@ use super::syntax::parse_until;
 use crate::lines::LineIndex;
 
 pub use html::{Linked, linked_assets};
+pub(crate) use html::{
+    attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
+};
 
 /// At most this many stubs are listed by [`find_stubs`]: the model needs the first
 /// few to see the pattern, and a long list costs tokens for nothing.
@@ -130,16 +133,23 @@ pub fn may_hold(path: &str, text: &str, kinds: &[StubKind]) -> bool {
 /// Every sign [`find_stubs`] would list, uncapped: its length minus [`MAX_STUBS`] is
 /// the "and N more" count.
 pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
+    find_all_stubs_and(path, text, |_| {})
+}
+
+/// [`find_all_stubs`], handing the syntax tree it parsed to `also` (when there is one), so
+/// that another reading of the file needs no parse of its own (see [`super::survey`]).
+pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(&tree_sitter::Tree)) -> Vec<Stub> {
     let mut found = Vec::new();
     if let Some(file) = File::of_path(path, text)
         && let Some(tree) = file.parse()
     {
+        also(&tree);
         let root = tree.root_node();
         if !has_code(root, text) && !idiomatically_empty(path) {
             // At the first comment, or at the top of an empty file.
             let (at, message) = match text.len() - text.trim_start().len() {
-                _ if text.trim().is_empty() => (0, "no code: the file is empty"),
-                first => (first, "no code: the file holds only comments"),
+                _ if text.trim().is_empty() => (0, "no code: the file is empty".to_owned()),
+                first => (first, format!("no code: the file holds only {}", what_it_holds(root, text))),
             };
             found.push(Found::new(at, StubKind::NoCode, message));
         }
@@ -377,11 +387,61 @@ fn has_code(root: Node, text: &str) -> bool {
     top.into_iter().any(|node| !is_comment(node) && !is_lone_string(node) && holds_named_leaf(node, text))
 }
 
-/// `"""Docstring."""` or `"use strict";`: an expression statement that is one string.
+/// What a file without code holds, for the message that says so: "comments", "a docstring
+/// and comments", "`export {};`" (what TypeScript emits for a module of types only).
+fn what_it_holds(root: Node, text: &str) -> String {
+    let mut cursor = root.walk();
+    let top: Vec<Node> = root.named_children(&mut cursor).collect();
+    let mut parts: Vec<String> = Vec::new();
+    let mut add = |part: String| {
+        if !parts.contains(&part) {
+            parts.push(part);
+        }
+    };
+    for node in top {
+        if is_comment(node) {
+            add("comments".to_owned());
+        } else if is_lone_string(node) {
+            let string = text.get(node.byte_range()).unwrap_or_default();
+            // Python's module is a `module`; a script's, a `program` with directives.
+            add(if root.kind() == "module" || string.len() > 40 {
+                "a docstring".to_owned()
+            } else {
+                format!("the directive `{}`", string.trim_end_matches(';'))
+            });
+        } else {
+            let statement: String =
+                text.get(node.byte_range()).unwrap_or_default().chars().take(60).collect();
+            add(format!("`{}`", statement.trim()));
+        }
+    }
+    match parts.len() {
+        0 => "comments".to_owned(),
+        _ => parts.join(" and "),
+    }
+}
+
+/// `"""Docstring."""` or `"use strict";`: an expression statement that is one string, not
+/// an f-string (`f"{x}"` computes its value: code).
 fn is_lone_string(node: Node) -> bool {
     node.kind() == "expression_statement"
         && node.named_child_count() == 1
-        && node.named_child(0).is_some_and(|c| matches!(c.kind(), "string" | "concatenated_string"))
+        && node
+            .named_child(0)
+            .is_some_and(|c| matches!(c.kind(), "string" | "concatenated_string") && !holds_interpolation(c))
+}
+
+/// Whether a string holds an interpolation (`{x}` of an f-string), at any depth.
+fn holds_interpolation(string: Node) -> bool {
+    let mut stack = vec![string];
+    while let Some(n) = stack.pop() {
+        if n.kind() == "interpolation" {
+            return true;
+        }
+        let mut cursor = n.walk();
+        stack.extend(n.named_children(&mut cursor));
+    }
+    false
 }
 
 /// Whether `node` is or contains a named leaf that is not in a comment. YAML's `---`

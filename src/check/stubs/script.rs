@@ -3,7 +3,9 @@
 //!
 //! - A function or method whose only statement throws a not-implemented error
 //!   (`throw new Error("Not implemented")`, `NotImplementedError`), unless it is in an
-//!   `abstract` class or the message says subclasses provide it.
+//!   `abstract` class, is a method put on a constructor's prototype
+//!   (`Transform.prototype._transform = function () { throw ... }`: the pre-class way to
+//!   declare a method for subclasses to override), or the message says subclasses provide it.
 //! - A function or method with no statements whose comments say the code goes here
 //!   (`// TODO: start the timer`).
 //!
@@ -38,7 +40,11 @@ pub(super) fn visit(file: &File, node: Node, found: &mut Vec<Found>) {
         && let Some(message) = not_implemented_throw(file, only)
     {
         let intended = placeholder::explains_no_op(&comment_words(file, body, ""));
-        if !placeholder::says_abstract(message) && !in_abstract_class(node) && !intended {
+        if !placeholder::says_abstract(message)
+            && !in_abstract_class(node)
+            && !on_a_prototype(file, node)
+            && !intended
+        {
             let what = format!("body of `{name}` only throws a not-implemented error");
             found.push(file.found(only.start_byte(), StubKind::StubBody, what));
         }
@@ -83,6 +89,21 @@ fn function_name(file: &File, func: Node) -> String {
         _ => None,
     });
     assigned.map_or_else(|| "anonymous".to_owned(), |n| file.text_of(n).to_owned())
+}
+
+/// Whether a function is assigned to a constructor's prototype (`Base.prototype.m = function`),
+/// where a body that only throws marks the method subclasses must override, as Node's
+/// `stream.Transform` does with `_transform`.
+fn on_a_prototype(file: &File, func: Node) -> bool {
+    func.parent()
+        .filter(|p| p.kind() == "assignment_expression")
+        .and_then(|p| p.child_by_field_name("left"))
+        .is_some_and(|left| {
+            left.kind() == "member_expression"
+                && left.child_by_field_name("object").is_some_and(|o| {
+                    o.kind() == "member_expression" && file.text_of(o).ends_with(".prototype")
+                })
+        })
 }
 
 /// Whether a method belongs to a TypeScript `abstract class`.

@@ -40,6 +40,29 @@ fn a_script_that_is_only_a_todo_comment_has_no_code() {
 }
 
 #[test]
+fn a_file_without_code_is_told_what_it_holds() {
+    let message = |path: &str, text: &str| find_stubs(path, text)[0].message.clone();
+    assert_eq!(message("a.js", "// later\n"), "no code: the file holds only comments");
+    // What TypeScript emits for a module of types only.
+    assert_eq!(message("types.js", "export {};\n"), "no code: the file holds only `export {};`");
+    assert_eq!(
+        message("types.js", "\"use strict\";\n// types\nexport {};\n"),
+        "no code: the file holds only the directive `\"use strict\"` and comments and `export {};`"
+    );
+    assert_eq!(
+        message("a.py", "\"\"\"Docs.\"\"\"\n# later\n"),
+        "no code: the file holds only a docstring and comments"
+    );
+}
+
+#[test]
+fn an_f_string_is_code() {
+    assert_none("main.py", "f\"{greeting}, {name}!\"\n");
+    assert_none("main.py", "\"\"\"Docs.\"\"\"\nf\"{x!r}\"\n");
+    assert_eq!(found("main.py", "\"plain\"\n"), vec![(1, NoCode)]);
+}
+
+#[test]
 fn a_blank_file_has_no_code_except_an_init_py() {
     for path in ["app.js", "main.py", "style.css", "index.html", "lib.rs"] {
         assert_eq!(found(path, ""), vec![(1, NoCode)], "{path}");
@@ -254,6 +277,9 @@ const source = { start() {}, pull(c) { c.close(); } };
     assert_none("a.js", js);
     let ts = "abstract class Shape {\n  area(): number {\n    throw new Error('not implemented');\n  }\n}\n";
     assert_none("a.ts", ts);
+    // `stream.Transform` (readable-stream 2): the base class's method, for subclasses to override.
+    let prototype = "function Transform(options) {\n  Duplex.call(this, options);\n}\nTransform.prototype._transform = function (chunk, encoding, cb) {\n  throw new Error('_transform() is not implemented');\n};\n";
+    assert_none("a.js", prototype);
     let by_message =
         "class Shape {\n  area() {\n    throw new Error('Subclasses must override area()');\n  }\n}\n";
     assert_none("a.js", by_message);
@@ -387,7 +413,7 @@ fn local_scripts_and_stylesheets_are_listed_with_their_lines() {
 }
 
 #[test]
-fn remote_inline_and_commented_out_assets_are_not_listed() {
+fn remote_inline_templated_and_commented_out_assets_are_not_listed() {
     let page = r##"<head>
 <script src="https://cdn.example.com/x.js"></script>
 <script src="//cdn.example.com/y.js"></script>
@@ -397,6 +423,10 @@ fn remote_inline_and_commented_out_assets_are_not_listed() {
 <a href="mailto:me@example.com">mail</a>
 <!-- <script src="old.js"></script> -->
 <script>document.write('<script src="fake.js"></scr' + 'ipt>');</script>
+<link rel="stylesheet" href="{{ url_for('static', filename='style.css') }}">
+<script src="{% static 'js/app.js' %}"></script>
+<script src="<%= asset_path('app.js') %>"></script>
+<img src="${base}/logo.png">
 <script src="kept.js"></script>
 </head>
 "##;

@@ -1,0 +1,194 @@
+//! HTML pages, on tree-sitter-html's tree: the files a page loads (`<script src>`,
+//! `<link rel="stylesheet" href>`, `<img src>`, `<a href>` and `<iframe src>` of pages), the
+//! ids it defines, and what its inline scripts import, look up and create.
+//!
+//! A page's paths are URLs: they name files beside it only on a static site. A server
+//! template (template syntax in the page, or a page under a `templates`-like directory) has
+//! its URLs decided by the server's routes, so none of its paths is checked, nor any path of
+//! a page with `<base href>`. Site-absolute paths (`/static/app.js`) and extensionless links
+//! are left to the server everywhere.
+
+use tree_sitter::Node;
+
+use super::super::languages::{LanguageName, language_named};
+use super::super::stubs::{
+    attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
+};
+use super::{Import, ImportKind, Page, Refs, Tag, ids, script};
+use crate::lines::LineIndex;
+
+/// Directories whose pages are server templates by convention (Flask, Django, Jekyll,
+/// Express views, Hugo).
+const TEMPLATE_DIRS: &[&str] =
+    &["templates", "_layouts", "_includes", "layouts", "partials", "includes", "views"];
+
+/// Reads the page `text` (at `path`) into `refs`.
+pub(super) fn extract(path: &str, text: &str, root: Node, index: &LineIndex, refs: &mut Refs) {
+    let mut page = Page::default();
+    let mut base = false;
+    let mut raw_ranges = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let tag = match node.kind() {
+            "element" | "script_element" | "style_element" => {
+                child_of_kind(node, "start_tag").or_else(|| child_of_kind(node, "self_closing_tag"))
+            }
+            "self_closing_tag" if node.parent().is_none_or(|p| p.kind() != "element") => Some(node),
+            _ => None,
+        };
+        if let Some(tag) = tag {
+            let name = tag_name_of_tag(text, tag).to_ascii_lowercase();
+            let attrs = attributes(text, tag);
+            let get = |wanted: &str| attrs.iter().find(|a| a.name.eq_ignore_ascii_case(wanted));
+            if let Some(id) = get("id") {
+                refs.ids.add_value(id.text);
+            }
+            let (attr, kind) = match name.as_str() {
+                "base" if get("href").is_some() => {
+                    base = true;
+                    (None, Tag::Page)
+                }
+                "script" => (get("src"), Tag::Script),
+                "link"
+                    if get("rel").is_some_and(|r| {
+                        r.text.split_ascii_whitespace().any(|t| t.eq_ignore_ascii_case("stylesheet"))
+                    }) =>
+                {
+                    (get("href"), Tag::Stylesheet)
+                }
+                "img" => (get("src"), Tag::Image),
+                "a" => (get("href"), Tag::Page),
+                "iframe" => (get("src"), Tag::Page),
+                _ => (None, Tag::Page),
+            };
+            if let Some(attr) = attr
+                && let Some(target) = local_target(attr.text)
+            {
+                if kind == Tag::Script {
+                    page.scripts.push(target.clone());
+                }
+                if let Some(written) = checked_path(&target, kind) {
+                    refs.imports.push(Import {
+                        line: index.line_of(attr.at),
+                        written,
+                        kind: ImportKind::Html(kind),
+                        names: Vec::new(),
+                        optional: false,
+                    });
+                }
+            }
+        }
+        if matches!(node.kind(), "script_element" | "style_element")
+            && let Some(raw) = child_of_kind(node, "raw_text")
+        {
+            raw_ranges.push(raw.byte_range());
+            if node.kind() == "script_element" {
+                inline_script(text, node, raw, index, refs);
+            }
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
+    }
+    page.template = is_template_page(path, text, &raw_ranges);
+    if page.template || base {
+        // Its paths are URLs the server resolves: inline module imports included.
+        refs.imports.retain(|i| !matches!(i.kind, ImportKind::Html(_) | ImportKind::Script { .. }));
+    }
+    refs.exports = None;
+    refs.page = Some(page);
+}
+
+/// An inline `<script>`: JavaScript is read like a file (imports, lookups, ids it creates);
+/// a template block (`type="text/template"`) holds markup, whose ids count as the page's.
+fn inline_script(text: &str, element: Node, raw: Node, index: &LineIndex, refs: &mut Refs) {
+    let body = text.get(raw.byte_range()).unwrap_or_default();
+    if !runs_javascript(text, element) {
+        refs.ids.extend(&ids::created_ids(body, false));
+        return;
+    }
+    refs.ids.extend(&ids::created_ids(body, true));
+    let Some(lang) = language_named(LanguageName::JavaScript) else { return };
+    let deadline = std::time::Instant::now() + super::PARSE_BUDGET;
+    if let Some(tree) = super::super::syntax::parse_until(lang, body, None, deadline) {
+        let mut inner = Refs::default();
+        script::extract(body, tree.root_node(), raw.start_byte(), index, &mut inner);
+        refs.imports.extend(inner.imports);
+        refs.lookups.extend(inner.lookups);
+    }
+}
+
+/// The path a page's attribute names, when it is checked: relative, with an extension
+/// (a page: `.html` or `.htm`), percent-escapes decoded.
+fn checked_path(target: &str, kind: Tag) -> Option<String> {
+    if target.starts_with('/') || target.starts_with('\\') {
+        return None;
+    }
+    let name = target.rsplit('/').next().unwrap_or_default();
+    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
+    if kind == Tag::Page && !matches!(extension.as_str(), "html" | "htm") {
+        return None;
+    }
+    percent_decoded(target)
+}
+
+/// `my%20page.html` as `my page.html`; None for a malformed escape.
+fn percent_decoded(text: &str) -> Option<String> {
+    if !text.contains('%') {
+        return Some(text.to_owned());
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Whether a page is a server template: it sits in a templates-like directory, or holds
+/// template syntax outside its scripts and styles (`{{ }}`, `{% %}`, `<% %>`, `<?php`).
+fn is_template_page(path: &str, text: &str, raw: &[std::ops::Range<usize>]) -> bool {
+    let in_template_dir = path.split(['/', '\\']).rev().skip(1).any(|dir| TEMPLATE_DIRS.contains(&dir));
+    if in_template_dir || text.contains("<?php") {
+        return true;
+    }
+    let mut from = 0;
+    let mut sorted: Vec<_> = raw.to_vec();
+    sorted.sort_by_key(|r| r.start);
+    for range in sorted.iter().chain(std::iter::once(&(text.len()..text.len()))) {
+        let part = text.get(from..range.start.max(from)).unwrap_or_default();
+        if is_template(part) && (part.contains("{{") || part.contains("{%") || part.contains("<%")) {
+            return true;
+        }
+        from = range.end.max(from);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_escapes_are_decoded() {
+        assert_eq!(percent_decoded("my%20page.html").as_deref(), Some("my page.html"));
+        assert_eq!(percent_decoded("a%zz.html"), None);
+    }
+
+    #[test]
+    fn only_relative_paths_with_an_extension_are_checked() {
+        assert_eq!(checked_path("js/app.js", Tag::Script).as_deref(), Some("js/app.js"));
+        assert_eq!(checked_path("/static/app.js", Tag::Script), None);
+        assert_eq!(checked_path("about", Tag::Page), None);
+        assert_eq!(checked_path("report.pdf", Tag::Page), None);
+        assert_eq!(checked_path("../index.html", Tag::Page).as_deref(), Some("../index.html"));
+    }
+}

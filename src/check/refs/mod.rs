@@ -1,0 +1,254 @@
+//! References between the files of a project, and the ones that do not resolve: the
+//! failure a syntax check cannot see, where every file parses and the page is still blank
+//! (`index.html` loads `js/app.js` and the file is `js/main.js`; `app.js` looks up
+//! `#start-btn` and the page says `id="startBtn"`; `from .timer import Timer` and
+//! `timer.py` defines `PomodoroTimer`; `mod store;` and no `store.rs`).
+//!
+//! # Two steps
+//! 1. **What a file refers to and what it offers**, read off the same tree-sitter tree the
+//!    stub scan uses (one parse per file; see [`super::survey`]): `script.rs` (JavaScript
+//!    and TypeScript imports, requires, exports and DOM lookups), `python.rs` (imports and
+//!    the names a module defines), `rust.rs` (`mod x;`), `css.rs` (`@import`, `url()`),
+//!    `html.rs` (`src`, `href`, ids and inline scripts), `ids.rs` (ids a text creates).
+//! 2. **Resolution** against the project's files (`resolve.rs`), through [`Files`], which
+//!    the caller implements over its sandbox: each directory is listed at most once per
+//!    check, and each other file read and surveyed at most once.
+//!
+//! # Only what is certain
+//! `check_files` reports only at the finish check and only what is certain: a false alarm
+//! on a project that works costs more than a miss. So a reference is not checked when
+//! something outside the files may satisfy it: bare package names, computed paths, imports
+//! inside `try` (optional ones), template expressions, site-absolute paths and extensionless
+//! links (a server's routes decide), path aliases, `sys.path` changes, Python namespace
+//! packages, Rust `#[path]` and `#[cfg]` modules, files a `.gitignore` or a build
+//! configuration names (generated at build time), a name from a module whose exports are
+//! computed. The README lists the rules.
+//!
+//! Pure: file access goes through [`Files`].
+
+mod css;
+mod html;
+mod ids;
+mod python;
+mod resolve;
+mod rust;
+mod script;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeSet;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use tree_sitter::Tree;
+
+pub use resolve::{Entry, Files, Project};
+
+use super::languages::{LanguageName, language_for};
+use crate::lines::LineIndex;
+use ids::IdSet;
+
+/// At most this many unresolved references are listed per file: the first few show the
+/// pattern, and a long list costs tokens for nothing.
+pub const MAX_UNRESOLVED: usize = 10;
+
+/// A reference that does not resolve, in the file that makes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Unresolved {
+    /// 1-based line of the reference.
+    pub line: usize,
+    /// What is referred to.
+    pub kind: RefKind,
+    /// The reference as written: `./utils/format`, `Timer`, `#start-btn`, `mod store;`.
+    pub reference: String,
+    /// Why it does not resolve, naming what was looked for: "does not exist (web/js/app.js)",
+    /// "is not defined in app/timer.py; did you mean `PomodoroTimer`?", "is on no page".
+    pub reason: String,
+}
+
+impl Unresolved {
+    /// `12 \`#start-btn\` is on no page`: the reference after its line, as the verdict shows
+    /// it.
+    pub fn summary(&self) -> String {
+        format!("{} `{}` {}", self.line, self.reference, self.reason)
+    }
+}
+
+/// What a reference names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// A file a page, stylesheet or script loads by its path (`src`, `href`, `@import`,
+    /// `url()`).
+    File,
+    /// A module an import names (`./store`, `app.timer`, `mod store;`).
+    Module,
+    /// A name imported from a module of the project (`{ saveTasks }`, `Timer`).
+    Name,
+    /// A DOM id a page's script looks up (`getElementById`, `querySelector('#id')`).
+    Id,
+}
+
+/// What one file refers to and what it offers to others.
+#[derive(Debug, Clone, Default)]
+pub struct Refs {
+    /// Files and modules it loads.
+    pub(crate) imports: Vec<Import>,
+    /// JavaScript and TypeScript: what it exports.
+    pub(crate) exports: Option<Exports>,
+    /// Python: the names it defines at module level.
+    pub(crate) module: Option<PyModule>,
+    /// DOM ids its scripts look up.
+    pub(crate) lookups: Vec<Lookup>,
+    /// DOM ids it may create (scripts) or defines (pages).
+    pub(crate) ids: IdSet,
+    /// An HTML page: what it loads and how its paths resolve.
+    pub(crate) page: Option<Page>,
+    /// The tree had errors: what the file offers is not certain.
+    pub(crate) broken: bool,
+}
+
+impl Refs {
+    /// Whether the file refers to nothing.
+    pub fn is_empty(&self) -> bool {
+        self.imports.is_empty() && self.lookups.is_empty()
+    }
+}
+
+/// One file or module a file loads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Import {
+    pub(crate) line: usize,
+    /// The path or module as written (Python: the dotted module without its leading dots).
+    pub(crate) written: String,
+    pub(crate) kind: ImportKind,
+    /// Names imported from it (`default` for a default import), each with its line.
+    pub(crate) names: Vec<(String, usize)>,
+    /// Inside a `try`: an optional dependency, whose absence the code handles.
+    pub(crate) optional: bool,
+}
+
+/// How an import is resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ImportKind {
+    /// A JavaScript or TypeScript module specifier (`import`, `export ... from`,
+    /// `require`, `import()`); `require`: a CommonJS require, whose names are destructured.
+    Script { require: bool },
+    /// A Python import: `level` leading dots (0 for an absolute import); `from`: a
+    /// `from ... import` whose names may be submodules.
+    Python { level: usize, from: bool },
+    /// Rust `mod name;`, inside the inline modules `inline` (outermost first).
+    RustMod { inline: Vec<String> },
+    /// A stylesheet's `@import` or `url()`.
+    Css,
+    /// An HTML page's `src` or `href`.
+    Html(Tag),
+}
+
+/// What an HTML attribute loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tag {
+    Script,
+    Stylesheet,
+    Image,
+    Page,
+}
+
+/// What a JavaScript or TypeScript module exports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Exports {
+    /// Names exported (`default` included).
+    pub(crate) names: BTreeSet<String>,
+    /// Specifiers of `export * from`, whose names it exports too.
+    pub(crate) stars: Vec<String>,
+    /// Every export is known: false for CommonJS exports that are computed
+    /// (`module.exports = factory()`, `exports[name] =`), TypeScript's `export =`, and a
+    /// file with both `export` and `module.exports`.
+    pub(crate) known: bool,
+    /// The file has ES module syntax (`import`, `export`): a default import needs an
+    /// `export default`. Without it, a default import is its `module.exports`.
+    pub(crate) module: bool,
+}
+
+/// The names a Python module defines at its top level.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct PyModule {
+    pub(crate) names: BTreeSet<String>,
+    /// Any name may exist: a module `__getattr__`, a star import, `globals()`,
+    /// `sys.modules`, `exec`, `setattr`.
+    pub(crate) open: bool,
+    /// The module changes `sys.path`: its absolute imports may come from anywhere.
+    pub(crate) path_tricks: bool,
+    /// The module installs an import hook or changes its package's `__path__` (a vendoring
+    /// package's `__init__.py` that maps `pkg.extern.x` to `pkg._vendor.x`): its submodules
+    /// may be anywhere.
+    pub(crate) finder: bool,
+}
+
+/// A DOM id a script looks up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Lookup {
+    pub(crate) id: String,
+    pub(crate) line: usize,
+}
+
+/// What an HTML page loads, and whether its paths are files at all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Page {
+    /// Local `<script src>` values, as written (site-absolute ones included).
+    pub(crate) scripts: Vec<String>,
+    /// The page is a server template (template syntax, or a templates directory): its
+    /// paths are URLs the server's routes decide, not files beside it.
+    pub(crate) template: bool,
+}
+
+/// The references of `text`, parsed on its own (for files other than the one checked).
+pub fn extract(path: &str, text: &str) -> Refs {
+    let Some(lang) = language_for(path) else { return Refs::default() };
+    if text.len() > super::MAX_CHECK_BYTES || text.contains('\0') {
+        return Refs::default();
+    }
+    match super::syntax::parse_until(lang, text, None, std::time::Instant::now() + PARSE_BUDGET) {
+        Some(tree) => of_tree(path, text, &tree),
+        None => Refs::default(),
+    }
+}
+
+/// Time allowed for the parse of a file read only for what it offers.
+const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The references of `text`, read off its tree (the one the stub scan parsed).
+pub(crate) fn of_tree(path: &str, text: &str, tree: &Tree) -> Refs {
+    let Some(lang) = language_for(path) else { return Refs::default() };
+    let index = LineIndex::new(text);
+    let root = tree.root_node();
+    let mut refs = Refs { broken: root.has_error(), ..Refs::default() };
+    match lang.name() {
+        LanguageName::JavaScript | LanguageName::TypeScript | LanguageName::Tsx => {
+            script::extract(text, root, 0, &index, &mut refs);
+            refs.ids = ids::created_ids(text, true);
+        }
+        LanguageName::Python => python::extract(text, root, &index, &mut refs),
+        LanguageName::Rust => rust::extract(text, root, &index, &mut refs),
+        LanguageName::Css => css::extract(text, root, &index, &mut refs),
+        LanguageName::Html => html::extract(path, text, root, &index, &mut refs),
+        _ => {}
+    }
+    refs
+}
+
+/// The text of a string literal node of any grammar, without its quotes; None when it holds
+/// an escape or a substitution (the value is then not what is written).
+fn string_value<'t>(text: &'t str, node: tree_sitter::Node) -> Option<&'t str> {
+    let raw = text.get(node.byte_range())?;
+    let mut cursor = node.walk();
+    let computed = node
+        .named_children(&mut cursor)
+        .any(|c| matches!(c.kind(), "escape_sequence" | "template_substitution" | "interpolation"));
+    if computed {
+        return None;
+    }
+    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+    let quoted = raw.starts_with(['"', '\'', '`']) && raw.ends_with(&raw[..1]);
+    (quoted && !inner.contains('\\')).then_some(inner)
+}
