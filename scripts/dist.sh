@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Builds filewright's release binary once and writes every package made from it into dist/:
+#
+#   filewright-<v>-py3-none-<tag>.whl      the Python wheel (pip, pipx, uvx)
+#   filewright-<v>.tgz                     the npm package (`npx filewright`): a shim ...
+#   filewright-<platform>-<v>.tgz          ... and the npm package that carries the binary
+#   filewright-<v>-<platform>.mcpb         the MCPB bundle (Claude Desktop)
+#   filewright-<v>.crate                   the crate (`cargo install filewright`)
+#   server.json                            the MCP Registry entry naming all of them
+#
+# Run from the repository root: `bash scripts/dist.sh`. The version of every one is
+# Cargo.toml's; `bash scripts/dist-test.sh` installs each as a user would and checks that.
+# The packaging tools (maturin, the MCPB validator) are installed at run time into
+# target/dist-tools/, from the package registries; the packages themselves are built offline.
+#
+# It builds for the machine it runs on: Linux x64 or arm64, or macOS (one universal binary
+# for both CPUs; needs both Rust targets). The release workflow runs it once per platform.
+#
+# `bash scripts/dist.sh server.json` only writes server.json again, from the bundles in dist/
+# (the release gathers every platform's bundle there first).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dist=dist
+tools=target/dist-tools
+make() { python3 scripts/dist/make.py "$@"; }
+step() { echo "== $*" >&2; }
+
+if [ "${1:-}" = server.json ]; then
+    make server-json --out "$dist"
+    exit 0
+fi
+
+platform=$(make platform)
+version=$(cargo metadata --no-deps --format-version 1 --locked |
+    python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "filewright"))')
+step "filewright $version for $platform"
+rm -rf "$dist"
+mkdir -p "$dist" "$tools"
+
+# The packaging tools, in throwaway prefixes of their own (kept between runs).
+if [ ! -x "$tools/venv/bin/maturin" ]; then
+    step "installing maturin into $tools/venv"
+    python3 -m venv "$tools/venv"
+    "$tools/venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.7,<2' 'jsonschema>=4,<5'
+fi
+if [ ! -x "$tools/npm/node_modules/.bin/mcpb" ]; then
+    step "installing the MCPB command line into $tools/npm"
+    npm install --silent --no-audit --no-fund --prefix "$tools/npm" '@anthropic-ai/mcpb@2'
+fi
+
+# The binary, once. maturin below asks cargo for the same build, which finds it done.
+case "$platform" in
+darwin-universal)
+    targets=(--target aarch64-apple-darwin --target x86_64-apple-darwin)
+    maturin_target=(--target universal2-apple-darwin)
+    step "cargo build --release (arm64 and x86_64)"
+    cargo build --release --locked "${targets[@]}"
+    mkdir -p target/universal2-apple-darwin/release
+    binary=target/universal2-apple-darwin/release/filewright
+    lipo -create -output "$binary" \
+        target/aarch64-apple-darwin/release/filewright target/x86_64-apple-darwin/release/filewright
+    ;;
+*)
+    host=$(rustc -vV | sed -n 's/^host: //p')
+    maturin_target=(--target "$host")
+    step "cargo build --release"
+    cargo build --release --locked
+    binary=target/$host/release/filewright
+    ;;
+esac
+"$binary" --version >&2
+
+schemas=target/dist-schemas
+rm -rf "$schemas"
+"$binary" schemas "$schemas" 2>/dev/null
+
+# The platform tag follows from how the binary links (see make.py's wheel_tags).
+tags=$(make wheel-tags "$binary")
+step "wheel (maturin, compatibility: ${tags:-maturin's choice})"
+compat=()
+[ -n "$tags" ] && compat=(--compatibility $tags)
+"$tools/venv/bin/maturin" build --release --locked --quiet "${maturin_target[@]}" "${compat[@]}" --out "$dist"
+wheel=$(ls "$dist"/filewright-"$version"-*.whl)
+# The wheel must carry the very binary the other packages carry.
+python3 - "$wheel" "$binary" <<'EOF'
+import hashlib, sys, zipfile
+wheel, binary = sys.argv[1:]
+with zipfile.ZipFile(wheel) as archive:
+    inside = [n for n in archive.namelist() if n.endswith(".data/scripts/filewright")]
+    carried = archive.read(inside[0]) if inside else b""
+if hashlib.sha256(carried).digest() != hashlib.sha256(open(binary, "rb").read()).digest():
+    sys.exit(f"{wheel}: its binary is not {binary} (maturin built another)")
+EOF
+
+step "npm packages"
+make npm --binary "$binary" --platform "$platform" --out "$dist"
+
+step "MCPB bundle"
+make bundle --binary "$binary" --platform "$platform" --schemas "$schemas" --out "$dist" \
+    --manifest-only target/dist-manifest.json
+"$tools/npm/node_modules/.bin/mcpb" validate target/dist-manifest.json
+
+step "crate (cargo package)"
+cargo package --locked --quiet
+cp "target/package/filewright-$version.crate" "$dist/"
+
+step "server.json"
+make server-json --out "$dist"
+
+step "written:"
+ls -l "$dist" >&2
