@@ -77,11 +77,11 @@ rm -rf "$schemas"
 
 # The platform tag follows from how the binary links (see make.py's wheel_tags).
 tags=$(make wheel-tags "$binary")
-step "wheel (maturin, compatibility: ${tags:-maturin's choice})"
+step "wheel (maturin, compatibility: ${tags:-chosen by maturin})"
 compat=()
 [ -n "$tags" ] && compat=(--compatibility $tags)
 "$tools/venv/bin/maturin" build --release --locked --quiet "${maturin_target[@]}" "${compat[@]}" --out "$dist"
-wheel=$(ls "$dist"/filewright-"$version"-*.whl)
+wheel=$(make add-musl-tag "$(ls "$dist"/filewright-"$version"-*.whl)" "$binary")
 # The wheel must carry the very binary the other packages carry.
 python3 - "$wheel" "$binary" <<'EOF'
 import hashlib, sys, zipfile
@@ -97,9 +97,10 @@ step "npm packages"
 make npm --binary "$binary" --platform "$platform" --out "$dist"
 
 step "MCPB bundle"
-make bundle --binary "$binary" --platform "$platform" --schemas "$schemas" --out "$dist" \
-    --manifest-only target/dist-manifest.json
-"$tools/npm/node_modules/.bin/mcpb" validate target/dist-manifest.json
+make bundle --binary "$binary" --platform "$platform" --schemas "$schemas" --out "$dist"
+rm -rf target/dist-bundle
+make unpack "$dist/filewright-$version-$platform.mcpb" target/dist-bundle >/dev/null
+"$tools/npm/node_modules/.bin/mcpb" validate target/dist-bundle/manifest.json
 
 step "crate (cargo package)"
 cargo package --locked --quiet

@@ -17,6 +17,7 @@ standard library is used, so that a fresh machine with python3 runs it.
 """
 
 import argparse
+import base64
 import hashlib
 import json
 import os
@@ -105,11 +106,50 @@ def linkage(binary):
 
 
 def wheel_tags(binary):
-    """The maturin `--compatibility` values true for `binary` (empty: maturin's own choice,
+    """The maturin `--compatibility` value true for `binary` (empty: maturin's own choice,
     from the symbols a dynamically linked binary needs; on macOS and Windows, its platform's).
-    A static binary needs no C library of the system: the oldest glibc and musl tags pip
-    knows for its CPU (CentOS 7, Alpine 3.12) both run it."""
-    return ["manylinux_2_17", "musllinux_1_1"] if linkage(binary) == "static" else []
+    A static binary needs no C library of the system: the oldest glibc tag pip knows for its
+    CPU (CentOS 7) runs it, and [`add_musl_tag`] adds musl's."""
+    return ["manylinux_2_17"] if linkage(binary) == "static" else []
+
+
+def add_musl_tag(args):
+    """Adds the `musllinux_1_1` tag (Alpine 3.12 and later) to a wheel whose binary is static:
+    it runs there as on any Linux of its CPU. maturin gives a glibc target's wheel only glibc
+    tags; the tag set is widened as `wheel tags` would, in the WHEEL file, its RECORD line and
+    the file name."""
+    wheel = Path(args.wheel)
+    if linkage(args.binary) != "static":
+        print(wheel)
+        return
+    name, version, python, abi, platforms = wheel.stem.split("-")
+    cpus = {p.split("_", 3)[-1] if p.startswith(("manylinux_", "musllinux_")) else p.split("_", 1)[-1]
+            for p in platforms.split(".")}
+    if len(cpus) != 1:
+        sys.exit(f"{wheel.name}: cannot tell its CPU from {platforms}")
+    musl = f"musllinux_1_1_{cpus.pop()}"
+    tags = platforms.split(".") + ([musl] if musl not in platforms.split(".") else [])
+    target = wheel.with_name(f"{name}-{version}-{python}-{abi}-{'.'.join(tags)}.whl")
+    with zipfile.ZipFile(wheel) as old, zipfile.ZipFile(target.with_suffix(".tmp"), "w") as new:
+        info_dir = next(n.split("/")[0] for n in old.namelist() if n.endswith(".dist-info/WHEEL"))
+        lines = old.read(f"{info_dir}/WHEEL").decode().splitlines()
+        lines = [l for l in lines if not l.startswith("Tag: ")] + [f"Tag: {python}-{abi}-{t}" for t in tags]
+        wheel_file = ("\n".join(lines) + "\n").encode()
+        digest = base64.urlsafe_b64encode(hashlib.sha256(wheel_file).digest()).rstrip(b"=").decode()
+        for item in old.infolist():
+            data = old.read(item)
+            if item.filename == f"{info_dir}/WHEEL":
+                data = wheel_file
+            elif item.filename == f"{info_dir}/RECORD":
+                data = "".join(
+                    f"{info_dir}/WHEEL,sha256={digest},{len(wheel_file)}\n"
+                    if line.startswith(f"{info_dir}/WHEEL,") else line + "\n"
+                    for line in data.decode().splitlines()
+                ).encode()
+            new.writestr(item, data)
+    wheel.unlink()
+    target.with_suffix(".tmp").rename(target)
+    print(target)
 
 
 def first_sentence(text):
@@ -253,8 +293,6 @@ def bundle(args):
         "LICENSE-MIT": (ROOT / "LICENSE-MIT").read_bytes(),
         "LICENSE-APACHE": (ROOT / "LICENSE-APACHE").read_bytes(),
     }
-    if args.manifest_only:
-        Path(args.manifest_only).write_bytes(files["manifest.json"])
     target = out / bundle_name(meta, args.platform)
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in files.items():
@@ -266,6 +304,22 @@ def bundle(args):
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, data)
     print(target)
+
+
+def unpack(args):
+    """Unpacks a bundle as a client does, keeping each file's Unix mode (the binary's
+    executable bit), and prints the command its manifest says to start, one word a line,
+    with `${__dirname}` and `${user_config.root}` filled in as the client fills them."""
+    to = Path(args.to)
+    with zipfile.ZipFile(args.bundle) as archive:
+        for info in archive.infolist():
+            path = archive.extract(info, to)
+            mode = info.external_attr >> 16 & 0o777
+            if mode:
+                os.chmod(path, mode)
+    config = json.loads((to / "manifest.json").read_text())["server"]["mcp_config"]
+    for word in [config["command"], *config["args"]]:
+        print(word.replace("${__dirname}", str(to.resolve())).replace("${user_config.root}", args.root))
 
 
 def server_json(args):
@@ -330,14 +384,22 @@ def main():
     p.add_argument("--platform", required=True, choices=PLATFORMS)
     p.add_argument("--schemas", required=True, help="the directory `filewright schemas` wrote")
     p.add_argument("--out", required=True)
-    p.add_argument("--manifest-only", help="also write the bundle's manifest.json here")
     p.set_defaults(run=bundle)
+    p = commands.add_parser("unpack", help="unpack a bundle; print the command it starts")
+    p.add_argument("bundle")
+    p.add_argument("to")
+    p.add_argument("--root", default="ROOT", help="the folder the user picks for `root`")
+    p.set_defaults(run=unpack)
     p = commands.add_parser("server-json", help="server.json for the MCP Registry")
     p.add_argument("--out", required=True)
     p.set_defaults(run=server_json)
     p = commands.add_parser("wheel-tags", help="maturin --compatibility values for a binary")
     p.add_argument("binary")
     p.set_defaults(run=lambda a: print(" ".join(wheel_tags(a.binary))))
+    p = commands.add_parser("add-musl-tag", help="widen a static binary's wheel to musl systems")
+    p.add_argument("wheel")
+    p.add_argument("binary")
+    p.set_defaults(run=add_musl_tag)
     p = commands.add_parser("platform", help="this machine's platform name, if released")
     p.set_defaults(run=lambda a: print(this_platform()))
     args = parser.parse_args()
