@@ -99,7 +99,7 @@ class Server:
         return result, text
 
     def log(self):
-        return b"".join(self.stderr).decode(errors="replace").strip() or "(nothing on stderr)"
+        return b"".join(l for l in self.stderr if l).decode(errors="replace").strip() or "(nothing on stderr)"
 
     def stop(self):
         """Closes stdin, as a client does, and waits for the server to exit."""
@@ -282,13 +282,15 @@ def server_command(command, args, provided):
     raises otherwise."""
     commands, pypi, npm = provided
     words = [command, *args]
-    if command in commands or Path(command).name in commands and Path(command).is_absolute():
+    # A command named by its absolute path (as GUI clients may need) is that command.
+    program = Path(command).name if Path(command).is_absolute() else command
+    if program in commands:
         return words[1:]
-    if command == "uvx" and len(words) > 1 and words[1] in pypi:
+    if program == "uvx" and len(words) > 1 and words[1] in pypi:
         return words[2:]
-    if words[:2] == ["pipx", "run"] and len(words) > 2 and words[2] in pypi:
+    if [program, *words[1:2]] == ["pipx", "run"] and len(words) > 2 and words[2] in pypi:
         return words[3:]
-    if command == "npx":
+    if program == "npx":
         rest = [w for w in words[1:] if w not in ("-y", "--yes")]
         if rest and rest[0] in npm:
             return rest[1:]

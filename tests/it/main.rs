@@ -21,6 +21,7 @@ mod list;
 mod moves;
 mod outline;
 mod patch;
+mod portable;
 mod postgres;
 mod profiles;
 mod protocol;
