@@ -28,8 +28,7 @@ if [ ! -f "$dist/server.json" ]; then
     exit 1
 fi
 version=$(python3 -c 'import sys; sys.path.insert(0, "scripts/dist"); import make; print(make.crate()["version"])')
-host=$(rustc -vV | sed -n 's/^host: //p')
-binary=target/$host/release/filewright
+binary=target/dist-binary/filewright
 schemas=target/dist-schemas
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -96,9 +95,11 @@ check "npm: the two tarballs into a new prefix" npm_test
 bundle_test() {
     local bundle
     bundle=$(ls "$dist"/filewright-"$version"-*.mcpb) &&
-        mapfile -t command < <(python3 scripts/dist/make.py unpack "$bundle" "$work/bundle" --root "$work/roots/bundle") &&
-        test "${#command[@]}" -gt 0 &&
+        python3 scripts/dist/make.py unpack "$bundle" "$work/bundle" --root "$work/roots/bundle" > "$work/command" &&
         "$tools/npm/node_modules/.bin/mcpb" validate "$work/bundle/manifest.json" &&
+        command=() &&
+        while IFS= read -r word; do command+=("$word"); done < "$work/command" &&
+        test "${#command[@]}" -gt 0 &&
         session bundle "${command[@]}"
 }
 check "MCPB bundle: validated, unpacked and started as its manifest says" bundle_test

@@ -14,7 +14,8 @@
 # target/dist-tools/, from the package registries; the packages themselves are built offline.
 #
 # It builds for the machine it runs on: Linux x64 or arm64, or macOS (one universal binary
-# for both CPUs; needs both Rust targets). The release workflow runs it once per platform.
+# for both CPUs; needs both Rust targets: `rustup target add aarch64-apple-darwin
+# x86_64-apple-darwin`). The release workflow runs it once per platform.
 #
 # `bash scripts/dist.sh server.json` only writes server.json again, from the bundles in dist/
 # (the release gathers every platform's bundle there first).
@@ -49,41 +50,40 @@ if [ ! -x "$tools/npm/node_modules/.bin/mcpb" ]; then
     npm install --silent --no-audit --no-fund --prefix "$tools/npm" '@anthropic-ai/mcpb@2'
 fi
 
-# The binary, once. maturin below asks cargo for the same build, which finds it done.
+# The binary, once: on Linux cargo builds it, its linkage picks the wheel's platform tag, and
+# maturin, asking cargo for the same build, finds it done (checked below); on macOS maturin
+# builds both CPUs' binaries and joins them into one, taken from the wheel for the rest.
 case "$platform" in
 darwin-universal)
-    targets=(--target aarch64-apple-darwin --target x86_64-apple-darwin)
-    maturin_target=(--target universal2-apple-darwin)
-    step "cargo build --release (arm64 and x86_64)"
-    cargo build --release --locked "${targets[@]}"
-    mkdir -p target/universal2-apple-darwin/release
-    binary=target/universal2-apple-darwin/release/filewright
-    lipo -create -output "$binary" \
-        target/aarch64-apple-darwin/release/filewright target/x86_64-apple-darwin/release/filewright
+    step "wheel (maturin, universal2: arm64 and x86_64)"
+    "$tools/venv/bin/maturin" build --release --locked --quiet --target universal2-apple-darwin --out "$dist"
+    wheel=$(ls "$dist"/filewright-"$version"-*.whl)
+    binary=target/dist-binary/filewright
+    python3 - "$wheel" "$binary" <<'EOF'
+import os, sys, zipfile
+wheel, binary = sys.argv[1:]
+with zipfile.ZipFile(wheel) as archive:
+    inside = [n for n in archive.namelist() if n.endswith(".data/scripts/filewright")]
+    os.makedirs(os.path.dirname(binary), exist_ok=True)
+    with open(binary, "wb") as out:
+        out.write(archive.read(inside[0]))
+os.chmod(binary, 0o755)
+EOF
     ;;
 *)
     host=$(rustc -vV | sed -n 's/^host: //p')
-    maturin_target=(--target "$host")
     step "cargo build --release"
     cargo build --release --locked
     binary=target/$host/release/filewright
-    ;;
-esac
-"$binary" --version >&2
-
-schemas=target/dist-schemas
-rm -rf "$schemas"
-"$binary" schemas "$schemas" 2>/dev/null
-
-# The platform tag follows from how the binary links (see make.py's wheel_tags).
-tags=$(make wheel-tags "$binary")
-step "wheel (maturin, compatibility: ${tags:-chosen by maturin})"
-compat=()
-[ -n "$tags" ] && compat=(--compatibility $tags)
-"$tools/venv/bin/maturin" build --release --locked --quiet "${maturin_target[@]}" "${compat[@]}" --out "$dist"
-wheel=$(make add-musl-tag "$(ls "$dist"/filewright-"$version"-*.whl)" "$binary")
-# The wheel must carry the very binary the other packages carry.
-python3 - "$wheel" "$binary" <<'EOF'
+    # The platform tag follows from how the binary links (see make.py's wheel_tags).
+    tags=$(make wheel-tags "$binary")
+    step "wheel (maturin, compatibility: ${tags:-chosen by maturin})"
+    compat=()
+    [ -n "$tags" ] && compat=(--compatibility $tags)
+    "$tools/venv/bin/maturin" build --release --locked --quiet --target "$host" "${compat[@]}" --out "$dist"
+    wheel=$(make add-musl-tag "$(ls "$dist"/filewright-"$version"-*.whl)" "$binary")
+    # The wheel must carry the very binary the other packages carry.
+    python3 - "$wheel" "$binary" <<'EOF'
 import hashlib, sys, zipfile
 wheel, binary = sys.argv[1:]
 with zipfile.ZipFile(wheel) as archive:
@@ -92,6 +92,15 @@ with zipfile.ZipFile(wheel) as archive:
 if hashlib.sha256(carried).digest() != hashlib.sha256(open(binary, "rb").read()).digest():
     sys.exit(f"{wheel}: its binary is not {binary} (maturin built another)")
 EOF
+    ;;
+esac
+# Where scripts/dist-test.sh finds it.
+mkdir -p target/dist-binary
+[ "$binary" = target/dist-binary/filewright ] || cp "$binary" target/dist-binary/filewright
+"$binary" --version >&2
+schemas=target/dist-schemas
+rm -rf "$schemas"
+"$binary" schemas "$schemas" 2>/dev/null
 
 step "npm packages"
 make npm --binary "$binary" --platform "$platform" --out "$dist"
