@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs each package that `bash scripts/dist.sh` wrote into dist/ as a user would, each into
 # a fresh, empty prefix, and speaks MCP through what it installed (initialize, list the tools,
-# write a file in two parts, check it): the wheel into a new virtual environment, the two npm
-# tarballs into a new npm prefix, the MCPB bundle unpacked and started as its manifest says,
-# and the crate with `cargo install` into a temporary root. Every install and every start is
-# offline: pip without an index, npm --offline with an empty cache, cargo --offline, and, where
+# write a file in two parts, check it): the wheel into a new virtual environment and through
+# `uvx`, the two npm tarballs into a new npm prefix and through `npx`, the MCPB bundle unpacked
+# and started as its manifest says, and the crate with `cargo install` into a temporary root.
+# Every install and every start is offline: pip and uv without an index, npm --offline with an
+# empty cache, cargo --offline, and, where
 # the system allows (root, or unprivileged namespaces), inside a network namespace with no
 # network at all. Before that: every package says Cargo.toml's version, server.json is what the
 # MCP Registry accepts (against its schema when FILEWRIGHT_SERVER_SCHEMA names a copy of it),
@@ -29,6 +30,7 @@ if [ ! -f "$dist/server.json" ]; then
 fi
 version=$(python3 -c 'import sys; sys.path.insert(0, "scripts/dist"); import make; print(make.crate()["version"])')
 binary=target/dist-binary/filewright
+platform=$(python3 scripts/dist/make.py platform)
 schemas=target/dist-schemas
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -82,6 +84,16 @@ wheel_test() {
 }
 check "wheel: pip install into a new virtual environment" wheel_test
 
+uvx_test() { # as the README's configurations start it, from dist/ instead of the index
+    test "$(offline env UV_CACHE_DIR="$work/uv-cache" UV_TOOL_DIR="$work/uv-tools" UV_PYTHON_DOWNLOADS=never \
+        "$tools/venv/bin/uvx" --offline --no-index --find-links "$repo/$dist" filewright --version)" \
+        = "filewright $version" &&
+        session uvx env UV_CACHE_DIR="$work/uv-cache" UV_TOOL_DIR="$work/uv-tools" UV_PYTHON_DOWNLOADS=never \
+            "$repo/$tools/venv/bin/uvx" --offline --no-index --find-links "$repo/$dist" \
+            filewright --root "$work/roots/uvx"
+}
+check "wheel: uvx filewright" uvx_test
+
 npm_test() {
     mkdir -p "$work/npm" &&
         (cd "$work/npm" && offline npm install --offline --no-audit --no-fund --silent \
@@ -91,6 +103,14 @@ npm_test() {
         session npm "$work/npm/node_modules/.bin/filewright" --root "$work/roots/npm"
 }
 check "npm: the two tarballs into a new prefix" npm_test
+
+npx_test() { # as the README's configurations start it, from the tarballs instead of the registry
+    local npx=(npx --offline --yes --cache "$work/npx-cache"
+        --package "$repo/$dist/filewright-$version.tgz" --package "$repo/$dist/filewright-$platform-$version.tgz")
+    test "$(cd "$work" && offline "${npx[@]}" -- filewright --version)" = "filewright $version" &&
+        session npx "${npx[@]}" -- filewright --root "$work/roots/npx"
+}
+check "npm: npx filewright" npx_test
 
 bundle_test() {
     local bundle

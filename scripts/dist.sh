@@ -40,10 +40,12 @@ rm -rf "$dist"
 mkdir -p "$dist" "$tools"
 
 # The packaging tools, in throwaway prefixes of their own (kept between runs).
-if [ ! -x "$tools/venv/bin/maturin" ]; then
-    step "installing maturin into $tools/venv"
+# uv and jsonschema are scripts/dist-test.sh's: it runs `uvx` and validates server.json.
+if [ ! -x "$tools/venv/bin/maturin" ] || [ ! -x "$tools/venv/bin/uvx" ]; then
+    step "installing maturin, uv and jsonschema into $tools/venv"
     python3 -m venv "$tools/venv"
-    "$tools/venv/bin/pip" install --quiet --disable-pip-version-check 'maturin>=1.7,<2' 'jsonschema>=4,<5'
+    "$tools/venv/bin/pip" install --quiet --disable-pip-version-check \
+        'maturin>=1.7,<2' 'uv>=0.5,<1' 'jsonschema>=4,<5'
 fi
 if [ ! -x "$tools/npm/node_modules/.bin/mcpb" ]; then
     step "installing the MCPB command line into $tools/npm"
