@@ -28,7 +28,8 @@ if [ ! -f "$dist/server.json" ]; then
     echo "no $dist/server.json: run \`bash scripts/dist.sh\` first" >&2
     exit 1
 fi
-version=$(python3 -c 'import sys; sys.path.insert(0, "scripts/dist"); import make; print(make.crate()["version"])')
+version=$(python3 scripts/dist/make.py version)
+cargo_target=$(python3 scripts/dist/make.py target-dir)
 binary=target/dist-binary/filewright
 platform=$(python3 scripts/dist/make.py platform)
 schemas=target/dist-schemas
@@ -133,7 +134,7 @@ crate_test() {
         else
             # `cargo install` reads no project configuration: name the repository's.
             offline cargo --config "$repo/.cargo/config.toml" install --locked --offline --quiet --debug \
-                --root "$work/cargo" --target-dir "$repo/target" --path "$work/crate/filewright-$version"
+                --root "$work/cargo" --target-dir "$cargo_target" --path "$work/crate/filewright-$version"
         fi &&
         test "$("$work/cargo/bin/filewright" --version)" = "filewright $version" &&
         session crate "$work/cargo/bin/filewright" --root "$work/roots/crate"

@@ -33,8 +33,9 @@ if [ "${1:-}" = server.json ]; then
 fi
 
 platform=$(make platform)
-version=$(cargo metadata --no-deps --format-version 1 --locked |
-    python3 -c 'import json, sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "filewright"))')
+version=$(make version)
+# Where cargo builds (CARGO_TARGET_DIR may move it); this script's own files stay in target/.
+cargo_target=$(make target-dir)
 step "filewright $version for $platform"
 rm -rf "$dist"
 mkdir -p "$dist" "$tools"
@@ -76,7 +77,7 @@ EOF
     host=$(rustc -vV | sed -n 's/^host: //p')
     step "cargo build --release"
     cargo build --release --locked
-    binary=target/$host/release/filewright
+    binary=$cargo_target/$host/release/filewright
     # The platform tag follows from how the binary links (see make.py's wheel_tags).
     tags=$(make wheel-tags "$binary")
     step "wheel (maturin, compatibility: ${tags:-chosen by maturin})"
@@ -115,7 +116,7 @@ make unpack "$dist/filewright-$version-$platform.mcpb" target/dist-bundle >/dev/
 
 step "crate (cargo package)"
 cargo package --locked --quiet
-cp "target/package/filewright-$version.crate" "$dist/"
+cp "$cargo_target/package/filewright-$version.crate" "$dist/"
 
 step "server.json"
 make server-json --out "$dist"

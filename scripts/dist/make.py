@@ -46,14 +46,19 @@ PLATFORMS = {
 SERVER_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 
 
-def crate():
-    """The package's fields from Cargo.toml."""
+def metadata():
+    """`cargo metadata` of the repository, without its dependencies."""
     out = subprocess.run(
         ["cargo", "metadata", "--no-deps", "--format-version", "1", "--locked",
          "--manifest-path", str(ROOT / "Cargo.toml")],
         check=True, capture_output=True, text=True,
     ).stdout
-    package = next(p for p in json.loads(out)["packages"] if p["name"] == "filewright")
+    return json.loads(out)
+
+
+def crate():
+    """The package's fields from Cargo.toml."""
+    package = next(p for p in metadata()["packages"] if p["name"] == "filewright")
     mcp = (package.get("metadata") or {}).get("mcp") or {}
     for key in ("name", "title"):
         if not mcp.get(key):
@@ -400,6 +405,10 @@ def main():
     p.add_argument("wheel")
     p.add_argument("binary")
     p.set_defaults(run=add_musl_tag)
+    p = commands.add_parser("version", help="Cargo.toml's version")
+    p.set_defaults(run=lambda a: print(crate()["version"]))
+    p = commands.add_parser("target-dir", help="where cargo builds (CARGO_TARGET_DIR or target/)")
+    p.set_defaults(run=lambda a: print(metadata()["target_directory"]))
     p = commands.add_parser("platform", help="this machine's platform name, if released")
     p.set_defaults(run=lambda a: print(this_platform()))
     args = parser.parse_args()
