@@ -19,6 +19,11 @@
 #
 # `bash scripts/dist.sh server.json` only writes server.json again, from the bundles in dist/
 # (the release gathers every platform's bundle there first).
+#
+# FILEWRIGHT_DIST_PROFILE=dev (Linux only) packages the build the tests made instead of a
+# release build, stripped of its debug information: CI does, as a release build with link-time
+# optimisation takes 10 to 20 minutes on its 2 cores, and what the packages are made of is the
+# same. Those packages are for testing, not for a release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,15 +80,21 @@ EOF
     ;;
 *)
     host=$(rustc -vV | sed -n 's/^host: //p')
-    step "cargo build --release"
-    cargo build --release --locked
-    binary=$cargo_target/$host/release/filewright
+    case "${FILEWRIGHT_DIST_PROFILE:-release}" in
+    release) profile=(--release) profile_dir=release ;;
+    # maturin's --strip relinks the binary without its symbols, in the same place.
+    dev) profile=(--profile dev --strip) profile_dir=debug ;;
+    *) echo "FILEWRIGHT_DIST_PROFILE is release or dev, not $FILEWRIGHT_DIST_PROFILE" >&2; exit 1 ;;
+    esac
+    step "cargo build ${profile[0]}"
+    cargo build --locked "${profile[@]:0:2}"
+    binary=$cargo_target/$host/$profile_dir/filewright
     # The platform tag follows from how the binary links (see make.py's wheel_tags).
     tags=$(make wheel-tags "$binary")
     step "wheel (maturin, compatibility: ${tags:-chosen by maturin})"
     compat=()
     [ -n "$tags" ] && compat=(--compatibility $tags)
-    "$tools/venv/bin/maturin" build --release --locked --quiet --target "$host" "${compat[@]}" --out "$dist"
+    "$tools/venv/bin/maturin" build "${profile[@]}" --locked --quiet --target "$host" "${compat[@]}" --out "$dist"
     wheel=$(make add-musl-tag "$(ls "$dist"/filewright-"$version"-*.whl)" "$binary")
     # The wheel must carry the very binary the other packages carry.
     python3 - "$wheel" "$binary" <<'EOF'
