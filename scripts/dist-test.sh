@@ -12,8 +12,7 @@
 # and the README's configuration snippets parse and start real entry points.
 #
 # Run from the repository root after scripts/dist.sh (CI runs both), with python3 3.11 or later
-# (tomllib). It ends with a line
-# "N passed, N failed" and fails when any check did.
+# (tomllib). It ends with a line "N passed, N failed" and fails when any check did.
 #
 # The crate is built as `cargo install --debug`, for the machine's target with the repository's
 # flags and target directory, so that the dependencies built by the tests are reused (a release
