@@ -71,6 +71,7 @@ session() { # session NAME COMMAND... : an MCP session through COMMAND, on a new
 }
 
 check "every package says version $version" verify versions "$dist"
+check "the crate holds what cargo install needs, and nothing else" verify crate "$dist" --tools "$schemas"
 schema_args=()
 [ -n "${FILEWRIGHT_SERVER_SCHEMA:-}" ] && schema_args=(--schema "$FILEWRIGHT_SERVER_SCHEMA")
 check "server.json" "$tools/venv/bin/python" scripts/dist/verify.py server-json "$dist" "${schema_args[@]}"

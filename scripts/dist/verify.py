@@ -6,6 +6,8 @@
   that the file holds exactly the bytes sent;
 - `versions DIST`: every package in DIST says Cargo.toml's version (file names, metadata, the
   npm dependencies between the two packages, the bundle's manifest, server.json's entries);
+- `crate DIST --tools DIR`: the crate holds what `cargo install` needs (the sources, every
+  tool's schema, the lock file) and none of the tests, benches, fuzz targets or packaging;
 - `server-json DIST [--schema FILE]`: server.json is what the MCP Registry accepts: against
   its JSON schema when one is given, and always against the rules checked here;
 - `readme DIST --binary FILE`: every JSON and TOML snippet of the README parses, and each
@@ -214,6 +216,30 @@ def versions(args):
     print(f"every package says {v}: {', '.join(found)}")
 
 
+# ------------------------------------------------------------------------------------ crate
+
+# What the crate must not carry: tests and their data, benches, fuzz targets, the packaging.
+NOT_IN_CRATE = ("tests/", "benches/", "fuzz/", "examples/", "scripts/", "packaging/", "dist/",
+                "docs/", "proptest-regressions/", "src/check/testdata/", ".github/", ".ci/", "target/")
+
+
+def crate_files(args):
+    dist = Path(args.dist)
+    meta = make.crate()
+    top = f"{meta['name']}-{meta['version']}/"
+    with tarfile.open(dist / f"{top[:-1]}.crate") as archive:
+        files = sorted(m.name[len(top):] for m in archive.getmembers() if m.isfile())
+    extra = [f for f in files if f.startswith(NOT_IN_CRATE)]
+    expect(not extra, f"the crate carries what `cargo install` does not need: {extra}")
+    tools = sorted(f"schemas/{p.name}" for p in Path(args.tools).glob("*.json"))
+    needed = ["Cargo.toml", "Cargo.lock", "build.rs", "src/main.rs", "src/lib.rs", "README.md",
+              "LICENSE-MIT", "LICENSE-APACHE", *tools]
+    missing = [f for f in needed if f not in files]
+    expect(not missing, f"the crate lacks {missing}")
+    print(f"the crate holds {len(files)} files: sources, {len(tools)} tool schemas, the lock file, "
+          "README and licences, and nothing of " + ", ".join(d.rstrip("/") for d in NOT_IN_CRATE))
+
+
 # ------------------------------------------------------------------------------ server.json
 
 def server_json(args):
@@ -382,6 +408,10 @@ def main():
     p = commands.add_parser("versions")
     p.add_argument("dist")
     p.set_defaults(run=versions)
+    p = commands.add_parser("crate")
+    p.add_argument("dist")
+    p.add_argument("--tools", required=True)
+    p.set_defaults(run=crate_files)
     p = commands.add_parser("server-json")
     p.add_argument("dist")
     p.add_argument("--schema")
