@@ -263,7 +263,9 @@ impl<T> Drop for Ahead<T> {
 /// privileges: call it on a thread whose remaining work is all in the background.
 pub fn lower_priority() {
     #[cfg(target_os = "linux")]
-    if let Err(e) = rustix::process::setpriority_process(None, 19) {
+    if crate::platform::linux_calls()
+        && let Err(e) = rustix::process::setpriority_process(None, 19)
+    {
         tracing::debug!("background work keeps the normal priority: {e}");
     }
 }

@@ -11,6 +11,8 @@
 //! - [`check`]: the syntax check of a text by file extension, truthful about "incomplete"
 //!   versus "broken", with each language's own parser; the stub scan; and the cache that lets
 //!   the check after an append parse only the new part.
+//! - [`platform`]: the one switch between the Linux-only calls and the portable paths other
+//!   Unix systems take (each kept beside its call), and the table of them.
 //! - [`spares`]: unnamed files made ahead (`O_TMPFILE`) in the directories written to last,
 //!   so that an atomic replace does not allocate an inode while the caller waits.
 //! - [`writeback`]: a staged file's way to disk, started on the helper that runs work ahead,
@@ -83,6 +85,7 @@ pub mod error;
 pub mod files;
 pub mod hooks;
 pub mod lines;
+pub mod platform;
 pub mod server;
 pub mod session;
 pub mod spares;

@@ -98,6 +98,13 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    // Before anything that asks (see `filewright::platform`).
+    let portable = filewright::platform::asks_for_portable(
+        std::env::var_os(filewright::platform::PORTABLE_ENV).as_deref(),
+    );
+    if portable {
+        filewright::platform::use_portable_paths();
+    }
     bound_malloc_arenas();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -107,6 +114,12 @@ fn main() -> std::process::ExitCode {
                 .unwrap_or_else(|_| DEFAULT_LOG.into()),
         )
         .init();
+    if portable {
+        tracing::info!(
+            "{}: the Linux-only calls are off, the portable paths on",
+            filewright::platform::PORTABLE_ENV
+        );
+    }
     let cli = Cli::parse();
     let outcome = match cli.command {
         Some(Command::Schemas { ref dir }) => write_schemas(dir),
@@ -129,7 +142,7 @@ fn main() -> std::process::ExitCode {
 /// when set, still decides.
 fn bound_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() && filewright::platform::linux_calls() {
         // SAFETY: mallopt only sets an allocator tunable; it is called before any other
         // thread exists, and its failure (a zero return) leaves the default in place.
         unsafe {
@@ -219,7 +232,9 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
 /// system's limit (`/proc/sys/fs/pipe-max-size`) is lower, it stays as it is.
 fn widen_stdout_pipe() {
     #[cfg(target_os = "linux")]
-    if let Err(e) = rustix::pipe::fcntl_setpipe_size(std::io::stdout(), 1 << 20) {
+    if filewright::platform::linux_calls()
+        && let Err(e) = rustix::pipe::fcntl_setpipe_size(std::io::stdout(), 1 << 20)
+    {
         tracing::debug!("stdout keeps its buffer size: {e}");
     }
 }

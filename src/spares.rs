@@ -66,6 +66,9 @@ impl Spares {
     /// unnamed and open for writing; with it comes its mode as made (so that a replace sets
     /// the old file's only when it differs).
     pub fn take(&self, dir: DirId, handle: &impl std::os::fd::AsFd) -> Option<Spare> {
+        if !crate::platform::linux_calls() {
+            return None;
+        }
         let mut ready = self.shared.lock();
         if ready.refused.contains(&dir) {
             return None;

@@ -685,17 +685,14 @@ impl Workspace {
         let from_dir = self.open_parent(from, false)?;
         let to_dir = self.open_parent(to, true)?;
         let ((_, from_name), (_, to_name)) = (from.split(), to.split());
-        #[cfg(target_os = "linux")]
-        {
-            use rustix::fs::{RenameFlags, renameat_with};
-            let flags = if overwrite { RenameFlags::empty() } else { RenameFlags::NOREPLACE };
-            renameat_with(&from_dir, from_name, &to_dir, to_name, flags).map_err(|e| match e {
-                rustix::io::Errno::EXIST => Error::AlreadyExists { path: to.display() },
-                e => map_io(io::Error::from(e), "move", from),
-            })?;
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
+        let moved = !overwrite && rename_without_replacing(&from_dir, from_name, &to_dir, to_name, from, to)?;
+        if !moved {
+            // Without `overwrite`, the portable path: `to` is checked again right before the
+            // rename, which would replace a file created in between (the window Linux's flag
+            // closes).
+            if !overwrite && to_dir.symlink_metadata(to_name).is_ok() {
+                return Err(Error::AlreadyExists { path: to.display() });
+            }
             from_dir.rename(from_name, &to_dir, to_name).map_err(|e| map_io(e, "move", from))?;
         }
         for (dir, path) in [(&to_dir, to), (&from_dir, from)] {
@@ -968,12 +965,53 @@ pub(crate) fn read_options() -> OpenOptions {
     options
 }
 
+/// Renames `from_name` in `from_dir` to `to_name` in `to_dir` unless that exists, in one
+/// step (Linux's `RENAME_NOREPLACE`): true when done, false when the caller must take the
+/// portable path, because the platform has no such rename ([`crate::platform::linux_calls`])
+/// or the filesystem refuses the flag (`EINVAL`: some network and FUSE filesystems).
+#[cfg(target_os = "linux")]
+fn rename_without_replacing(
+    from_dir: &Dir,
+    from_name: &std::ffi::OsStr,
+    to_dir: &Dir,
+    to_name: &std::ffi::OsStr,
+    from: &RootPath,
+    to: &RootPath,
+) -> Result<bool> {
+    use rustix::fs::{RenameFlags, renameat_with};
+    if !crate::platform::linux_calls() {
+        return Ok(false);
+    }
+    match renameat_with(from_dir, from_name, to_dir, to_name, RenameFlags::NOREPLACE) {
+        Ok(()) => Ok(true),
+        Err(rustix::io::Errno::EXIST) => Err(Error::AlreadyExists { path: to.display() }),
+        Err(rustix::io::Errno::INVAL) => Ok(false),
+        Err(e) => Err(map_io(io::Error::from(e), "move", from)),
+    }
+}
+
+/// Elsewhere the caller takes the portable path.
+#[cfg(not(target_os = "linux"))]
+fn rename_without_replacing(
+    _: &Dir,
+    _: &std::ffi::OsStr,
+    _: &Dir,
+    _: &std::ffi::OsStr,
+    _: &RootPath,
+    _: &RootPath,
+) -> Result<bool> {
+    Ok(false)
+}
+
 /// A handle that keeps the inode of `name` in `dir` alive without opening it for reading or
 /// writing (`O_PATH`, so a FIFO or device put there meanwhile is not opened either). None
 /// when it cannot be had: the replace then simply frees the old file itself.
 #[cfg(target_os = "linux")]
 fn hold(dir: &Dir, name: &std::ffi::OsStr) -> Option<std::os::fd::OwnedFd> {
     use rustix::fs::{Mode, OFlags, openat};
+    if !crate::platform::linux_calls() {
+        return None;
+    }
     openat(dir, name, OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty()).ok()
 }
 

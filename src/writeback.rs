@@ -20,6 +20,9 @@
 /// has not begun it (the rename then starts the writeback itself).
 #[cfg(target_os = "linux")]
 pub fn start(file: &impl std::os::fd::AsFd) -> Option<crate::background::Ahead<()>> {
+    if !crate::platform::linux_calls() {
+        return None;
+    }
     // A handle of its own (a dup), so that the file may be renamed and closed meanwhile.
     let copy = file.as_fd().try_clone_to_owned().ok()?;
     Some(crate::background::ahead(move || {

@@ -307,6 +307,9 @@ fn checkpoint_after_commits(path: &Path, committed: &Receiver<()>) {
 fn network_filesystem(dir: &Path) -> Option<&'static str> {
     #[cfg(target_os = "linux")]
     {
+        if !crate::platform::linux_calls() {
+            return None;
+        }
         let fs = rustix::fs::statfs(dir).ok()?;
         network_kind(fs.f_type as u64)
     }

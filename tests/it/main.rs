@@ -25,6 +25,7 @@ mod media;
 mod moves;
 mod outline;
 mod patch;
+mod portable;
 mod postgres;
 mod profiles;
 mod protocol;
