@@ -174,8 +174,8 @@ pub(crate) struct Exports {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct PyModule {
     pub(crate) names: BTreeSet<String>,
-    /// Any name may exist: a module `__getattr__`, a star import, `globals()`,
-    /// `sys.modules`, `exec`, `setattr`.
+    /// Any name may exist: a module `__getattr__`, a star import, writes to `globals()` or
+    /// `vars()`, `sys.modules[__name__]`, `exec` at the module's level.
     pub(crate) open: bool,
     /// The module changes `sys.path`: its absolute imports may come from anywhere.
     pub(crate) path_tricks: bool,

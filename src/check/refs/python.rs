@@ -16,9 +16,17 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
     let text_of = |n: Node| text.get(n.byte_range()).unwrap_or_default();
     let mut module = PyModule {
         // Ways a module can make names no statement shows.
-        open: ["globals()", "sys.modules", "exec(", "setattr(", "vars()", "__dict__"]
-            .iter()
-            .any(|w| text.contains(w)),
+        // Ways a module can make names no statement shows: writing its own namespace.
+        open: [
+            "globals()[",
+            "globals().update",
+            "globals().setdefault",
+            "vars()[",
+            "vars().update",
+            "sys.modules[__name__]",
+        ]
+        .iter()
+        .any(|w| text.contains(w)),
         path_tricks: text.contains("sys.path") || text.contains("site.addsitedir"),
         finder: ["meta_path", "path_hooks", "__path__"].iter().any(|w| text.contains(w)),
         ..PyModule::default()
@@ -97,6 +105,8 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
             }
             // A `global` statement in a function binds a module name too.
             "global_statement" => targets(text, node, &mut module),
+            // `exec` of code at the module's level may define anything.
+            "call" if top_level_exec(text, node, nested) => module.open = true,
             _ if at_module_level => define(text, node, &mut module),
             _ => {}
         }
@@ -107,6 +117,11 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
         stack.extend(children.into_iter().rev().map(|c| (c, inner, statements_of_module)));
     }
     refs.module = Some(module);
+}
+
+/// Whether `call` is `exec(...)` outside any function or class.
+fn top_level_exec(text: &str, call: Node, nested: bool) -> bool {
+    !nested && call.child_by_field_name("function").is_some_and(|f| text.get(f.byte_range()) == Some("exec"))
 }
 
 /// The names a module-level statement binds: definitions, assignments, loop and `with`

@@ -78,8 +78,8 @@ const BUILT_FROM: &[(&str, &[&str])] = &[
             "cjs",
         ],
     ),
-    ("mjs", &["mts", "ts", "js"]),
-    ("cjs", &["cts", "ts", "js"]),
+    ("mjs", &["mts", "ts"]),
+    ("cjs", &["cts", "ts"]),
     ("css", &["scss", "sass", "less", "styl", "stylus", "pcss", "postcss"]),
     (
         "html",
@@ -369,7 +369,9 @@ pub struct Project<'f> {
     files: &'f dyn Files,
     listings: Mutex<HashMap<String, Option<Arc<Listing>>>>,
     surveyed: Mutex<HashMap<String, Option<Arc<Refs>>>>,
-    build_texts: OnceLock<Vec<String>>,
+    build_texts: Mutex<HashMap<String, Arc<Vec<String>>>>,
+    /// Python's import roots, by the importing file's directory.
+    import_roots: Mutex<HashMap<String, Arc<Vec<String>>>>,
     dom: OnceLock<Option<Dom>>,
 }
 
@@ -413,7 +415,8 @@ impl<'f> Project<'f> {
             files,
             listings: Mutex::new(HashMap::new()),
             surveyed: Mutex::new(HashMap::new()),
-            build_texts: OnceLock::new(),
+            build_texts: Mutex::new(HashMap::new()),
+            import_roots: Mutex::new(HashMap::new()),
             dom: OnceLock::new(),
         }
     }
@@ -513,33 +516,36 @@ impl<'f> Project<'f> {
     }
 
     fn ignored_or_generated(&self, path: &str, is_dir: bool) -> bool {
-        if self.files.ignored(path, is_dir) {
+        if path.is_empty() || self.files.ignored(path, is_dir) {
             return true;
         }
-        let (_, name) = split(path);
-        !name.is_empty() && self.build_texts().iter().any(|text| mentions(text, name))
+        // Named by a build configuration in a directory above it: by its path from there
+        // (`write_to = "src/pkg/_version.py"`), or by its last two parts (`dist/bundle.js`).
+        let tail =
+            path.rsplitn(3, '/').take(2).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("/");
+        ancestors(split(path).0).any(|dir| {
+            let relative =
+                if dir.is_empty() { path } else { path.strip_prefix(&format!("{dir}/")).unwrap_or(path) };
+            self.build_texts(dir).iter().any(|text| mentions(text, relative) || mentions(text, &tail))
+        })
     }
 
-    /// The texts of the build configuration files at the root and one level down.
-    fn build_texts(&self) -> &[String] {
-        self.build_texts.get_or_init(|| {
-            let mut dirs = vec![String::new()];
-            if let Some(root) = self.listing("") {
-                dirs.extend(
-                    root.dirs.iter().filter(|d| !d.starts_with('.') && d.as_str() != "node_modules").cloned(),
-                );
-            }
-            let mut texts = Vec::new();
-            for dir in dirs {
-                let Some(listing) = self.listing(&dir) else { continue };
-                for name in BUILD_FILES.iter().filter(|n| listing.files.contains(**n)) {
-                    if let Some(text) = self.files.read(&join_name(&dir, name)) {
-                        texts.push(text);
-                    }
-                }
-            }
-            texts
-        })
+    /// The texts of the build configuration files in `dir`, read once.
+    fn build_texts(&self, dir: &str) -> Arc<Vec<String>> {
+        if let Some(known) = lock(&self.build_texts).get(dir) {
+            return known.clone();
+        }
+        let texts: Vec<String> = match self.listing(dir) {
+            Some(listing) => BUILD_FILES
+                .iter()
+                .filter(|n| listing.files.contains(**n))
+                .filter_map(|name| self.files.read(&join_name(dir, name)))
+                .collect(),
+            None => Vec::new(),
+        };
+        let texts = Arc::new(texts);
+        lock(&self.build_texts).insert(dir.to_owned(), texts.clone());
+        texts
     }
 
     /// The name in `dir` closest to `name` (by edit distance, ignoring case, `-` and `_`),
@@ -559,7 +565,13 @@ impl<'f> Project<'f> {
 
     // --- scripts --------------------------------------------------------------------------
 
-    fn resolve_script(&self, from_dir: &str, spec: &str) -> Script {
+    /// Where `spec`, imported by `importer`, leads. A TypeScript importer may name a `.ts`
+    /// source by its `.js` output and take types from a `.d.ts`; a script's import is
+    /// satisfied only by code that runs.
+    fn resolve_script(&self, importer: &str, spec: &str) -> Script {
+        let from_dir = split(importer).0;
+        let typescript = [".ts", ".tsx", ".mts", ".cts"].iter().any(|e| importer.ends_with(e));
+        let extensions = SCRIPT_EXTENSIONS.iter().filter(|e| typescript || **e != "d.ts");
         let relative = spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../");
         let spec = spec.split('?').next().unwrap_or_default();
         if !relative || spec.contains(['*', '!', '{', '$', '<', '#']) {
@@ -577,18 +589,17 @@ impl<'f> Project<'f> {
             (".mjs", &[".mts", ".d.mts"][..]),
             (".cjs", &[".cts", ".d.cts"][..]),
         ] {
-            if let Some(stem) = target.strip_suffix(js) {
+            if let Some(stem) = target.strip_suffix(js).filter(|_| typescript) {
                 found.extend(sources.iter().map(|s| format!("{stem}{s}")).filter(|p| self.is_file(p)));
             }
         }
-        found.extend(SCRIPT_EXTENSIONS.iter().map(|e| format!("{target}.{e}")).filter(|p| self.is_file(p)));
+        found.extend(extensions.clone().map(|e| format!("{target}.{e}")).filter(|p| self.is_file(p)));
         if self.is_dir(&target) || target.is_empty() {
             if self.is_file(&join_name(&target, "package.json")) {
                 return Script::Opaque;
             }
             let index = join_name(&target, "index");
-            found
-                .extend(SCRIPT_EXTENSIONS.iter().map(|e| format!("{index}.{e}")).filter(|p| self.is_file(p)));
+            found.extend(extensions.map(|e| format!("{index}.{e}")).filter(|p| self.is_file(p)));
             if found.is_empty()
                 && self.listing(&target).is_some_and(|l| l.files.iter().any(|f| f.starts_with("index.")))
             {
@@ -615,8 +626,7 @@ impl<'f> Project<'f> {
     }
 
     fn script(&self, path: &str, import: &Import, out: &mut Vec<Unresolved>) {
-        let from_dir = split(path).0;
-        match self.resolve_script(from_dir, &import.written) {
+        match self.resolve_script(path, &import.written) {
             Script::Missing(target) => {
                 let (dir, name) = split(&target);
                 let hint = self
@@ -696,8 +706,7 @@ impl<'f> Project<'f> {
         if exports.names.contains(name) || !seen.insert(file.to_owned()) {
             return true;
         }
-        let dir = split(file).0;
-        exports.stars.iter().any(|spec| match self.resolve_script(dir, spec) {
+        exports.stars.iter().any(|spec| match self.resolve_script(file, spec) {
             Script::Found(targets) => targets.iter().any(|t| match self.survey(t) {
                 Some(refs) if !refs.broken => match &refs.exports {
                     Some(e) if e.known => self.exports_name(t, e, name, seen),
@@ -737,12 +746,9 @@ impl<'f> Project<'f> {
                 return;
             }
             self.import_roots(path)
-                .into_iter()
+                .iter()
                 .filter(|root| self.local_top_level(root, top))
-                .map(|root| {
-                    let target = self.resolve_python(&root, &parts);
-                    (root, target)
-                })
+                .map(|root| (root.clone(), self.resolve_python(root, &parts)))
                 .collect()
         };
         // Resolved from any root: fine. Otherwise the first root's failure is reported.
@@ -807,7 +813,8 @@ impl<'f> Project<'f> {
             None => return,
         };
         let Some(module) = module else { return };
-        if module.open {
+        // An import hook may provide any submodule of its package.
+        if module.open || module.finder && package.is_some() {
             return;
         }
         for (name, line) in &import.names {
@@ -899,8 +906,11 @@ impl<'f> Project<'f> {
     /// The directories an absolute import of `path` may be resolved from: the one above its
     /// top package (or its own, for a script), the root, `src/`, and every directory above
     /// it with a `pyproject.toml`, `setup.py` or `setup.cfg` (and its `src/`).
-    fn import_roots(&self, path: &str) -> Vec<String> {
+    fn import_roots(&self, path: &str) -> Arc<Vec<String>> {
         let dir = split(path).0.to_owned();
+        if let Some(known) = lock(&self.import_roots).get(&dir) {
+            return known.clone();
+        }
         let mut roots = Vec::new();
         let mut top = dir.clone();
         while !top.is_empty() && self.is_file(&join_name(&top, "__init__.py")) {
@@ -919,6 +929,8 @@ impl<'f> Project<'f> {
         }
         let mut seen = HashSet::new();
         roots.retain(|r| seen.insert(r.clone()));
+        let roots = Arc::new(roots);
+        lock(&self.import_roots).insert(dir, roots.clone());
         roots
     }
 
@@ -1057,7 +1069,7 @@ impl<'f> Project<'f> {
                     queue.extend(self.page_script(page_dir, src));
                 }
                 for import in refs.imports.iter().filter(|i| matches!(i.kind, ImportKind::Script { .. })) {
-                    if let Script::Found(found) = self.resolve_script(page_dir, &import.written) {
+                    if let Script::Found(found) = self.resolve_script(file, &import.written) {
                         queue.extend(found);
                     }
                 }
@@ -1074,9 +1086,8 @@ impl<'f> Project<'f> {
                 continue;
             }
             let Some(refs) = self.survey(&script) else { continue };
-            let dir = split(&script).0;
             for import in refs.imports.iter().filter(|i| matches!(i.kind, ImportKind::Script { .. })) {
-                if let Script::Found(found) = self.resolve_script(dir, &import.written) {
+                if let Script::Found(found) = self.resolve_script(&script, &import.written) {
                     queue.extend(found);
                 }
             }
