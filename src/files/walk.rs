@@ -95,7 +95,17 @@ pub fn walk_files(
 /// Whether a `.gitignore` of the root or of a directory above `path` leaves it out (as the
 /// walk above would).
 pub fn is_ignored(ws: &Workspace, path: &RootPath, is_dir: bool) -> bool {
-    ignored(&matchers_above(ws, Some(path)), path, is_dir)
+    let matchers = matchers_above(ws, Some(path));
+    // Inside an ignored directory is ignored too: the walk never enters one.
+    let mut above = std::path::PathBuf::new();
+    let components: Vec<_> = path.as_path().components().collect();
+    for component in &components[..components.len().saturating_sub(1)] {
+        above.push(component);
+        if RootPath::from_path(&above).is_some_and(|dir| ignored(&matchers, &dir, true)) {
+            return true;
+        }
+    }
+    ignored(&matchers, path, is_dir)
 }
 
 fn walk(
