@@ -200,7 +200,7 @@ impl<'t> Reader<'t, '_> {
                         }
                     }
                     (_, "getElementById") if arguments.len() == 1 => {
-                        if let Some(id) = first.filter(|id| plain_id(id)) {
+                        if let Some(id) = first.filter(plain_id) {
                             self.lookup(node, id, refs);
                         }
                     }
