@@ -1171,8 +1171,9 @@ const RUST_EOF: &[&str] = &[
 
 /// rustc lexes the whole file into token trees before it parses, so an unclosed or
 /// mismatched delimiter, or any other lexer error, is reported even when a parse error comes
-/// earlier. For those the judge closes what is open (or cuts before the bad token) and asks
-/// again.
+/// earlier. For delimiters still open at the end the judge closes them and asks again, and
+/// for another bad token it cuts before it and asks again; a closing delimiter that does not
+/// match is judged where rustc reports it.
 fn judge_rust(text: &str, depth: usize) -> Verdict {
     let (msg, line, col) = match rustfmt_error(text) {
         None => return Verdict::Valid,
@@ -1289,13 +1290,11 @@ fn mid_rust(text: &str, msg: String, line: usize, depth: usize) -> Verdict {
     if depth >= 3 {
         return Verdict::Mid(line, msg);
     }
-    if msg.contains("closing delimiter")
-        && let Scan::BadCloser(at) = scan_rust(text)
-    {
-        return match judge_rust(&text[..at], depth + 1) {
-            Verdict::Mid(l, m) => Verdict::Mid(l, m),
-            _ => Verdict::Mid(line_at(text, at), msg),
-        };
+    // A closing delimiter that closes nothing, or the wrong kind, is what rustc reports, and
+    // where: at the delimiter, or for a mismatch where the delimiter it should have closed
+    // opens. The check's target is the compiler's line, so that report is the judge's.
+    if msg.contains("closing delimiter") {
+        return Verdict::Mid(line, msg);
     }
     if line > 1
         && RUST_LEXER.iter().any(|m| msg.contains(m))
@@ -1310,7 +1309,7 @@ fn mid_rust(text: &str, msg: String, line: usize, depth: usize) -> Verdict {
 /// nothing, or what is still open: the text that closes the string or comment the text ends
 /// in, and the brackets open, innermost last.
 enum Scan {
-    BadCloser(usize),
+    BadCloser,
     Open(String, Vec<u8>),
 }
 
@@ -1411,7 +1410,7 @@ fn scan_rust(text: &str) -> Scan {
                     _ => b'{',
                 };
                 if stack.pop() != Some(want) {
-                    return Scan::BadCloser(i);
+                    return Scan::BadCloser;
                 }
                 i += 1;
             }

@@ -10,7 +10,8 @@
 //! - [`unescape`]: detect and undo over-escaped content (pure).
 //! - [`check`]: the syntax check of a text by file extension, truthful about "incomplete"
 //!   versus "broken", with each language's own parser; the stub scan; and the cache that lets
-//!   the check after an append parse only the new part.
+//!   the check after an append parse only the new part; and the references between files
+//!   that `check_files` resolves (`check::refs`), through a file access the caller provides.
 //! - [`platform`]: the one switch between the Linux-only calls and the portable paths other
 //!   Unix systems take (each kept beside its call), and the table of them.
 //! - [`spares`]: unnamed files made ahead (`O_TMPFILE`) in the directories written to last,

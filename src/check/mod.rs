@@ -16,6 +16,10 @@
 //! - `cache.rs`: what one check leaves for the next after an append.
 //! - `stubs/`: placeholders and files with no code, read off the syntax tree of the
 //!   same table's grammar (`check_files` and the write warnings use it).
+//! - `refs/`: what a file refers to in other files (imports, linked files, DOM ids), read off
+//!   the same tree, and its resolution against the project's files through a
+//!   [`refs::Files`] the caller implements (`check_files` uses it; [`survey`] parses once for
+//!   both).
 //!
 //! # Incomplete or broken
 //! An agent writes a file in appends, so most checks see a prefix. A real parser

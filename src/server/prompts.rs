@@ -72,8 +72,9 @@ impl FilewrightServer {
              already complete. For each file: read_file with offset -40 to see where it stops, then add \
              what is missing with append_file (at most ~{ADVISED_CHUNK_CHARS} characters per call, \
              expected_size = its current size), or fix a broken spot with edit_file. Replace any \
-             placeholder or stub with the real code. Finally run check_files again until every file \
-             is complete."
+             placeholder or stub with the real code, and make each unresolved reference name what \
+             exists (fix the path, name or id where it is used, or write what it names). Finally run \
+             check_files again until every file is complete."
         );
         vec![PromptMessage::new_text(Role::User, text)]
     }

@@ -762,8 +762,9 @@ impl FilewrightServer {
     /// Strict final check: call it BEFORE you say you are done. For each file (the given
     /// `paths`, or every file written on this root since this server started) it reports size,
     /// lines, language and whether it is complete, incomplete (unclosed at the end, or empty),
-    /// broken (errors at line:col), holding stubs or placeholders, or missing, ending with a
-    /// one-line verdict. Incomplete counts as a failure here: finish those files with append_file.
+    /// broken (errors at line:col), holding stubs or placeholders, referring to files, modules,
+    /// imported names or DOM ids that do not exist (each with its line), or missing, ending with
+    /// a one-line verdict. Incomplete counts as a failure here: finish those files with append_file.
     #[tool(
         input_schema = schemas::input("check_files"),
         output_schema = schemas::output("check_files"),

@@ -391,3 +391,37 @@ async fn check_files_without_paths_judges_the_written_files_together() {
     );
     server.stop().await;
 }
+
+/// Flask: the page is a template whose script is named through `url_for`; that script runs
+/// on it, so its lookups are judged against the template's ids.
+#[tokio::test]
+async fn a_template_s_script_named_by_its_static_route_is_judged_against_the_template() {
+    let template = "<!doctype html>\n<html>\n<body>\n  <form id=\"new-task\"></form>\n  <script src=\"{{ url_for('static', filename='js/app.js') }}\"></script>\n</body>\n</html>\n";
+    let app = "const form = document.getElementById('new-task');\nconst list = document.getElementById('tasks');\nform.onsubmit = () => list.append('x');\n";
+    let root = Root::new().file("templates/index.html", template).file("static/js/app.js", app);
+    let (files, text, _) = check(&root, &["static/js/app.js", "templates/index.html"]).await;
+    assert_eq!(files[0].refs, [r(2, "id", "#tasks")], "{text}");
+    assert_eq!(files[1].status, "complete", "{text}");
+}
+
+/// Imports that run only sometimes are not judged: in a function, under `if` (a platform or
+/// version test, `TYPE_CHECKING`) or `try` (an optional dependency).
+#[tokio::test]
+async fn python_imports_that_run_only_sometimes_are_not_checked() {
+    let main = "import sys\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .types import Missing\nif sys.platform == 'win32':\n    from .winapi import call\ntry:\n    from .speedups import fast\nexcept ImportError:\n    fast = None\n\n\ndef legacy():\n    from .old import thing\n    return thing\n\n\nfrom .gone import value\n";
+    let root = Root::new().file("pkg/__init__.py", "").file("pkg/main.py", main);
+    let (files, text, _) = check(&root, &["pkg/main.py"]).await;
+    assert_eq!(files[0].refs, [r(19, "module", ".gone")], "{text}");
+}
+
+#[tokio::test]
+async fn a_rust_file_built_only_under_a_cfg_declares_no_checked_module() {
+    let root = Root::new()
+        .file("src/lib.rs", "#[cfg(unix)]\nmod unix;\n")
+        .file("src/unix.rs", "#![cfg(target_os = \"linux\")]\nmod epoll;\n")
+        .file("src/other.rs", "mod gone;\n");
+    let (files, text, _) = check(&root, &["src/unix.rs", "src/other.rs"]).await;
+    assert_eq!(files[0].status, "complete", "{text}");
+    assert_eq!(files[1].refs, [r(1, "module", "mod gone;")], "{text}");
+    assert_eq!(files[1].reasons[0], "has no file (src/gone.rs or src/gone/mod.rs)", "{text}");
+}

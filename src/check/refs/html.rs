@@ -61,6 +61,13 @@ pub(super) fn extract(path: &str, text: &str, root: Node, index: &LineIndex, ref
                 "iframe" => (get("src"), Tag::Page),
                 _ => (None, Tag::Page),
             };
+            // A template's script, by the static files route it names (for which scripts run
+            // on a page; such a path is never reported).
+            if let Some(attr) = attr.filter(|_| kind == Tag::Script)
+                && let Some(path) = static_route(attr.text)
+            {
+                page.scripts.push(path);
+            }
             if let Some(attr) = attr
                 && let Some(target) = local_target(attr.text)
             {
@@ -116,6 +123,28 @@ fn inline_script(text: &str, element: Node, raw: Node, index: &LineIndex, refs: 
         refs.imports.extend(inner.imports);
         refs.lookups.extend(inner.lookups);
     }
+}
+
+/// The site path of a static file a template names through its framework's route:
+/// `{{ url_for('static', filename='js/app.js') }}` (Flask) and `{% static 'js/app.js' %}`
+/// (Django) are `/static/js/app.js`.
+fn static_route(value: &str) -> Option<String> {
+    let quoted = |s: &str| {
+        let s = s.trim_start();
+        let quote = s.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+        s[1..].split(quote).next().map(str::to_owned)
+    };
+    let file = if let Some(rest) = value.split("url_for(").nth(1) {
+        let (route, args) = rest.split_once(',')?;
+        if quoted(route)? != "static" {
+            return None;
+        }
+        quoted(args.trim_start().strip_prefix("filename")?.trim_start().strip_prefix('=')?)?
+    } else {
+        quoted(value.split("{%").nth(1)?.trim_start().strip_prefix("static")?)?
+    };
+    (!file.is_empty() && !file.contains(['{', '$', '<']))
+        .then(|| format!("/static/{}", file.trim_start_matches('/')))
 }
 
 /// The path a page's attribute names, when it is checked: relative, with an extension
@@ -176,6 +205,21 @@ fn is_template_page(path: &str, text: &str, raw: &[std::ops::Range<usize>]) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_s_static_route_is_a_site_path() {
+        assert_eq!(
+            static_route("{{ url_for('static', filename='js/app.js') }}").as_deref(),
+            Some("/static/js/app.js")
+        );
+        assert_eq!(
+            static_route("{{url_for(\"static\",filename=\"app.js\")}}").as_deref(),
+            Some("/static/app.js")
+        );
+        assert_eq!(static_route("{% static 'js/app.js' %}").as_deref(), Some("/static/js/app.js"));
+        assert_eq!(static_route("{{ url_for('index') }}"), None);
+        assert_eq!(static_route("js/app.js"), None);
+    }
 
     #[test]
     fn percent_escapes_are_decoded() {

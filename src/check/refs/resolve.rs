@@ -957,7 +957,11 @@ impl<'f> Project<'f> {
         if candidates.iter().any(|(file, module)| self.is_file(file) || self.is_file(module)) {
             return;
         }
-        let (file, module) = &candidates[0];
+        // Reported in the directory that exists (a crate root's, for `tests/compare.rs`).
+        let (file, module) = candidates
+            .iter()
+            .find(|(file, _)| self.listing(split(file).0).is_some())
+            .unwrap_or(&candidates[0]);
         if self.may_exist_elsewhere(file) {
             return;
         }

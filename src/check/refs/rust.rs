@@ -1,8 +1,9 @@
 //! Rust, on tree-sitter-rust's tree: `mod name;` declarations, whose files must exist.
 //!
 //! Only declarations the compiler reads for every build: a module with `#[path]` names its
-//! own file (not followed), one under `#[cfg(...)]` or `#[cfg_attr(...)]` may not be built,
-//! and one inside a macro (`cfg_if!`) is a token tree, not an item.
+//! own file (not followed), one under `#[cfg(...)]` or `#[cfg_attr(...)]` (or in a file under
+//! `#![cfg(...)]`) may not be built, and one inside a macro (`cfg_if!`) is a token tree, not
+//! an item.
 
 use tree_sitter::Node;
 
@@ -11,7 +12,18 @@ use crate::lines::LineIndex;
 
 /// Reads the `mod name;` declarations of `text` into `refs`.
 pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs) {
-    items(text, root, &mut Vec::new(), index, refs);
+    // `#![cfg(...)]` at the top: the whole file may not be built.
+    let mut cursor = root.walk();
+    let whole_file_conditional = root.named_children(&mut cursor).any(|n| {
+        n.kind() == "inner_attribute_item"
+            && text.get(n.byte_range()).is_some_and(|a| {
+                let inner = a.trim_start_matches("#![").trim_start();
+                inner.starts_with("cfg(") || inner.starts_with("cfg (")
+            })
+    });
+    if !whole_file_conditional {
+        items(text, root, &mut Vec::new(), index, refs);
+    }
 }
 
 /// The declarations among the items of `list` (a file, or an inline module's body), inside
