@@ -23,14 +23,16 @@ pub struct FoundFile {
 /// What a search found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
-    /// Every match, newest first.
+    /// The newest matches, newest first (by path when as new).
     pub files: Vec<FoundFile>,
+    /// Matches left out of `files`.
+    pub more: usize,
     /// What the walk left out.
     pub walked: Walked,
 }
 
-/// The files under `dir` (the root when None) matching `pattern`.
-pub fn find(ws: &Workspace, dir: Option<&RootPath>, pattern: &str) -> Result<Found> {
+/// The newest `max` files under `dir` (the root when None) matching `pattern`.
+pub fn find(ws: &Workspace, dir: Option<&RootPath>, pattern: &str, max: usize) -> Result<Found> {
     let glob = PathGlob::new("pattern", pattern, dir)?;
     let walk = walk_files(ws, dir, &|file| {
         if !glob.matches(file.path()) {
@@ -44,8 +46,16 @@ pub fn find(ws: &Workspace, dir: Option<&RootPath>, pattern: &str) -> Result<Fou
     let walked = walk.walked;
     let mut files: Vec<FoundFile> =
         walk.into_kept().map(|(path, (size, modified))| FoundFile { path, size, modified }).collect();
-    files.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path)));
-    Ok(Found { files, walked })
+    let newest_first =
+        |a: &FoundFile, b: &FoundFile| b.modified.cmp(&a.modified).then_with(|| a.path.cmp(&b.path));
+    // Only the newest are put in order: a tree of thousands of matches lists a few hundred.
+    let more = files.len().saturating_sub(max);
+    if more > 0 {
+        files.select_nth_unstable_by(max, newest_first);
+        files.truncate(max);
+    }
+    files.sort_unstable_by(newest_first);
+    Ok(Found { files, more, walked })
 }
 
 #[cfg(test)]
@@ -67,11 +77,40 @@ mod tests {
             std::fs::write(t.path().join(p), "x").unwrap();
         }
         std::fs::write(t.path().join(".gitignore"), "target/\n").unwrap();
-        assert_eq!(names(&find(&ws, None, "*.ts").unwrap()), ["a.ts", "src/b.ts", "src/deep/c.ts"]);
-        assert_eq!(names(&find(&ws, None, "src/*.ts").unwrap()), ["src/b.ts"]);
-        assert_eq!(names(&find(&ws, None, "src/**/*.ts").unwrap()), ["src/b.ts", "src/deep/c.ts"]);
+        assert_eq!(names(&find(&ws, None, "*.ts", 10).unwrap()), ["a.ts", "src/b.ts", "src/deep/c.ts"]);
+        assert_eq!(names(&find(&ws, None, "src/*.ts", 10).unwrap()), ["src/b.ts"]);
+        assert_eq!(names(&find(&ws, None, "src/**/*.ts", 10).unwrap()), ["src/b.ts", "src/deep/c.ts"]);
         let src = ws.resolve("src").unwrap();
-        assert_eq!(names(&find(&ws, Some(&src), "deep/*.ts").unwrap()), ["src/deep/c.ts"]);
-        assert!(find(&ws, None, "*.ts").unwrap().walked.ignored >= 1, "target/ is ignored");
+        assert_eq!(names(&find(&ws, Some(&src), "deep/*.ts", 10).unwrap()), ["src/deep/c.ts"]);
+        assert!(find(&ws, None, "*.ts", 10).unwrap().walked.ignored >= 1, "target/ is ignored");
+    }
+    #[test]
+    fn the_newest_come_first_and_as_new_ones_by_path_whatever_the_limit() {
+        let (t, ws) = temp_workspace();
+        let now = std::time::SystemTime::now();
+        let mut expected = Vec::new();
+        for i in 0..30 {
+            let path = format!("d{}/f{i:02}.txt", i % 3);
+            std::fs::create_dir_all(t.path().join(&path).parent().unwrap()).unwrap();
+            std::fs::write(t.path().join(&path), "x").unwrap();
+            // Five ages, six files of each.
+            let age = std::time::Duration::from_secs(60 * (i % 5) as u64);
+            std::fs::File::options()
+                .write(true)
+                .open(t.path().join(&path))
+                .unwrap()
+                .set_modified(now - age)
+                .unwrap();
+            expected.push((i % 5, path));
+        }
+        expected.sort();
+        let expected: Vec<String> = expected.into_iter().map(|(_, path)| path).collect();
+        let all = find(&ws, None, "*.txt", 100).unwrap();
+        let paths: Vec<String> = all.files.iter().map(|f| f.path.display()).collect();
+        assert_eq!((paths, all.more), (expected, 0));
+        for max in [1, 7, 29, 30] {
+            let some = find(&ws, None, "*.txt", max).unwrap();
+            assert_eq!((&some.files[..], some.more), (&all.files[..max], 30 - max), "max {max}");
+        }
     }
 }

@@ -249,13 +249,21 @@ impl Worker {
                 Err(_) => Counted::Unreadable,
             };
         }
-        let mut hits = Hits { path: path.clone(), matches: 0, shown: 0, lines: Vec::new() };
-        let mut sink = Collect { hits: &mut hits, budget, context: self.context, last_shown: None };
+        let mut sink = Collect {
+            matches: 0,
+            shown: 0,
+            lines: Vec::new(),
+            budget,
+            context: self.context,
+            last_shown: None,
+        };
         if self.shower.search_slice(matcher, text.as_bytes(), &mut sink).is_err() {
             return Counted::Unreadable;
         }
-        let matches = hits.matches;
-        kept.add(hits);
+        let Collect { matches, shown, lines, .. } = sink;
+        if shown > 0 {
+            kept.add(Hits { path: path.clone(), matches, shown, lines });
+        }
         Counted::Searched { matches }
     }
 }
@@ -337,9 +345,6 @@ impl Kept {
 
     /// Keeps a file's lines, unless files before it show all that may be shown.
     fn add(&self, hits: Hits) {
-        if hits.shown == 0 {
-            return;
-        }
         let mut state = self.lock();
         if state.full_at.as_ref().is_some_and(|full_at| hits.path > *full_at) {
             return;
@@ -434,33 +439,37 @@ impl Sink for CountMatches {
 
 /// Collects one file's lines: every matching line is counted; the first `budget` are kept with
 /// their context, plus the after-context of the last one kept.
-struct Collect<'a> {
-    hits: &'a mut Hits,
+struct Collect {
+    /// Matching lines, kept or not.
+    matches: usize,
+    /// Matching lines kept.
+    shown: usize,
+    lines: Vec<Line>,
     budget: usize,
     context: u64,
     /// Line number of the last match kept.
     last_shown: Option<u64>,
 }
 
-impl Collect<'_> {
+impl Collect {
     fn keep(&mut self, number: u64, bytes: &[u8], kind: LineKind) {
         let text = String::from_utf8_lossy(bytes);
         let text = text.trim_end_matches('\n').trim_end_matches('\r');
-        self.hits.lines.push(Line { number, text: cut_line(text, MAX_SHOWN_CHARS).into_owned(), kind });
+        self.lines.push(Line { number, text: cut_line(text, MAX_SHOWN_CHARS).into_owned(), kind });
     }
 }
 
-impl Sink for Collect<'_> {
+impl Sink for Collect {
     type Error = std::io::Error;
 
     fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> std::result::Result<bool, Self::Error> {
         let first = found.line_number().unwrap_or(0);
         for (i, line) in found.lines().enumerate() {
             let number = first + i as u64;
-            self.hits.matches += 1;
+            self.matches += 1;
             if self.budget > 0 {
                 self.budget -= 1;
-                self.hits.shown += 1;
+                self.shown += 1;
                 self.last_shown = Some(number);
                 self.keep(number, line, LineKind::Match);
             }

@@ -3,7 +3,7 @@
 //! directory.
 //!
 //! Every directory below the walked one is opened with cap-std beneath the root and without
-//! following a symlink at its end (`open_dir_nofollow`); every file by its single name in that
+//! following a symlink at its end (`O_NOFOLLOW`); every file by its single name in that
 //! handle, again without following a symlink. So a walk reaches only what lies in the root,
 //! even when a directory is swapped for a symlink while it runs, and never enters a symlink.
 //! Jobs hold paths, not handles: a thread holds one directory and one file open at a time, so
@@ -13,8 +13,9 @@ use std::ffi::OsStr;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 
-use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
+use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::Dir;
+use cap_std::fs::OpenOptionsExt;
 
 use crate::error::{Error, Result};
 use crate::workspace::{self, FileInfo, FileKind, RootPath, WalkHandles, Workspace, is_temp_name};
@@ -63,7 +64,15 @@ impl Tree {
             return Ok(TreeDir { tree: self, own: None });
         }
         let Some(path) = path else { return Err(io::ErrorKind::NotFound.into()) };
-        Ok(TreeDir { tree: self, own: Some(self.handles.root.open_dir_nofollow(path.as_path())?) })
+        // Opened to be read (cap-std would open a plain O_PATH handle), so that listing it
+        // needs no second open.
+        let mut options = cap_std::fs::OpenOptions::new();
+        options
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::DIRECTORY.bits() as i32)
+            .follow(FollowSymlinks::No);
+        let opened = self.handles.root.open_with(path.as_path(), &options)?;
+        Ok(TreeDir { tree: self, own: Some(Dir::from_std_file(opened.into_std())) })
     }
 }
 
@@ -77,10 +86,15 @@ impl TreeDir<'_> {
     /// state directory.
     pub fn entries(&self) -> io::Result<Vec<Entry>> {
         use rustix::fs::{FileType, Mode, OFlags};
-        // cap-std holds directories as O_PATH handles, which cannot be read: open the
-        // directory itself, through the handle.
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let readable = rustix::fs::openat(self.handle(), ".", flags, Mode::empty())?;
+        let readable = match &self.own {
+            Some(own) => std::os::fd::OwnedFd::from(own.try_clone()?),
+            // cap-std holds the walked directory as an O_PATH handle, which cannot be read:
+            // open the directory itself, through the handle.
+            None => {
+                let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+                rustix::fs::openat(self.handle(), ".", flags, Mode::empty())?
+            }
+        };
         let mut listing = rustix::fs::Dir::new(readable)?;
         let mut entries = Vec::new();
         while let Some(entry) = listing.read() {

@@ -16,8 +16,8 @@
 //!
 //! # Order
 //! The result never depends on how the threads were scheduled. The files a walk keeps are the
-//! same set every time, and [`Walk::visit`] returns their results in one order (directories in
-//! path order, each one's files by name). When a tree holds more than [`MAX_VISITED`] entries,
+//! same set every time, and [`Walk::visit`] returns their results in one order (directories by
+//! the bytes of their paths, each one's files by name). When a tree holds more than [`MAX_VISITED`] entries,
 //! the walk lists it again one directory after another, in path order, and keeps what the
 //! first [`MAX_VISITED`] entries in that order hold: the same entries every time.
 //!
@@ -110,7 +110,7 @@ impl PathGlob {
 #[derive(Debug)]
 pub struct Walk<T> {
     tree: Tree,
-    /// In path order of their directories; each one's files by name.
+    /// By the bytes of their directories' paths; each one's files by name.
     groups: Vec<Group<T>>,
     /// What the walk left out.
     pub walked: Walked,
@@ -228,8 +228,13 @@ fn walk_at_most<T: Send>(
         None => lister.in_order(rules)?,
     };
     let (mut groups, walked) = listed;
-    groups.sort_unstable_by(|a, b| a.dir.cmp(&b.dir));
+    // By the bytes of their paths: one order every time, cheaper to reach than path order.
+    groups.sort_unstable_by(|a, b| path_bytes(a.dir.as_ref()).cmp(path_bytes(b.dir.as_ref())));
     Ok(Walk { tree, groups, walked })
+}
+
+fn path_bytes(path: Option<&RootPath>) -> &[u8] {
+    path.map_or(b"", |p| p.as_path().as_os_str().as_encoded_bytes())
 }
 
 /// The ignore files' patterns that apply in one directory: its own files', then its

@@ -48,9 +48,8 @@ impl Session {
         let pattern = required(pattern, "find_files", "pattern")?;
         let max = super::max_results(max_results)?;
         let dir = self.directory(path)?;
-        let found = files::find(&self.ws, dir.as_ref(), pattern)?;
-        let more = found.files.len().saturating_sub(max);
-        let listed: Vec<files::FoundFile> = found.files.into_iter().take(max).collect();
+        let found = files::find(&self.ws, dir.as_ref(), pattern, max)?;
+        let listed = found.files;
         // Each listed file is read to count its lines: on every core.
         let lines = files::in_parallel(&listed, |file| {
             let bytes = self.ws.read(&file.path, self.config.max_file_bytes).ok()?;
@@ -61,7 +60,7 @@ impl Session {
             pattern: pattern.to_string(),
             path: dir.map(|d| d.display()).unwrap_or_else(|| ".".into()),
             files,
-            more,
+            more: found.more,
             walked: found.walked,
         })
     }
