@@ -218,6 +218,12 @@ pub fn text_of(bytes: &[u8]) -> Option<Cow<'_, str>> {
     Some(Cow::Owned(guess(bytes).decode_without_bom_handling(bytes).0.into_owned()))
 }
 
+/// Whether the start of a file shows that [`text_of`] will find the whole of it binary: a NUL
+/// byte, without a UTF-16 BOM. A reader of many files can then leave the rest unread.
+pub fn binary_at_start(start: &[u8]) -> bool {
+    utf16_bom(start).is_none() && memchr::memchr(0, start).is_some()
+}
+
 /// `bytes` decoded in `encoding`, known already (part of a file whose encoding was
 /// detected on the whole); malformed bytes show as U+FFFD.
 pub fn text_in(bytes: &[u8], encoding: Encoding) -> Cow<'_, str> {

@@ -195,11 +195,7 @@ impl Worker {
     /// (a NUL byte, as [`encoding::text_of`] decides), which spares reading the rest.
     fn read(&mut self, file: &FileAt, limit: u64) -> Result<Option<Vec<u8>>> {
         let mut bytes = std::mem::take(&mut self.bytes);
-        let binary = |start: &[u8]| {
-            let utf16 = encoding::bom_of(start).is_some_and(|bom| !bom.is_utf8());
-            !utf16 && memchr::memchr(0, start).is_some()
-        };
-        match file.read(limit, &mut bytes, &binary)? {
+        match file.read(limit, &mut bytes, &encoding::binary_at_start)? {
             Read::Whole => Ok(Some(bytes)),
             Read::Start => {
                 self.bytes = bytes;

@@ -163,39 +163,64 @@ impl TreeDir<'_> {
         bytes: &mut Vec<u8>,
         enough: &dyn Fn(&[u8]) -> bool,
     ) -> Result<Read> {
-        let mut options = workspace::read_options();
-        options.follow(FollowSymlinks::No);
-        let file = self.handle().open_with(name, &options).map_err(|e| Error::Io {
-            op: "open",
-            path: path.display(),
-            source: e,
-        })?;
-        let meta =
-            file.metadata().map_err(|e| Error::Io { op: "inspect", path: path.display(), source: e })?;
-        let info = FileInfo::from_metadata(&meta);
-        workspace::require_file(path, &info)?;
-        let too_large = |size| Error::TooLargeToRead { path: path.display(), size, limit };
-        let read_error =
-            |e: rustix::io::Errno| Error::Io { op: "read", path: path.display(), source: e.into() };
-        bytes.clear();
-        if info.size > limit {
-            return Err(too_large(info.size));
-        }
-        if info.size > FIRST_READ as u64 {
-            bytes.reserve(FIRST_READ);
-            if read_some(&file, bytes, FIRST_READ).map_err(read_error)? && enough(bytes) {
-                return Ok(Read::Start);
-            }
-        }
-        // One byte more than the size, so that the read that finds the end needs no more memory.
-        bytes.reserve((info.size as usize + 1).saturating_sub(bytes.len()));
-        // It may have grown since it was inspected.
-        let past_limit = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
-        if read_some(&file, bytes, past_limit).map_err(read_error)? {
-            return Err(too_large(bytes.len() as u64));
-        }
-        Ok(Read::Whole)
+        let file = self.handle().open_with(name, &no_follow_read());
+        read_opened(file, path, limit, bytes, enough)
     }
+}
+
+impl Tree {
+    /// [`TreeDir::read`] for the file at `path`, which need not be in a directory open: the
+    /// path is resolved beneath the root, and a symlink at its end is refused.
+    pub fn read(
+        &self,
+        path: &RootPath,
+        limit: u64,
+        bytes: &mut Vec<u8>,
+        enough: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<Read> {
+        let file = self.handles.root.open_with(path.as_path(), &no_follow_read());
+        read_opened(file, path, limit, bytes, enough)
+    }
+}
+
+fn no_follow_read() -> cap_std::fs::OpenOptions {
+    let mut options = workspace::read_options();
+    options.follow(FollowSymlinks::No);
+    options
+}
+
+/// The rest of [`TreeDir::read`], once `file` is open (or not).
+fn read_opened(
+    file: io::Result<cap_std::fs::File>,
+    path: &RootPath,
+    limit: u64,
+    bytes: &mut Vec<u8>,
+    enough: &dyn Fn(&[u8]) -> bool,
+) -> Result<Read> {
+    let file = file.map_err(|e| Error::Io { op: "open", path: path.display(), source: e })?;
+    let meta = file.metadata().map_err(|e| Error::Io { op: "inspect", path: path.display(), source: e })?;
+    let info = FileInfo::from_metadata(&meta);
+    workspace::require_file(path, &info)?;
+    let too_large = |size| Error::TooLargeToRead { path: path.display(), size, limit };
+    let read_error = |e: rustix::io::Errno| Error::Io { op: "read", path: path.display(), source: e.into() };
+    bytes.clear();
+    if info.size > limit {
+        return Err(too_large(info.size));
+    }
+    if info.size > FIRST_READ as u64 {
+        bytes.reserve(FIRST_READ);
+        if read_some(&file, bytes, FIRST_READ).map_err(read_error)? && enough(bytes) {
+            return Ok(Read::Start);
+        }
+    }
+    // One byte more than the size, so that the read that finds the end needs no more memory.
+    bytes.reserve((info.size as usize + 1).saturating_sub(bytes.len()));
+    // It may have grown since it was inspected.
+    let past_limit = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
+    if read_some(&file, bytes, past_limit).map_err(read_error)? {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(Read::Whole)
 }
 
 /// Calls `each` with the name and type of every entry of the directory open for reading as

@@ -154,8 +154,13 @@ impl FileAt<'_> {
 
 impl<T: Sync> Walk<T> {
     /// The files kept and what `keep` said of each, in the walk's order.
-    pub fn into_kept(self) -> impl Iterator<Item = (RootPath, T)> {
-        self.groups.into_iter().flat_map(|g| g.files)
+    pub fn kept(&self) -> impl Iterator<Item = &(RootPath, T)> {
+        self.groups.iter().flat_map(|g| &g.files)
+    }
+
+    /// The tree walked, to open more of it through.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
     }
 
     /// Calls `visit` with every kept file, on every core, each thread with its own state from
@@ -580,15 +585,21 @@ impl Queue {
     }
 }
 
-/// `work` applied to each of `items` on every core, the results in the items' order.
-pub fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+/// `work` applied to each of `items` on every core, each thread with its own state from
+/// `worker`; the results in the items' order.
+pub fn in_parallel<T: Sync, W, R: Send>(
+    items: &[T],
+    worker: impl Fn() -> W + Sync,
+    work: impl Fn(&mut W, &T) -> R + Sync,
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let done = on_threads(items.len(), || {
+        let mut state = worker();
         let mut out = Vec::new();
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(item) = items.get(index) else { break };
-            out.push((index, work(item)));
+            out.push((index, work(&mut state, item)));
         }
         out
     });
@@ -705,7 +716,7 @@ mod tests {
             assert_eq!(walk.visit(|| (), |_, file, _| file.path().display()), expected);
         }
         let walk = walk_at_most(&ws, None, &|_| Some(()), 35).unwrap();
-        assert_eq!((walk.walked.stopped, walk.into_kept().count()), (false, 32), "35 entries fit");
+        assert_eq!((walk.walked.stopped, walk.kept().count()), (false, 32), "35 entries fit");
     }
 
     #[test]
@@ -717,14 +728,15 @@ mod tests {
             file.path().display().ends_with(".rs").then(|| file.stat().unwrap().size)
         })
         .unwrap();
-        let kept: Vec<(String, u64)> = walk.into_kept().map(|(p, size)| (p.display(), size)).collect();
+        let kept: Vec<(String, u64)> = walk.kept().map(|(p, size)| (p.display(), *size)).collect();
         assert_eq!(kept, [("a/two.rs".to_string(), 1), ("b/three.rs".to_string(), 12)]);
     }
 
     #[test]
     fn in_parallel_keeps_the_order_of_the_items() {
         let items: Vec<usize> = (0..1000).collect();
-        assert_eq!(in_parallel(&items, |i| i * 2), items.iter().map(|i| i * 2).collect::<Vec<_>>());
+        let doubled = in_parallel(&items, || (), |_, i| i * 2);
+        assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
     }
 
     #[test]
