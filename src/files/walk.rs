@@ -26,7 +26,7 @@
 //! against each file's name at any depth (`*.ts`), as `.gitignore` patterns are. `*` never
 //! crosses a `/`; `**` does.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -35,7 +35,7 @@ use ignore::gitignore::Gitignore;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::list::{MAX_IGNORE_FILE, ignore_file_of, matcher_of, virtual_path};
+use super::list::{MAX_IGNORE_FILE, ignore_file_of, matcher_of};
 use super::tree::{Entry, Read, Tree, TreeDir};
 use crate::error::{Error, Result};
 use crate::workspace::{FileInfo, FileKind, RootPath, Workspace};
@@ -271,12 +271,17 @@ impl Rules {
 
     /// Whether the entry at `path` is ignored: the deepest `.ignore` match decides, else the
     /// deepest `.gitignore` match (ripgrep's precedence).
-    fn ignore(&self, path: &RootPath, is_dir: bool) -> bool {
-        let virtual_file = virtual_path(Some(path.as_path()));
+    fn ignore(&self, path: &RootPath, is_dir: bool, scratch: &mut PathBuf) -> bool {
+        // The path as the matchers see it (rooted at a virtual `/`), in memory reused from
+        // entry to entry.
+        scratch.as_mut_os_string().clear();
+        scratch.push("/");
+        scratch.push(path.as_path());
+        let virtual_file = scratch.as_path();
         let picks: [fn(&Rules) -> Option<&Gitignore>; 2] = [|r| r.ignore.as_ref(), |r| r.gitignore.as_ref()];
         for pick in picks {
             for matcher in self.chain().filter_map(pick) {
-                let matched = matcher.matched(&virtual_file, is_dir);
+                let matched = matcher.matched(virtual_file, is_dir);
                 if matched.is_ignore() {
                     return true;
                 }
@@ -295,7 +300,7 @@ fn rules_above(ws: &Workspace, dir: Option<&RootPath>) -> Option<Arc<Rules>> {
     let mut rules = None;
     let dir = dir?;
     let mut levels = vec![None];
-    let mut prefix = std::path::PathBuf::new();
+    let mut prefix = PathBuf::new();
     for comp in dir.as_path().parent().into_iter().flat_map(Path::components) {
         prefix.push(comp);
         levels.push(RootPath::from_path(&prefix));
@@ -313,7 +318,7 @@ struct Job {
     rules: Option<Arc<Rules>>,
 }
 
-/// A directory open for listing: its handle, its entries by name, the rules that apply in it.
+/// A directory open for listing: its handle, its entries, the rules that apply in it.
 struct Opened<'a> {
     handle: TreeDir<'a>,
     entries: Vec<Entry>,
@@ -339,15 +344,14 @@ struct Lister<'a, T> {
 }
 
 impl<T: Send> Lister<'_, T> {
-    /// The directory `job` names, open, with its entries by name and the rules in it.
+    /// The directory `job` names, open, with its entries (in no order) and the rules in it.
     fn open(&self, job: &Job) -> std::io::Result<Opened<'_>> {
         let handle = self.tree.dir(job.dir.as_ref())?;
-        let mut entries = handle.entries()?;
-        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let entries = handle.entries()?;
         let mut own = IGNORE_FILES.map(|_| None);
         for (slot, name) in own.iter_mut().zip(IGNORE_FILES) {
-            if let Ok(at) = entries.binary_search_by(|e| e.name.as_str().cmp(name)) {
-                *slot = self.ignore_file(&handle, job.dir.as_ref(), name, entries[at].kind);
+            if let Some(entry) = entries.iter().find(|e| e.name == name) {
+                *slot = self.ignore_file(&handle, job.dir.as_ref(), name, entry.kind);
             }
         }
         let [ignore, gitignore] = own;
@@ -380,7 +384,13 @@ impl<T: Send> Lister<'_, T> {
 
     /// What one entry of `dir` is to the walk: ignored, a directory to list, a regular file,
     /// or nothing (a symlink, a device...).
-    fn sort_out(&self, dir: Option<&RootPath>, entry: &Entry, rules: Option<&Rules>) -> Sorted {
+    fn sort_out(
+        &self,
+        dir: Option<&RootPath>,
+        entry: &Entry,
+        rules: Option<&Rules>,
+        scratch: &mut PathBuf,
+    ) -> Sorted {
         let Some(path) = (match dir {
             Some(d) => Some(d.child(&entry.name)),
             None => RootPath::from_name(&entry.name),
@@ -388,7 +398,7 @@ impl<T: Send> Lister<'_, T> {
             return Sorted::Nothing;
         };
         let is_dir = entry.kind == FileKind::Directory;
-        if entry.name == ".git" || rules.is_some_and(|r| r.ignore(&path, is_dir)) {
+        if entry.name == ".git" || rules.is_some_and(|r| r.ignore(&path, is_dir, scratch)) {
             return Sorted::Ignored;
         }
         match entry.kind {
@@ -407,8 +417,9 @@ impl<T: Send> Lister<'_, T> {
             visited: opened.entries.len(),
             ignored: 0,
         };
+        let mut scratch = PathBuf::new();
         for entry in &opened.entries {
-            match self.sort_out(job.dir.as_ref(), entry, opened.rules.as_deref()) {
+            match self.sort_out(job.dir.as_ref(), entry, opened.rules.as_deref(), &mut scratch) {
                 Sorted::Ignored => listed.ignored += 1,
                 Sorted::Dir(path) => {
                     listed.subdirs.push(Job { dir: Some(path), rules: opened.rules.clone() })
@@ -421,6 +432,13 @@ impl<T: Send> Lister<'_, T> {
                 Sorted::Nothing => {}
             }
         }
+        // By name: the order of the walk's results; and the first subdirectory by name is
+        // the next one this thread lists.
+        listed
+            .group
+            .files
+            .sort_unstable_by(|(a, _), (b, _)| a.as_path().file_name().cmp(&b.as_path().file_name()));
+        listed.subdirs.sort_unstable_by(|a, b| path_bytes(a.dir.as_ref()).cmp(path_bytes(b.dir.as_ref())));
         Ok(listed)
     }
 
@@ -483,7 +501,9 @@ impl<T: Send> Lister<'_, T> {
     }
 
     fn in_order_below(&self, dir: Option<RootPath>, opened: Opened, walk: &mut InOrder<T>) {
-        let Opened { handle, entries, rules } = opened;
+        let Opened { handle, mut entries, rules } = opened;
+        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let mut scratch = PathBuf::new();
         // Not held while a subdirectory is walked, so that a deep tree needs no more
         // descriptors than a shallow one; opened again for the files after it.
         let mut handle = Some(handle);
@@ -494,7 +514,7 @@ impl<T: Send> Lister<'_, T> {
                 break;
             }
             walk.visited += 1;
-            match self.sort_out(dir.as_ref(), entry, rules.as_deref()) {
+            match self.sort_out(dir.as_ref(), entry, rules.as_deref(), &mut scratch) {
                 Sorted::Ignored => walk.walked.ignored += 1,
                 Sorted::Dir(path) => {
                     handle = None;
