@@ -47,7 +47,7 @@ pub fn find(
 ) -> Result<Found> {
     let glob = PathGlob::new("pattern", pattern, dir)?;
     let walk = walk_files(ws, dir, &|file| {
-        if !glob.matches(file.path()) {
+        if !glob.matches_file(file) {
             return None;
         }
         // A file replaced by something else since it was listed is left out.

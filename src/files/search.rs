@@ -106,7 +106,7 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
     let glob = query.glob.map(|g| PathGlob::new("glob", g, dir)).transpose()?;
     let context = query.context.min(MAX_CONTEXT);
     let selected = |path: &RootPath| glob.as_ref().is_none_or(|g| g.matches(path));
-    let keep = |file: &FileAt| selected(file.path()).then_some(());
+    let keep = |file: &FileAt| glob.as_ref().is_none_or(|g| g.matches_file(file)).then_some(());
     let kept = Kept::new(query.max_matches);
     let mut out = Searched::default();
     // A path that names one file searches that file, as ripgrep does.

@@ -90,6 +90,14 @@ impl PathGlob {
         Ok(PathGlob { matcher, by_name: !trimmed.contains('/'), base: dir.map(RootPath::display) })
     }
 
+    /// Whether the walk's `file` is selected: [`PathGlob::matches`], with the name it knows.
+    pub fn matches_file(&self, file: &FileAt) -> bool {
+        match self.by_name {
+            true => self.matcher.is_match(file.name()),
+            false => self.matches(file.path()),
+        }
+    }
+
     /// Whether the file at `path` is selected.
     pub fn matches(&self, path: &RootPath) -> bool {
         if self.by_name {
@@ -128,6 +136,8 @@ struct Group<T> {
 pub struct FileAt<'a> {
     dir: &'a TreeDir<'a>,
     path: &'a RootPath,
+    /// The last component of `path`.
+    name: &'a str,
 }
 
 impl FileAt<'_> {
@@ -136,8 +146,9 @@ impl FileAt<'_> {
         self.path
     }
 
-    fn name(&self) -> &str {
-        self.path.as_path().file_name().and_then(|n| n.to_str()).unwrap_or_default()
+    /// The file's name, the last component of its path.
+    pub fn name(&self) -> &str {
+        self.name
     }
 
     /// Facts about the file (a symlink put in its place since it was listed is not followed).
@@ -196,7 +207,8 @@ impl<T: Sync> Walk<T> {
                 let Some((_, dir)) = &open else { continue };
                 let end = (start + RUN).min(group.files.len());
                 for (i, (path, kept)) in group.files[start..end].iter().enumerate() {
-                    out.push((index + i, visit(&mut state, &FileAt { dir, path }, kept)));
+                    let name = path.as_path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                    out.push((index + i, visit(&mut state, &FileAt { dir, path, name }, kept)));
                 }
             }
             out
@@ -425,7 +437,8 @@ impl<T: Send> Lister<'_, T> {
                     listed.subdirs.push(Job { dir: Some(path), rules: opened.rules.clone() })
                 }
                 Sorted::File(path) => {
-                    if let Some(kept) = (self.keep)(&FileAt { dir: &opened.handle, path: &path }) {
+                    let file = FileAt { dir: &opened.handle, path: &path, name: &entry.name };
+                    if let Some(kept) = (self.keep)(&file) {
                         listed.group.files.push((path, kept));
                     }
                 }
@@ -434,10 +447,8 @@ impl<T: Send> Lister<'_, T> {
         }
         // By name: the order of the walk's results; and the first subdirectory by name is
         // the next one this thread lists.
-        listed
-            .group
-            .files
-            .sort_unstable_by(|(a, _), (b, _)| a.as_path().file_name().cmp(&b.as_path().file_name()));
+        // (In one directory, the order of the paths' bytes is the order of the names.)
+        listed.group.files.sort_unstable_by(|(a, _), (b, _)| path_bytes(Some(a)).cmp(path_bytes(Some(b))));
         listed.subdirs.sort_unstable_by(|a, b| path_bytes(a.dir.as_ref()).cmp(path_bytes(b.dir.as_ref())));
         Ok(listed)
     }
@@ -529,7 +540,7 @@ impl<T: Send> Lister<'_, T> {
                         handle = self.tree.dir(dir.as_ref()).ok();
                     }
                     let Some(dir) = &handle else { continue };
-                    if let Some(kept) = (self.keep)(&FileAt { dir, path: &path }) {
+                    if let Some(kept) = (self.keep)(&FileAt { dir, path: &path, name: &entry.name }) {
                         group.files.push((path, kept));
                     }
                 }
