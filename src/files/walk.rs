@@ -473,9 +473,17 @@ impl<T: Send> Lister<'_, T> {
             let mut groups = Vec::new();
             let mut ignored = 0;
             while let Some(job) = Queue::take(&queue, &ready, &over) {
+                let listed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.list(job)));
+                let listed = listed.unwrap_or_else(|panic| {
+                    // The other threads must not wait for this one: they stop, and the panic
+                    // goes on to the caller.
+                    over.store(true, Ordering::Relaxed);
+                    Queue::finish(&queue, &ready, Vec::new());
+                    std::panic::resume_unwind(panic)
+                });
                 let mut subdirs = Vec::new();
                 // A directory that vanished or cannot be read is skipped.
-                if let Ok(listed) = self.list(job) {
+                if let Ok(listed) = listed {
                     if visited.fetch_add(listed.visited, Ordering::Relaxed) + listed.visited
                         > self.max_visited
                     {
@@ -651,8 +659,11 @@ fn on_threads<T: Send>(jobs: usize, work: impl Fn() -> T + Sync) -> Vec<T> {
     std::thread::scope(|scope| {
         let others: Vec<_> = (1..n).map(|_| scope.spawn(&work)).collect();
         let mut results = vec![work()];
-        // A thread that panicked has nothing to give: its files are missing, not wrong.
-        results.extend(others.into_iter().filter_map(|t| t.join().ok()));
+        // A thread that panicked would leave its files out: the panic goes on to the caller,
+        // whose call fails as a whole.
+        results.extend(
+            others.into_iter().map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+        );
         results
     })
 }
@@ -761,6 +772,25 @@ mod tests {
         .unwrap();
         let kept: Vec<(String, u64)> = walk.kept().map(|(p, size)| (p.display(), *size)).collect();
         assert_eq!(kept, [("a/two.rs".to_string(), 1), ("b/three.rs".to_string(), 12)]);
+    }
+
+    #[test]
+    fn a_panic_while_listing_or_visiting_reaches_the_caller_instead_of_a_short_answer() {
+        let (t, ws) = temp_workspace();
+        let files: Vec<String> = (0..40).map(|i| format!("d{}/f{i}.txt", i % 8)).collect();
+        write(t.path(), &files.iter().map(String::as_str).collect::<Vec<_>>());
+        let listing = std::panic::catch_unwind(|| {
+            walk_files(&ws, None, &|file| {
+                assert!(file.name() != "f13.txt", "keep failed");
+                Some(())
+            })
+        });
+        assert!(listing.is_err());
+        let walk = walk_files(&ws, None, &|_| Some(())).unwrap();
+        let visiting = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            walk.visit(|| (), |_, file, _| assert!(file.name() != "f27.txt", "visit failed"))
+        }));
+        assert!(visiting.is_err());
     }
 
     #[test]
