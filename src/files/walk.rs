@@ -17,9 +17,14 @@
 //! # Order
 //! The result never depends on how the threads were scheduled. The files a walk keeps are the
 //! same set every time, and [`Walk::visit`] returns their results in one order (directories by
-//! the bytes of their paths, each one's files by name). When a tree holds more than [`MAX_VISITED`] entries,
-//! the walk lists it again one directory after another, in path order, and keeps what the
-//! first [`MAX_VISITED`] entries in that order hold: the same entries every time.
+//! the bytes of their paths, each one's files by name). When a tree holds more than
+//! [`MAX_VISITED`] entries, the walk lists it again one directory after another, in path
+//! order, and keeps what the first [`MAX_VISITED`] entries in that order hold: the same
+//! entries every time.
+//!
+//! # Threads and descriptors
+//! One thread per core the process may use (at most 16), started for the call and ended with
+//! it. Each holds one directory and one file open at a time (see [`super::tree`]).
 //!
 //! Path globs select files the way `find_files` documents: a pattern with a `/` is matched
 //! against the path relative to the walked directory (`src/**/*.ts`); one without is matched
@@ -134,7 +139,8 @@ struct Group<T> {
 /// A file of the walk: its path, and what can be done with it through its directory's
 /// sandboxed handle.
 pub struct FileAt<'a> {
-    dir: &'a TreeDir<'a>,
+    /// None when the directory vanished between the listing and the visit.
+    dir: Option<&'a TreeDir<'a>>,
     path: &'a RootPath,
     /// The last component of `path`.
     name: &'a str,
@@ -153,13 +159,14 @@ impl FileAt<'_> {
 
     /// Facts about the file (a symlink put in its place since it was listed is not followed).
     pub fn stat(&self) -> std::io::Result<FileInfo> {
-        self.dir.stat(self.name())
+        self.dir.ok_or(std::io::ErrorKind::NotFound)?.stat(self.name())
     }
 
     /// Reads the file into `bytes`, or only its start when `enough` says so; see
     /// [`TreeDir::read`].
     pub fn read(&self, limit: u64, bytes: &mut Vec<u8>, enough: &dyn Fn(&[u8]) -> bool) -> Result<Read> {
-        self.dir.read(self.name(), self.path, limit, bytes, enough)
+        let dir = self.dir.ok_or_else(|| Error::NotFound { path: self.path.display() })?;
+        dir.read(self.name(), self.path, limit, bytes, enough)
     }
 }
 
@@ -176,7 +183,7 @@ impl<T: Sync> Walk<T> {
 
     /// Calls `visit` with every kept file, on every core, each thread with its own state from
     /// `worker`; returns the results in the walk's order. The files of a directory that
-    /// vanished since it was listed are skipped.
+    /// vanished since it was listed are visited all the same: they cannot be read.
     pub fn visit<W, R: Send>(
         &self,
         worker: impl Fn() -> W + Sync,
@@ -196,15 +203,15 @@ impl<T: Sync> Walk<T> {
         let done = on_threads(runs.len(), || {
             let mut state = worker();
             let mut out = Vec::new();
-            let mut open: Option<(usize, TreeDir)> = None;
+            let mut open: Option<(usize, Option<TreeDir>)> = None;
             loop {
                 let r = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&(g, start, index)) = runs.get(r) else { break };
                 let group = &self.groups[g];
                 if open.as_ref().is_none_or(|(at, _)| *at != g) {
-                    open = self.tree.dir(group.dir.as_ref()).ok().map(|dir| (g, dir));
+                    open = Some((g, self.tree.dir(group.dir.as_ref()).ok()));
                 }
-                let Some((_, dir)) = &open else { continue };
+                let dir = open.as_ref().and_then(|(_, dir)| dir.as_ref());
                 let end = (start + RUN).min(group.files.len());
                 for (i, (path, kept)) in group.files[start..end].iter().enumerate() {
                     let name = path.as_path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
@@ -437,7 +444,7 @@ impl<T: Send> Lister<'_, T> {
                     listed.subdirs.push(Job { dir: Some(path), rules: opened.rules.clone() })
                 }
                 Sorted::File(path) => {
-                    let file = FileAt { dir: &opened.handle, path: &path, name: &entry.name };
+                    let file = FileAt { dir: Some(&opened.handle), path: &path, name: &entry.name };
                     if let Some(kept) = (self.keep)(&file) {
                         listed.group.files.push((path, kept));
                     }
@@ -548,7 +555,9 @@ impl<T: Send> Lister<'_, T> {
                         handle = self.tree.dir(dir.as_ref()).ok();
                     }
                     let Some(dir) = &handle else { continue };
-                    if let Some(kept) = (self.keep)(&FileAt { dir, path: &path, name: &entry.name }) {
+                    if let Some(kept) =
+                        (self.keep)(&FileAt { dir: Some(dir), path: &path, name: &entry.name })
+                    {
                         group.files.push((path, kept));
                     }
                 }
@@ -791,6 +800,19 @@ mod tests {
             walk.visit(|| (), |_, file, _| assert!(file.name() != "f27.txt", "visit failed"))
         }));
         assert!(visiting.is_err());
+    }
+
+    #[test]
+    fn the_files_of_a_directory_gone_before_the_visit_are_visited_and_cannot_be_read() {
+        let (t, ws) = temp_workspace();
+        write(t.path(), &["keep/a.txt", "gone/b.txt", "gone/c.txt"]);
+        let walk = walk_files(&ws, None, &|_| Some(())).unwrap();
+        std::fs::remove_dir_all(t.path().join("gone")).unwrap();
+        let read = walk.visit(Vec::new, |bytes, file, _| {
+            (file.path().display(), file.read(100, bytes, &|_| false).is_ok())
+        });
+        let expected = [("gone/b.txt", false), ("gone/c.txt", false), ("keep/a.txt", true)];
+        assert_eq!(read, expected.map(|(p, ok)| (p.to_string(), ok)));
     }
 
     #[test]
