@@ -4,11 +4,14 @@
 //! Matching is ripgrep's own: `grep-regex` builds the matcher and `grep-searcher` finds the
 //! lines and their context. Files come from [`super::walk`] (so `.gitignore` and `.ignore`
 //! are honoured and symlinks are never entered), which also reads them, through the sandbox,
-//! on every core; never by host path. Each file is read whole, into memory each thread
-//! reuses, because its encoding is decided on the whole of it. Each file is searched as text in its own encoding ([`super::encoding`]: UTF-8, UTF-16 with a
-//! BOM, or the legacy encoding detected), so matches and the lines shown are its decoded
+//! on every core; never by host path.
+//!
+//! Each file is searched as text in its own encoding ([`super::encoding`]: UTF-8, UTF-16 with
+//! a BOM, or the legacy encoding detected), so matches and the lines shown are its decoded
 //! text. A file with a NUL byte (outside UTF-16 with a BOM) is binary and skipped, as git and
-//! ripgrep decide.
+//! ripgrep decide. The encoding is decided on the whole file, so a file is read whole (into
+//! memory each thread reuses) before it is searched, not streamed: only a file whose first
+//! 64 KB show it binary is left unread past them.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
