@@ -21,11 +21,15 @@
 //!   does to report its totals, and filewright shows at most 1000 of them (`max_results`);
 //!   the results compared are the files with a match, and the matching lines;
 //! - find: fd lists regular files (`--type f`) whose name matches the glob, filewright's
-//!   `find_files` the same (and also their size, time and, for the 1000 it lists, lines);
-//! - each figure is a wall time from the request to the whole answer: a tool call over MCP
-//!   stdio to a server started once (as a client uses it), a process spawned to its exit for
-//!   rg and fd (as a shell uses them). Calls alternate between the two, so the machine's
-//!   state is the same for both; the median of the repetitions is reported.
+//!   `find_files` the same; it also reads the modification time of every match (to list the
+//!   newest first, a `statx` per file that fd never makes) and counts the lines of those it
+//!   lists: 200 by default, 1000 at most, timed both ways;
+//! - each wall time runs from the request to the whole answer: a tool call over MCP stdio to
+//!   a server started once (as a client uses it), a process spawned to its exit for rg and fd
+//!   (as a shell uses them). Calls alternate between the two, so the machine's state is the
+//!   same for both; the median of the repetitions is reported. Beside it, the mean CPU time
+//!   per call (user and system, all threads, from `/proc`), which another load on the machine
+//!   disturbs less than the wall time.
 //!
 //! The server's peak memory (VmHWM) is read from `/proc` after the searches.
 //!
@@ -50,7 +54,7 @@ const REGEX: &str = r"fn [a-z_]+_mut\(";
 const GLOB: &str = "*.rs";
 
 /// Repetitions of each timed call (a full run).
-const REPETITIONS: usize = 9;
+const REPETITIONS: usize = 11;
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
@@ -69,7 +73,7 @@ fn main() {
 
     if !full {
         let searched = search(&mut server, LITERAL, false);
-        let found = find(&mut server, GLOB);
+        let found = find(&mut server, GLOB, 200);
         eprintln!("smoke run: {searched:?} {found:?}");
         return;
     }
@@ -95,58 +99,92 @@ fn main() {
     let mut rows = Vec::new();
     for (name, pattern, regex) in [("literal", LITERAL, false), ("regex", REGEX, true)] {
         eprintln!("timing the {name} search...");
-        let mut ours = Vec::new();
-        let mut theirs = Vec::new();
-        let mut counts = ((0, 0), (0, 0));
-        for _ in 0..REPETITIONS {
-            let started = Instant::now();
-            counts.0 = search(&mut server, pattern, regex);
-            ours.push(started.elapsed());
-            let started = Instant::now();
-            counts.1 = rg_count(&rg, &tree, pattern, regex);
-            theirs.push(started.elapsed());
-        }
+        let (ours, theirs, counts) = alternate(
+            &mut server,
+            |server| search(server, pattern, regex),
+            || rg_count(&rg, &tree, pattern, regex),
+        );
         rows.push(Row {
             workload: format!("search_files, {name} `{pattern}`"),
             peer: "rg",
-            ours: median(ours),
-            theirs: median(theirs),
+            ours,
+            theirs,
             counts: format!("{} / {} files, {} / {} lines", counts.0.0, counts.1.0, counts.0.1, counts.1.1),
             same: counts.0 == counts.1,
         });
     }
     let peak_after_search = server.peak_rss_mb();
 
-    eprintln!("timing find...");
-    let mut ours = Vec::new();
-    let mut theirs = Vec::new();
-    let mut counts = (0, 0);
-    for _ in 0..REPETITIONS {
-        let started = Instant::now();
-        counts.0 = find(&mut server, GLOB);
-        ours.push(started.elapsed());
-        let started = Instant::now();
-        counts.1 = fd_count(&fd, &tree, GLOB);
-        theirs.push(started.elapsed());
+    for max_results in [200, 1000] {
+        eprintln!("timing find, max_results {max_results}...");
+        let (ours, theirs, counts) =
+            alternate(&mut server, |server| find(server, GLOB, max_results), || fd_count(&fd, &tree, GLOB));
+        rows.push(Row {
+            workload: format!("find_files `{GLOB}`, `max_results` {max_results}"),
+            peer: "fd",
+            ours,
+            theirs,
+            counts: format!("{} / {} files", counts.0, counts.1),
+            same: counts.0 == counts.1,
+        });
     }
-    rows.push(Row {
-        workload: format!("find_files `{GLOB}`"),
-        peer: "fd",
-        ours: median(ours),
-        theirs: median(theirs),
-        counts: format!("{} / {} files", counts.0, counts.1),
-        same: counts.0 == counts.1,
-    });
 
     report(&rows, files, bytes, peak_after_search, server.peak_rss_mb(), &rg, &fd);
+}
+
+/// One side's figures for a workload: the median wall time of a call, and the mean CPU time
+/// (user and system, every thread's) it took.
+#[derive(Debug, Clone, Copy)]
+struct Timed {
+    wall: Duration,
+    cpu: Duration,
+}
+
+/// Calls `ours` (a tool call to `server`) and `theirs` (a peer's process) in turn,
+/// [`REPETITIONS`] times each; returns their figures and what each found the last time.
+fn alternate<C>(
+    server: &mut Server,
+    mut ours: impl FnMut(&mut Server) -> C,
+    mut theirs: impl FnMut() -> C,
+) -> (Timed, Timed, (C, C)) {
+    let mut walls = (Vec::new(), Vec::new());
+    let mut cpus = (Duration::ZERO, Duration::ZERO);
+    let mut found = None;
+    for _ in 0..REPETITIONS {
+        let (cpu, started) = (server.cpu_time(), Instant::now());
+        let mine = ours(server);
+        walls.0.push(started.elapsed());
+        cpus.0 += server.cpu_time().saturating_sub(cpu);
+        let (cpu, started) = (children_cpu_time(), Instant::now());
+        let peer = theirs();
+        walls.1.push(started.elapsed());
+        cpus.1 += children_cpu_time().saturating_sub(cpu);
+        found = Some((mine, peer));
+    }
+    let n = REPETITIONS as u32;
+    (
+        Timed { wall: median(walls.0), cpu: cpus.0 / n },
+        Timed { wall: median(walls.1), cpu: cpus.1 / n },
+        found.expect("repetitions"),
+    )
+}
+
+/// The CPU time of this process's children that ended and were waited for (user and
+/// system), from `/proc`, in clock ticks of 10 ms.
+fn children_cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // After the command name in parentheses, cutime and cstime are the 14th and 15th fields.
+    let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
+    let ticks: u64 = [13, 14].iter().filter_map(|&i| fields.get(i)?.parse::<u64>().ok()).sum();
+    Duration::from_millis(ticks * 10)
 }
 
 /// One line of the results table.
 struct Row {
     workload: String,
     peer: &'static str,
-    ours: Duration,
-    theirs: Duration,
+    ours: Timed,
+    theirs: Timed,
     /// What each found, filewright's first.
     counts: String,
     same: bool,
@@ -157,39 +195,45 @@ fn report(rows: &[Row], files: usize, bytes: u64, peak_search: u64, peak_all: u6
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+            let line = info.lines().find(|l| l.starts_with("model name"))?;
+            Some(line.split(':').nth(1)?.trim().to_owned())
         })
         .unwrap_or_else(|| "unknown CPU".into());
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load = load.split_whitespace().next().unwrap_or("?").to_owned();
     let date = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     println!("`cargo bench --bench search_find`, {}", &date[..10]);
     println!();
     println!(
-        "Machine: {cores} cores ({cpu}). Tree: {files} files, {} MB of cargo registry sources, warm in the page \
-         cache. {}, {}. Median of {REPETITIONS} calls each, alternating.",
+        "Machine: {cores} cores ({cpu}), load average {load} at the end. Tree: {files} files, {} MB of cargo \
+         registry sources, warm in the page cache. {}, {}. Median wall time of {REPETITIONS} calls each, \
+         alternating; CPU time (user + system, all threads) is the mean per call.",
         bytes >> 20,
         version(rg),
         version(fd),
     );
     println!();
-    println!("| workload | filewright | peer | peer's time | ratio | found (filewright / peer) |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| workload | filewright | peer | peer's time | wall ratio | CPU: filewright / peer | found (filewright / peer) |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     for row in rows {
         println!(
-            "| {} | {:.1} ms | {} | {:.1} ms | {:.2}x | {}{} |",
+            "| {} | {:.1} ms | {} | {:.1} ms | {:.2}x | {:.0} / {:.0} ms ({:.2}x) | {}{} |",
             row.workload,
-            ms(row.ours),
+            ms(row.ours.wall),
             row.peer,
-            ms(row.theirs),
-            ms(row.ours) / ms(row.theirs),
+            ms(row.theirs.wall),
+            ms(row.ours.wall) / ms(row.theirs.wall),
+            ms(row.ours.cpu),
+            ms(row.theirs.cpu),
+            ms(row.ours.cpu) / ms(row.theirs.cpu).max(1.0),
             row.counts,
             if row.same { "" } else { " (differ)" }
         );
     }
-    println!(
-        "| server's peak memory (VmHWM) | after the searches: {peak_search} MB; after find too: {peak_all} MB | | | | |"
-    );
+    println!();
+    println!("Server's peak memory (VmHWM): {peak_search} MB after the searches, {peak_all} MB at the end.");
 }
 
 fn ms(d: Duration) -> f64 {
@@ -213,8 +257,9 @@ fn search(server: &mut Server, pattern: &str, regex: bool) -> (u64, u64) {
 }
 
 /// The files `find_files` found, listed or counted in `more`.
-fn find(server: &mut Server, glob: &str) -> u64 {
-    let reply = server.call_ok("find_files", serde_json::json!({"pattern": glob, "max_results": 1000}));
+fn find(server: &mut Server, glob: &str, max_results: usize) -> u64 {
+    let reply =
+        server.call_ok("find_files", serde_json::json!({"pattern": glob, "max_results": max_results}));
     let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
     let found = &reply["result"]["structuredContent"];
     found["files"].as_array().unwrap().len() as u64 + found["more"].as_u64().unwrap()

@@ -173,7 +173,7 @@ pub(super) fn ignored(matchers: &[Gitignore], path: &RootPath, is_dir: bool) -> 
 }
 
 /// Matchers work on paths; ours are rooted at a fixed virtual `/`, never the host root.
-pub(super) fn virtual_path(relative: Option<&Path>) -> PathBuf {
+fn virtual_path(relative: Option<&Path>) -> PathBuf {
     let mut p = PathBuf::from("/");
     if let Some(r) = relative {
         p.push(r);

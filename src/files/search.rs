@@ -4,11 +4,14 @@
 //! Matching is ripgrep's own: `grep-regex` builds the matcher and `grep-searcher` finds the
 //! lines and their context. Files come from [`super::walk`] (so `.gitignore` and `.ignore`
 //! are honoured and symlinks are never entered), which also reads them, through the sandbox,
-//! on every core; never by host path. Each file is read whole, into memory each thread
-//! reuses, because its encoding is decided on the whole of it. Each file is searched as text in its own encoding ([`super::encoding`]: UTF-8, UTF-16 with a
-//! BOM, or the legacy encoding detected), so matches and the lines shown are its decoded
+//! on every core; never by host path.
+//!
+//! Each file is searched as text in its own encoding ([`super::encoding`]: UTF-8, UTF-16 with
+//! a BOM, or the legacy encoding detected), so matches and the lines shown are its decoded
 //! text. A file with a NUL byte (outside UTF-16 with a BOM) is binary and skipped, as git and
-//! ripgrep decide.
+//! ripgrep decide. The encoding is decided on the whole file, so a file is read whole (into
+//! memory each thread reuses) before it is searched, not streamed: only a file whose first
+//! 64 KB show it binary is left unread past them.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -106,7 +109,7 @@ pub fn search(ws: &Workspace, dir: Option<&RootPath>, query: &Query) -> Result<S
     let glob = query.glob.map(|g| PathGlob::new("glob", g, dir)).transpose()?;
     let context = query.context.min(MAX_CONTEXT);
     let selected = |path: &RootPath| glob.as_ref().is_none_or(|g| g.matches(path));
-    let keep = |file: &FileAt| selected(file.path()).then_some(());
+    let keep = |file: &FileAt| glob.as_ref().is_none_or(|g| g.matches_file(file)).then_some(());
     let kept = Kept::new(query.max_matches);
     let mut out = Searched::default();
     // A path that names one file searches that file, as ripgrep does.
@@ -195,11 +198,7 @@ impl Worker {
     /// (a NUL byte, as [`encoding::text_of`] decides), which spares reading the rest.
     fn read(&mut self, file: &FileAt, limit: u64) -> Result<Option<Vec<u8>>> {
         let mut bytes = std::mem::take(&mut self.bytes);
-        let binary = |start: &[u8]| {
-            let utf16 = encoding::bom_of(start).is_some_and(|bom| !bom.is_utf8());
-            !utf16 && memchr::memchr(0, start).is_some()
-        };
-        match file.read(limit, &mut bytes, &binary)? {
+        match file.read(limit, &mut bytes, &encoding::binary_at_start)? {
             Read::Whole => Ok(Some(bytes)),
             Read::Start => {
                 self.bytes = bytes;
@@ -249,13 +248,21 @@ impl Worker {
                 Err(_) => Counted::Unreadable,
             };
         }
-        let mut hits = Hits { path: path.clone(), matches: 0, shown: 0, lines: Vec::new() };
-        let mut sink = Collect { hits: &mut hits, budget, context: self.context, last_shown: None };
+        let mut sink = Collect {
+            matches: 0,
+            shown: 0,
+            lines: Vec::new(),
+            budget,
+            context: self.context,
+            last_shown: None,
+        };
         if self.shower.search_slice(matcher, text.as_bytes(), &mut sink).is_err() {
             return Counted::Unreadable;
         }
-        let matches = hits.matches;
-        kept.add(hits);
+        let Collect { matches, shown, lines, .. } = sink;
+        if shown > 0 {
+            kept.add(Hits { path: path.clone(), matches, shown, lines });
+        }
         Counted::Searched { matches }
     }
 }
@@ -337,9 +344,6 @@ impl Kept {
 
     /// Keeps a file's lines, unless files before it show all that may be shown.
     fn add(&self, hits: Hits) {
-        if hits.shown == 0 {
-            return;
-        }
         let mut state = self.lock();
         if state.full_at.as_ref().is_some_and(|full_at| hits.path > *full_at) {
             return;
@@ -434,33 +438,37 @@ impl Sink for CountMatches {
 
 /// Collects one file's lines: every matching line is counted; the first `budget` are kept with
 /// their context, plus the after-context of the last one kept.
-struct Collect<'a> {
-    hits: &'a mut Hits,
+struct Collect {
+    /// Matching lines, kept or not.
+    matches: usize,
+    /// Matching lines kept.
+    shown: usize,
+    lines: Vec<Line>,
     budget: usize,
     context: u64,
     /// Line number of the last match kept.
     last_shown: Option<u64>,
 }
 
-impl Collect<'_> {
+impl Collect {
     fn keep(&mut self, number: u64, bytes: &[u8], kind: LineKind) {
         let text = String::from_utf8_lossy(bytes);
         let text = text.trim_end_matches('\n').trim_end_matches('\r');
-        self.hits.lines.push(Line { number, text: cut_line(text, MAX_SHOWN_CHARS).into_owned(), kind });
+        self.lines.push(Line { number, text: cut_line(text, MAX_SHOWN_CHARS).into_owned(), kind });
     }
 }
 
-impl Sink for Collect<'_> {
+impl Sink for Collect {
     type Error = std::io::Error;
 
     fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> std::result::Result<bool, Self::Error> {
         let first = found.line_number().unwrap_or(0);
         for (i, line) in found.lines().enumerate() {
             let number = first + i as u64;
-            self.hits.matches += 1;
+            self.matches += 1;
             if self.budget > 0 {
                 self.budget -= 1;
-                self.hits.shown += 1;
+                self.shown += 1;
                 self.last_shown = Some(number);
                 self.keep(number, line, LineKind::Match);
             }

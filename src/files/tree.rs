@@ -3,7 +3,7 @@
 //! directory.
 //!
 //! Every directory below the walked one is opened with cap-std beneath the root and without
-//! following a symlink at its end (`open_dir_nofollow`); every file by its single name in that
+//! following a symlink at its end (`O_NOFOLLOW`); every file by its single name in that
 //! handle, again without following a symlink. So a walk reaches only what lies in the root,
 //! even when a directory is swapped for a symlink while it runs, and never enters a symlink.
 //! Jobs hold paths, not handles: a thread holds one directory and one file open at a time, so
@@ -11,10 +11,13 @@
 
 use std::ffi::OsStr;
 use std::io;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 
-use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
+use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::Dir;
+use cap_std::fs::OpenOptionsExt;
 
 use crate::error::{Error, Result};
 use crate::workspace::{self, FileInfo, FileKind, RootPath, WalkHandles, Workspace, is_temp_name};
@@ -63,7 +66,15 @@ impl Tree {
             return Ok(TreeDir { tree: self, own: None });
         }
         let Some(path) = path else { return Err(io::ErrorKind::NotFound.into()) };
-        Ok(TreeDir { tree: self, own: Some(self.handles.root.open_dir_nofollow(path.as_path())?) })
+        // Opened to be read (cap-std would open a plain O_PATH handle), so that listing it
+        // needs no second open.
+        let mut options = cap_std::fs::OpenOptions::new();
+        options
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::DIRECTORY.bits() as i32)
+            .follow(FollowSymlinks::No);
+        let opened = self.handles.root.open_with(path.as_path(), &options)?;
+        Ok(TreeDir { tree: self, own: Some(Dir::from_std_file(opened.into_std())) })
     }
 }
 
@@ -77,23 +88,27 @@ impl TreeDir<'_> {
     /// state directory.
     pub fn entries(&self) -> io::Result<Vec<Entry>> {
         use rustix::fs::{FileType, Mode, OFlags};
-        // cap-std holds directories as O_PATH handles, which cannot be read: open the
-        // directory itself, through the handle.
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let readable = rustix::fs::openat(self.handle(), ".", flags, Mode::empty())?;
-        let mut listing = rustix::fs::Dir::new(readable)?;
+        let opened;
+        let readable = match &self.own {
+            Some(own) => own.as_fd(),
+            // cap-std holds the walked directory as an O_PATH handle, which cannot be read:
+            // open the directory itself, through the handle.
+            None => {
+                let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+                opened = rustix::fs::openat(self.handle(), ".", flags, Mode::empty())?;
+                opened.as_fd()
+            }
+        };
         let mut entries = Vec::new();
-        while let Some(entry) = listing.read() {
-            let entry = entry?;
-            let bytes = entry.file_name().to_bytes();
+        each_entry(readable, &mut |bytes, file_type| {
             if bytes == b"." || bytes == b".." {
-                continue;
+                return Ok(());
             }
             let name = String::from_utf8_lossy(bytes).into_owned();
             if is_temp_name(&name) {
-                continue;
+                return Ok(());
             }
-            let kind = match entry.file_type() {
+            let kind = match file_type {
                 FileType::RegularFile => FileKind::File,
                 FileType::Directory => FileKind::Directory,
                 FileType::Symlink => FileKind::Symlink,
@@ -101,10 +116,11 @@ impl TreeDir<'_> {
                 _ => FileKind::Other,
             };
             if kind == FileKind::Directory && self.is_state_dir(OsStr::from_bytes(bytes)) {
-                continue;
+                return Ok(());
             }
             entries.push(Entry { name, kind });
-        }
+            Ok(())
+        })?;
         Ok(entries)
     }
 
@@ -147,39 +163,94 @@ impl TreeDir<'_> {
         bytes: &mut Vec<u8>,
         enough: &dyn Fn(&[u8]) -> bool,
     ) -> Result<Read> {
-        let mut options = workspace::read_options();
-        options.follow(FollowSymlinks::No);
-        let file = self.handle().open_with(name, &options).map_err(|e| Error::Io {
-            op: "open",
-            path: path.display(),
-            source: e,
-        })?;
-        let meta =
-            file.metadata().map_err(|e| Error::Io { op: "inspect", path: path.display(), source: e })?;
-        let info = FileInfo::from_metadata(&meta);
-        workspace::require_file(path, &info)?;
-        let too_large = |size| Error::TooLargeToRead { path: path.display(), size, limit };
-        let read_error =
-            |e: rustix::io::Errno| Error::Io { op: "read", path: path.display(), source: e.into() };
-        bytes.clear();
-        if info.size > limit {
-            return Err(too_large(info.size));
-        }
-        if info.size > FIRST_READ as u64 {
-            bytes.reserve(FIRST_READ);
-            if read_some(&file, bytes, FIRST_READ).map_err(read_error)? && enough(bytes) {
-                return Ok(Read::Start);
-            }
-        }
-        // One byte more than the size, so that the read that finds the end needs no more memory.
-        bytes.reserve((info.size as usize + 1).saturating_sub(bytes.len()));
-        // It may have grown since it was inspected.
-        let past_limit = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
-        if read_some(&file, bytes, past_limit).map_err(read_error)? {
-            return Err(too_large(bytes.len() as u64));
-        }
-        Ok(Read::Whole)
+        let file = self.handle().open_with(name, &no_follow_read());
+        read_opened(file, path, limit, bytes, enough)
     }
+}
+
+impl Tree {
+    /// [`TreeDir::read`] for the file at `path`, which need not be in a directory open: the
+    /// path is resolved beneath the root, and a symlink at its end is refused.
+    pub fn read(
+        &self,
+        path: &RootPath,
+        limit: u64,
+        bytes: &mut Vec<u8>,
+        enough: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<Read> {
+        let file = self.handles.root.open_with(path.as_path(), &no_follow_read());
+        read_opened(file, path, limit, bytes, enough)
+    }
+}
+
+fn no_follow_read() -> cap_std::fs::OpenOptions {
+    let mut options = workspace::read_options();
+    options.follow(FollowSymlinks::No);
+    options
+}
+
+/// The rest of [`TreeDir::read`], once `file` is open (or not).
+fn read_opened(
+    file: io::Result<cap_std::fs::File>,
+    path: &RootPath,
+    limit: u64,
+    bytes: &mut Vec<u8>,
+    enough: &dyn Fn(&[u8]) -> bool,
+) -> Result<Read> {
+    let file = file.map_err(|e| Error::Io { op: "open", path: path.display(), source: e })?;
+    let meta = file.metadata().map_err(|e| Error::Io { op: "inspect", path: path.display(), source: e })?;
+    let info = FileInfo::from_metadata(&meta);
+    workspace::require_file(path, &info)?;
+    let too_large = |size| Error::TooLargeToRead { path: path.display(), size, limit };
+    let read_error = |e: rustix::io::Errno| Error::Io { op: "read", path: path.display(), source: e.into() };
+    bytes.clear();
+    if info.size > limit {
+        return Err(too_large(info.size));
+    }
+    if info.size > FIRST_READ as u64 {
+        bytes.reserve(FIRST_READ);
+        if read_some(&file, bytes, FIRST_READ).map_err(read_error)? && enough(bytes) {
+            return Ok(Read::Start);
+        }
+    }
+    // One byte more than the size, so that the read that finds the end needs no more memory.
+    bytes.reserve((info.size as usize + 1).saturating_sub(bytes.len()));
+    // It may have grown since it was inspected.
+    let past_limit = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
+    if read_some(&file, bytes, past_limit).map_err(read_error)? {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(Read::Whole)
+}
+
+/// Calls `each` with the name and type of every entry of the directory open for reading as
+/// `dir`, from its start. On Linux straight from `getdents64` into a buffer on the stack,
+/// without a second descriptor or an allocation per entry.
+#[cfg(target_os = "linux")]
+fn each_entry(
+    dir: BorrowedFd,
+    each: &mut dyn FnMut(&[u8], rustix::fs::FileType) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut buffer = [MaybeUninit::<u8>::uninit(); 16 * 1024];
+    let mut raw = rustix::fs::RawDir::new(dir, &mut buffer);
+    while let Some(entry) = raw.next() {
+        let entry = entry?;
+        each(entry.file_name().to_bytes(), entry.file_type())?;
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn each_entry(
+    dir: BorrowedFd,
+    each: &mut dyn FnMut(&[u8], rustix::fs::FileType) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut listing = rustix::fs::Dir::read_from(dir)?;
+    while let Some(entry) = listing.read() {
+        let entry = entry?;
+        each(entry.file_name().to_bytes(), entry.file_type())?;
+    }
+    Ok(())
 }
 
 /// Bytes read at first of a larger file, for [`TreeDir::read`]'s `enough`: as much as

@@ -16,17 +16,22 @@
 //!
 //! # Order
 //! The result never depends on how the threads were scheduled. The files a walk keeps are the
-//! same set every time, and [`Walk::visit`] returns their results in one order (directories in
-//! path order, each one's files by name). When a tree holds more than [`MAX_VISITED`] entries,
-//! the walk lists it again one directory after another, in path order, and keeps what the
-//! first [`MAX_VISITED`] entries in that order hold: the same entries every time.
+//! same set every time, and [`Walk::visit`] returns their results in one order (directories by
+//! the bytes of their paths, each one's files by name). When a tree holds more than
+//! [`MAX_VISITED`] entries, the walk lists it again one directory after another, in path
+//! order, and keeps what the first [`MAX_VISITED`] entries in that order hold: the same
+//! entries every time.
+//!
+//! # Threads and descriptors
+//! One thread per core the process may use (at most 16), started for the call and ended with
+//! it. Each holds one directory and one file open at a time (see [`super::tree`]).
 //!
 //! Path globs select files the way `find_files` documents: a pattern with a `/` is matched
 //! against the path relative to the walked directory (`src/**/*.ts`); one without is matched
 //! against each file's name at any depth (`*.ts`), as `.gitignore` patterns are. `*` never
 //! crosses a `/`; `**` does.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -35,7 +40,7 @@ use ignore::gitignore::Gitignore;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::list::{MAX_IGNORE_FILE, ignore_file_of, matcher_of, virtual_path};
+use super::list::{MAX_IGNORE_FILE, ignore_file_of, matcher_of};
 use super::tree::{Entry, Read, Tree, TreeDir};
 use crate::error::{Error, Result};
 use crate::workspace::{FileInfo, FileKind, RootPath, Workspace};
@@ -90,6 +95,14 @@ impl PathGlob {
         Ok(PathGlob { matcher, by_name: !trimmed.contains('/'), base: dir.map(RootPath::display) })
     }
 
+    /// Whether the walk's `file` is selected: [`PathGlob::matches`], with the name it knows.
+    pub fn matches_file(&self, file: &FileAt) -> bool {
+        match self.by_name {
+            true => self.matcher.is_match(file.name()),
+            false => self.matches(file.path()),
+        }
+    }
+
     /// Whether the file at `path` is selected.
     pub fn matches(&self, path: &RootPath) -> bool {
         if self.by_name {
@@ -110,7 +123,7 @@ impl PathGlob {
 #[derive(Debug)]
 pub struct Walk<T> {
     tree: Tree,
-    /// In path order of their directories; each one's files by name.
+    /// By the bytes of their directories' paths; each one's files by name.
     groups: Vec<Group<T>>,
     /// What the walk left out.
     pub walked: Walked,
@@ -126,8 +139,11 @@ struct Group<T> {
 /// A file of the walk: its path, and what can be done with it through its directory's
 /// sandboxed handle.
 pub struct FileAt<'a> {
-    dir: &'a TreeDir<'a>,
+    /// None when the directory vanished between the listing and the visit.
+    dir: Option<&'a TreeDir<'a>>,
     path: &'a RootPath,
+    /// The last component of `path`.
+    name: &'a str,
 }
 
 impl FileAt<'_> {
@@ -136,31 +152,38 @@ impl FileAt<'_> {
         self.path
     }
 
-    fn name(&self) -> &str {
-        self.path.as_path().file_name().and_then(|n| n.to_str()).unwrap_or_default()
+    /// The file's name, the last component of its path.
+    pub fn name(&self) -> &str {
+        self.name
     }
 
     /// Facts about the file (a symlink put in its place since it was listed is not followed).
     pub fn stat(&self) -> std::io::Result<FileInfo> {
-        self.dir.stat(self.name())
+        self.dir.ok_or(std::io::ErrorKind::NotFound)?.stat(self.name())
     }
 
     /// Reads the file into `bytes`, or only its start when `enough` says so; see
     /// [`TreeDir::read`].
     pub fn read(&self, limit: u64, bytes: &mut Vec<u8>, enough: &dyn Fn(&[u8]) -> bool) -> Result<Read> {
-        self.dir.read(self.name(), self.path, limit, bytes, enough)
+        let dir = self.dir.ok_or_else(|| Error::NotFound { path: self.path.display() })?;
+        dir.read(self.name(), self.path, limit, bytes, enough)
     }
 }
 
 impl<T: Sync> Walk<T> {
     /// The files kept and what `keep` said of each, in the walk's order.
-    pub fn into_kept(self) -> impl Iterator<Item = (RootPath, T)> {
-        self.groups.into_iter().flat_map(|g| g.files)
+    pub fn kept(&self) -> impl Iterator<Item = &(RootPath, T)> {
+        self.groups.iter().flat_map(|g| &g.files)
+    }
+
+    /// The tree walked, to open more of it through.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
     }
 
     /// Calls `visit` with every kept file, on every core, each thread with its own state from
     /// `worker`; returns the results in the walk's order. The files of a directory that
-    /// vanished since it was listed are skipped.
+    /// vanished since it was listed are visited all the same: they cannot be read.
     pub fn visit<W, R: Send>(
         &self,
         worker: impl Fn() -> W + Sync,
@@ -180,18 +203,19 @@ impl<T: Sync> Walk<T> {
         let done = on_threads(runs.len(), || {
             let mut state = worker();
             let mut out = Vec::new();
-            let mut open: Option<(usize, TreeDir)> = None;
+            let mut open: Option<(usize, Option<TreeDir>)> = None;
             loop {
                 let r = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&(g, start, index)) = runs.get(r) else { break };
                 let group = &self.groups[g];
                 if open.as_ref().is_none_or(|(at, _)| *at != g) {
-                    open = self.tree.dir(group.dir.as_ref()).ok().map(|dir| (g, dir));
+                    open = Some((g, self.tree.dir(group.dir.as_ref()).ok()));
                 }
-                let Some((_, dir)) = &open else { continue };
+                let dir = open.as_ref().and_then(|(_, dir)| dir.as_ref());
                 let end = (start + RUN).min(group.files.len());
                 for (i, (path, kept)) in group.files[start..end].iter().enumerate() {
-                    out.push((index + i, visit(&mut state, &FileAt { dir, path }, kept)));
+                    let name = path.as_path().file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                    out.push((index + i, visit(&mut state, &FileAt { dir, path, name }, kept)));
                 }
             }
             out
@@ -243,8 +267,13 @@ fn walk_at_most<T: Send>(
         None => lister.in_order(rules)?,
     };
     let (mut groups, walked) = listed;
-    groups.sort_unstable_by(|a, b| a.dir.cmp(&b.dir));
+    // By the bytes of their paths: one order every time, cheaper to reach than path order.
+    groups.sort_unstable_by(|a, b| path_bytes(a.dir.as_ref()).cmp(path_bytes(b.dir.as_ref())));
     Ok(Walk { tree, groups, walked })
+}
+
+fn path_bytes(path: Option<&RootPath>) -> &[u8] {
+    path.map_or(b"", |p| p.as_path().as_os_str().as_encoded_bytes())
 }
 
 /// The ignore files' patterns that apply in one directory: its own files', then its
@@ -276,12 +305,17 @@ impl Rules {
 
     /// Whether the entry at `path` is ignored: the deepest `.ignore` match decides, else the
     /// deepest `.gitignore` match (ripgrep's precedence).
-    fn ignore(&self, path: &RootPath, is_dir: bool) -> bool {
-        let virtual_file = virtual_path(Some(path.as_path()));
+    fn ignore(&self, path: &RootPath, is_dir: bool, scratch: &mut PathBuf) -> bool {
+        // The path as the matchers see it (rooted at a virtual `/`), in memory reused from
+        // entry to entry.
+        scratch.as_mut_os_string().clear();
+        scratch.push("/");
+        scratch.push(path.as_path());
+        let virtual_file = scratch.as_path();
         let picks: [fn(&Rules) -> Option<&Gitignore>; 2] = [|r| r.ignore.as_ref(), |r| r.gitignore.as_ref()];
         for pick in picks {
             for matcher in self.chain().filter_map(pick) {
-                let matched = matcher.matched(&virtual_file, is_dir);
+                let matched = matcher.matched(virtual_file, is_dir);
                 if matched.is_ignore() {
                     return true;
                 }
@@ -300,7 +334,7 @@ fn rules_above(ws: &Workspace, dir: Option<&RootPath>) -> Option<Arc<Rules>> {
     let mut rules = None;
     let dir = dir?;
     let mut levels = vec![None];
-    let mut prefix = std::path::PathBuf::new();
+    let mut prefix = PathBuf::new();
     for comp in dir.as_path().parent().into_iter().flat_map(Path::components) {
         prefix.push(comp);
         levels.push(RootPath::from_path(&prefix));
@@ -318,7 +352,7 @@ struct Job {
     rules: Option<Arc<Rules>>,
 }
 
-/// A directory open for listing: its handle, its entries by name, the rules that apply in it.
+/// A directory open for listing: its handle, its entries, the rules that apply in it.
 struct Opened<'a> {
     handle: TreeDir<'a>,
     entries: Vec<Entry>,
@@ -344,15 +378,14 @@ struct Lister<'a, T> {
 }
 
 impl<T: Send> Lister<'_, T> {
-    /// The directory `job` names, open, with its entries by name and the rules in it.
+    /// The directory `job` names, open, with its entries (in no order) and the rules in it.
     fn open(&self, job: &Job) -> std::io::Result<Opened<'_>> {
         let handle = self.tree.dir(job.dir.as_ref())?;
-        let mut entries = handle.entries()?;
-        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let entries = handle.entries()?;
         let mut own = IGNORE_FILES.map(|_| None);
         for (slot, name) in own.iter_mut().zip(IGNORE_FILES) {
-            if let Ok(at) = entries.binary_search_by(|e| e.name.as_str().cmp(name)) {
-                *slot = self.ignore_file(&handle, job.dir.as_ref(), name, entries[at].kind);
+            if let Some(entry) = entries.iter().find(|e| e.name == name) {
+                *slot = self.ignore_file(&handle, job.dir.as_ref(), name, entry.kind);
             }
         }
         let [ignore, gitignore] = own;
@@ -385,7 +418,13 @@ impl<T: Send> Lister<'_, T> {
 
     /// What one entry of `dir` is to the walk: ignored, a directory to list, a regular file,
     /// or nothing (a symlink, a device...).
-    fn sort_out(&self, dir: Option<&RootPath>, entry: &Entry, rules: Option<&Rules>) -> Sorted {
+    fn sort_out(
+        &self,
+        dir: Option<&RootPath>,
+        entry: &Entry,
+        rules: Option<&Rules>,
+        scratch: &mut PathBuf,
+    ) -> Sorted {
         let Some(path) = (match dir {
             Some(d) => Some(d.child(&entry.name)),
             None => RootPath::from_name(&entry.name),
@@ -393,7 +432,7 @@ impl<T: Send> Lister<'_, T> {
             return Sorted::Nothing;
         };
         let is_dir = entry.kind == FileKind::Directory;
-        if entry.name == ".git" || rules.is_some_and(|r| r.ignore(&path, is_dir)) {
+        if entry.name == ".git" || rules.is_some_and(|r| r.ignore(&path, is_dir, scratch)) {
             return Sorted::Ignored;
         }
         match entry.kind {
@@ -412,20 +451,27 @@ impl<T: Send> Lister<'_, T> {
             visited: opened.entries.len(),
             ignored: 0,
         };
+        let mut scratch = PathBuf::new();
         for entry in &opened.entries {
-            match self.sort_out(job.dir.as_ref(), entry, opened.rules.as_deref()) {
+            match self.sort_out(job.dir.as_ref(), entry, opened.rules.as_deref(), &mut scratch) {
                 Sorted::Ignored => listed.ignored += 1,
                 Sorted::Dir(path) => {
                     listed.subdirs.push(Job { dir: Some(path), rules: opened.rules.clone() })
                 }
                 Sorted::File(path) => {
-                    if let Some(kept) = (self.keep)(&FileAt { dir: &opened.handle, path: &path }) {
+                    let file = FileAt { dir: Some(&opened.handle), path: &path, name: &entry.name };
+                    if let Some(kept) = (self.keep)(&file) {
                         listed.group.files.push((path, kept));
                     }
                 }
                 Sorted::Nothing => {}
             }
         }
+        // By name: the order of the walk's results; and the first subdirectory by name is
+        // the next one this thread lists.
+        // (In one directory, the order of the paths' bytes is the order of the names.)
+        listed.group.files.sort_unstable_by(|(a, _), (b, _)| path_bytes(Some(a)).cmp(path_bytes(Some(b))));
+        listed.subdirs.sort_unstable_by(|a, b| path_bytes(a.dir.as_ref()).cmp(path_bytes(b.dir.as_ref())));
         Ok(listed)
     }
 
@@ -449,9 +495,17 @@ impl<T: Send> Lister<'_, T> {
             let mut groups = Vec::new();
             let mut ignored = 0;
             while let Some(job) = Queue::take(&queue, &ready, &over) {
+                let listed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.list(job)));
+                let listed = listed.unwrap_or_else(|panic| {
+                    // The other threads must not wait for this one: they stop, and the panic
+                    // goes on to the caller.
+                    over.store(true, Ordering::Relaxed);
+                    Queue::finish(&queue, &ready, Vec::new());
+                    std::panic::resume_unwind(panic)
+                });
                 let mut subdirs = Vec::new();
                 // A directory that vanished or cannot be read is skipped.
-                if let Ok(listed) = self.list(job) {
+                if let Ok(listed) = listed {
                     if visited.fetch_add(listed.visited, Ordering::Relaxed) + listed.visited
                         > self.max_visited
                     {
@@ -488,7 +542,9 @@ impl<T: Send> Lister<'_, T> {
     }
 
     fn in_order_below(&self, dir: Option<RootPath>, opened: Opened, walk: &mut InOrder<T>) {
-        let Opened { handle, entries, rules } = opened;
+        let Opened { handle, mut entries, rules } = opened;
+        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let mut scratch = PathBuf::new();
         // Not held while a subdirectory is walked, so that a deep tree needs no more
         // descriptors than a shallow one; opened again for the files after it.
         let mut handle = Some(handle);
@@ -499,7 +555,7 @@ impl<T: Send> Lister<'_, T> {
                 break;
             }
             walk.visited += 1;
-            match self.sort_out(dir.as_ref(), entry, rules.as_deref()) {
+            match self.sort_out(dir.as_ref(), entry, rules.as_deref(), &mut scratch) {
                 Sorted::Ignored => walk.walked.ignored += 1,
                 Sorted::Dir(path) => {
                     handle = None;
@@ -514,7 +570,9 @@ impl<T: Send> Lister<'_, T> {
                         handle = self.tree.dir(dir.as_ref()).ok();
                     }
                     let Some(dir) = &handle else { continue };
-                    if let Some(kept) = (self.keep)(&FileAt { dir, path: &path }) {
+                    if let Some(kept) =
+                        (self.keep)(&FileAt { dir: Some(dir), path: &path, name: &entry.name })
+                    {
                         group.files.push((path, kept));
                     }
                 }
@@ -590,15 +648,21 @@ impl Queue {
     }
 }
 
-/// `work` applied to each of `items` on every core, the results in the items' order.
-pub fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+/// `work` applied to each of `items` on every core, each thread with its own state from
+/// `worker`; the results in the items' order.
+pub fn in_parallel<T: Sync, W, R: Send>(
+    items: &[T],
+    worker: impl Fn() -> W + Sync,
+    work: impl Fn(&mut W, &T) -> R + Sync,
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let done = on_threads(items.len(), || {
+        let mut state = worker();
         let mut out = Vec::new();
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(item) = items.get(index) else { break };
-            out.push((index, work(item)));
+            out.push((index, work(&mut state, item)));
         }
         out
     });
@@ -619,8 +683,11 @@ fn on_threads<T: Send>(jobs: usize, work: impl Fn() -> T + Sync) -> Vec<T> {
     std::thread::scope(|scope| {
         let others: Vec<_> = (1..n).map(|_| scope.spawn(&work)).collect();
         let mut results = vec![work()];
-        // A thread that panicked has nothing to give: its files are missing, not wrong.
-        results.extend(others.into_iter().filter_map(|t| t.join().ok()));
+        // A thread that panicked would leave its files out: the panic goes on to the caller,
+        // whose call fails as a whole.
+        results.extend(
+            others.into_iter().map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+        );
         results
     })
 }
@@ -715,7 +782,7 @@ mod tests {
             assert_eq!(walk.visit(|| (), |_, file, _| file.path().display()), expected);
         }
         let walk = walk_at_most(&ws, None, &|_| Some(()), 35).unwrap();
-        assert_eq!((walk.walked.stopped, walk.into_kept().count()), (false, 32), "35 entries fit");
+        assert_eq!((walk.walked.stopped, walk.kept().count()), (false, 32), "35 entries fit");
     }
 
     #[test]
@@ -727,14 +794,47 @@ mod tests {
             file.path().display().ends_with(".rs").then(|| file.stat().unwrap().size)
         })
         .unwrap();
-        let kept: Vec<(String, u64)> = walk.into_kept().map(|(p, size)| (p.display(), size)).collect();
+        let kept: Vec<(String, u64)> = walk.kept().map(|(p, size)| (p.display(), *size)).collect();
         assert_eq!(kept, [("a/two.rs".to_string(), 1), ("b/three.rs".to_string(), 12)]);
+    }
+
+    #[test]
+    fn a_panic_while_listing_or_visiting_reaches_the_caller_instead_of_a_short_answer() {
+        let (t, ws) = temp_workspace();
+        let files: Vec<String> = (0..40).map(|i| format!("d{}/f{i}.txt", i % 8)).collect();
+        write(t.path(), &files.iter().map(String::as_str).collect::<Vec<_>>());
+        let listing = std::panic::catch_unwind(|| {
+            walk_files(&ws, None, &|file| {
+                assert!(file.name() != "f13.txt", "keep failed");
+                Some(())
+            })
+        });
+        assert!(listing.is_err());
+        let walk = walk_files(&ws, None, &|_| Some(())).unwrap();
+        let visiting = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            walk.visit(|| (), |_, file, _| assert!(file.name() != "f27.txt", "visit failed"))
+        }));
+        assert!(visiting.is_err());
+    }
+
+    #[test]
+    fn the_files_of_a_directory_gone_before_the_visit_are_visited_and_cannot_be_read() {
+        let (t, ws) = temp_workspace();
+        write(t.path(), &["keep/a.txt", "gone/b.txt", "gone/c.txt"]);
+        let walk = walk_files(&ws, None, &|_| Some(())).unwrap();
+        std::fs::remove_dir_all(t.path().join("gone")).unwrap();
+        let read = walk.visit(Vec::new, |bytes, file, _| {
+            (file.path().display(), file.read(100, bytes, &|_| false).is_ok())
+        });
+        let expected = [("gone/b.txt", false), ("gone/c.txt", false), ("keep/a.txt", true)];
+        assert_eq!(read, expected.map(|(p, ok)| (p.to_string(), ok)));
     }
 
     #[test]
     fn in_parallel_keeps_the_order_of_the_items() {
         let items: Vec<usize> = (0..1000).collect();
-        assert_eq!(in_parallel(&items, |i| i * 2), items.iter().map(|i| i * 2).collect::<Vec<_>>());
+        let doubled = in_parallel(&items, || (), |_, i| i * 2);
+        assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
     }
 
     #[test]

@@ -6,8 +6,6 @@ use serde::Serialize;
 use super::{Session, required};
 use crate::error::Result;
 use crate::files;
-use crate::files::encoding;
-use crate::lines::count_lines;
 
 /// One file `find_files` found, with its lines.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -48,20 +46,14 @@ impl Session {
         let pattern = required(pattern, "find_files", "pattern")?;
         let max = super::max_results(max_results)?;
         let dir = self.directory(path)?;
-        let found = files::find(&self.ws, dir.as_ref(), pattern)?;
-        let more = found.files.len().saturating_sub(max);
-        let listed: Vec<files::FoundFile> = found.files.into_iter().take(max).collect();
-        // Each listed file is read to count its lines: on every core.
-        let lines = files::in_parallel(&listed, |file| {
-            let bytes = self.ws.read(&file.path, self.config.max_file_bytes).ok()?;
-            encoding::text_of(&bytes).map(|text| count_lines(text.as_bytes()))
-        });
-        let files = listed.into_iter().zip(lines).map(|(file, lines)| FoundFile { file, lines }).collect();
+        let found = files::find(&self.ws, dir.as_ref(), pattern, max, self.config.max_file_bytes)?;
+        let files =
+            found.files.into_iter().zip(found.lines).map(|(file, lines)| FoundFile { file, lines }).collect();
         Ok(FindOutcome {
             pattern: pattern.to_string(),
             path: dir.map(|d| d.display()).unwrap_or_else(|| ".".into()),
             files,
-            more,
+            more: found.more,
             walked: found.walked,
         })
     }
