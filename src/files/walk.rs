@@ -229,8 +229,10 @@ impl<T: Sync> Walk<T> {
 /// Whether a `.ignore` or `.gitignore` of the root or of a directory above `path` leaves it
 /// out (as a walk would).
 pub fn is_ignored(ws: &Workspace, path: &RootPath, is_dir: bool) -> bool {
-    let ignored =
-        |at: &RootPath, is_dir| rules_above(ws, Some(at)).is_some_and(|rules| rules.ignore(at, is_dir));
+    let mut scratch = std::path::PathBuf::new();
+    let mut ignored = |at: &RootPath, is_dir| {
+        rules_above(ws, Some(at)).is_some_and(|rules| rules.ignore(at, is_dir, &mut scratch))
+    };
     // A walk never enters an ignored directory: what is below one is left out with it.
     let mut above = Vec::new();
     let mut prefix = std::path::PathBuf::new();

@@ -50,6 +50,6 @@ impl Files for ProjectFiles<'_> {
         if walk.walked.stopped {
             return None;
         }
-        Some(walk.into_kept().map(|(path, ())| path.display()).collect())
+        Some(walk.kept().map(|(path, ())| path.display()).collect())
     }
 }
