@@ -17,23 +17,29 @@
 //! The rules (claims, fencing, the history budget, undo's reach) are written once over those
 //! statements, in `claims.rs` and `journal.rs`; nothing outside this module knows which
 //! backend is in use.
+//!
+//! `open.rs` chooses the backend, makes and checks the state directory and opens the store;
+//! `versions.rs` holds what a change replaced, which `undo` puts back.
 
 mod claims;
 mod intents;
 mod journal;
+mod open;
 mod postgres;
 mod sqlite;
 mod tx;
+mod versions;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub use claims::{Claim, ClaimOutcome, NotReleased, ReleaseOutcome};
 pub use intents::AppendIntent;
 pub use journal::{Action, Artifact, JournalEntry};
+pub use open::{Opening, StoreUrl, default_state_dir};
 pub use sqlite::DB_FILE;
+pub use versions::{Before, DEFAULT_HISTORY_BYTES, MAX_UNDO_STEPS, UndoStep};
 
 use crate::error::{Error, Result};
 use crate::timestamp::Timestamp;
@@ -42,36 +48,6 @@ use tx::{Lock, Tx};
 /// How long a call waits for another process's transaction before giving up with an error
 /// (never a hang).
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Where claims, the journal and versions are kept: `--store`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreUrl {
-    /// SQLite in the state directory (the default; `--store sqlite`).
-    Sqlite,
-    /// A PostgreSQL database shared by several hosts (`--store postgres://...`).
-    Postgres(String),
-}
-
-impl std::str::FromStr for StoreUrl {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<StoreUrl, String> {
-        if s == "sqlite" {
-            Ok(StoreUrl::Sqlite)
-        } else if s.starts_with("postgres://") || s.starts_with("postgresql://") {
-            Ok(StoreUrl::Postgres(s.to_string()))
-        } else {
-            Err("expected `sqlite` (the default) or a PostgreSQL URL, postgres://USER@HOST:PORT/DATABASE"
-                .into())
-        }
-    }
-}
-
-/// The most changes one `undo` takes back.
-pub const MAX_UNDO_STEPS: usize = 100;
-
-/// Bytes of old versions kept per root by default (`--history-bytes`).
-pub const DEFAULT_HISTORY_BYTES: u64 = 64 * 1024 * 1024;
 
 /// What the journal records about one write, computed by the caller from the bytes on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,100 +60,6 @@ pub struct WriteFacts {
     pub sha256: String,
     /// What the file was before, so that `undo` can put it back; None when it could not be
     /// kept (the old file was too large to read), which makes this change final.
-    pub before: Option<Before>,
-}
-
-/// What a file was before a change: kept so that `undo` can restore it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Before {
-    /// There was no file.
-    Absent,
-    /// The whole old content (a write or an edit replaced it).
-    Content(Vec<u8>),
-    /// The first this many bytes of the file after the change (an append added the rest): no
-    /// copy is needed.
-    Prefix(u64),
-    /// The file after the change with one stretch put back (an edit changed only that): from
-    /// byte `at`, the bytes `old` instead of what the change left there, up to where the file
-    /// before (`size` bytes) and after end alike. An edit of a large file keeps only the
-    /// text it replaced, so its version costs the history budget what the edit changed.
-    Splice {
-        /// Where the stretch begins, in both files.
-        at: u64,
-        /// The bytes the stretch held before.
-        old: Vec<u8>,
-        /// The size of the file before.
-        size: u64,
-    },
-}
-
-impl Before {
-    /// What `before` was, told against `after` (the content that replaced it): the stretch
-    /// between their common start and common end.
-    pub fn splice(before: &[u8], after: &[u8]) -> Before {
-        let head = common_start(before, after);
-        let room = before.len().min(after.len()) - head;
-        let tail = common_end(&before[head..], &after[head..]).min(room);
-        Before::Splice {
-            at: head as u64,
-            old: before[head..before.len() - tail].to_vec(),
-            size: before.len() as u64,
-        }
-    }
-
-    /// The file before a [`Before::Splice`] change, from `after`, the file it left; None when
-    /// `after` cannot be what the change left (too short for the stretch kept around it).
-    pub fn unsplice(at: u64, old: &[u8], size: u64, after: &[u8]) -> Option<Vec<u8>> {
-        let head = usize::try_from(at).ok()?;
-        let tail = usize::try_from(size).ok()?.checked_sub(head)?.checked_sub(old.len())?;
-        if head.checked_add(tail)? > after.len() {
-            return None;
-        }
-        let mut before = Vec::with_capacity(head + old.len() + tail);
-        before.extend_from_slice(&after[..head]);
-        before.extend_from_slice(old);
-        before.extend_from_slice(&after[after.len() - tail..]);
-        Some(before)
-    }
-}
-
-/// How many bytes `a` and `b` share at their start. Block by block first: a byte at a time
-/// took a 20 KB edit 20 µs.
-fn common_start(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let len = a.len().min(b.len());
-    let mut at = 0;
-    while at + BLOCK <= len && a[at..at + BLOCK] == b[at..at + BLOCK] {
-        at += BLOCK;
-    }
-    at + a[at..len].iter().zip(&b[at..len]).take_while(|(x, y)| x == y).count()
-}
-
-/// How many bytes `a` and `b` share at their end.
-fn common_end(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let len = a.len().min(b.len());
-    let (a, b) = (&a[a.len() - len..], &b[b.len() - len..]);
-    let mut from = len;
-    while from >= BLOCK && a[from - BLOCK..from] == b[from - BLOCK..from] {
-        from -= BLOCK;
-    }
-    len - from + a[..from].iter().rev().zip(b[..from].iter().rev()).take_while(|(x, y)| x == y).count()
-}
-
-/// One change `undo` may take back, newest first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UndoStep {
-    /// What the change was.
-    pub action: Action,
-    /// Who made it.
-    pub agent: String,
-    /// When.
-    pub time: Timestamp,
-    /// The file's sha256 right after the change.
-    pub sha256_after: String,
-    /// What the file was before the change; None when no copy was kept (the history budget
-    /// dropped it, or the change predates undo).
     pub before: Option<Before>,
 }
 
@@ -201,27 +83,6 @@ pub struct Store {
     /// The fencing token this process last held for each agent and path: a write under a
     /// token another agent's claim has superseded since is refused.
     held: Mutex<HashMap<(String, String), u64>>,
-}
-
-/// A store's SQLite database still to be opened, by [`Opening::finish`].
-#[derive(Debug)]
-#[must_use = "the store waits for ever unless its opening is finished"]
-pub struct Opening {
-    backend: Arc<OnceLock<Backend>>,
-    state_dir: PathBuf,
-    durable: bool,
-}
-
-impl Opening {
-    /// Opens the database and hands it to the store, whose uses have waited for it.
-    pub fn finish(self) -> anyhow::Result<()> {
-        let db = sqlite::Sqlite::open(&self.state_dir)?;
-        if self.durable {
-            db.durable()?;
-        }
-        let _ = self.backend.set(Backend::Sqlite(db));
-        Ok(())
-    }
 }
 
 #[derive(Debug)]
@@ -261,103 +122,6 @@ impl Backend {
 }
 
 impl Store {
-    /// Opens (creating if needed) the SQLite store in `state_dir`.
-    pub fn open(state_dir: &Path, claim_ttl: Option<Duration>) -> anyhow::Result<Self> {
-        Store::open_at(&StoreUrl::Sqlite, "", None, state_dir, claim_ttl)
-    }
-
-    /// Opens the store `url` names for the root `root_id` (the key of its rows in a shared
-    /// PostgreSQL; unused by SQLite, whose database is the root's own). `ca` adds trusted
-    /// certificates for a PostgreSQL URL with `sslmode=require`. `state_dir` holds the SQLite
-    /// database and, for both, the intents of appends in flight.
-    ///
-    /// A PostgreSQL that cannot be reached does not stop the server: reads need no store, and
-    /// each write says the store is down, with nothing written, until it is back.
-    ///
-    /// # Ambient authority
-    /// Opens a host path outside the sandbox (the state directory); the workspace is told to
-    /// keep it out of every tool's reach.
-    pub fn open_at(
-        url: &StoreUrl,
-        root_id: &str,
-        ca: Option<&Path>,
-        state_dir: &Path,
-        claim_ttl: Option<Duration>,
-    ) -> anyhow::Result<Self> {
-        Self::prepare_state_dir(state_dir)?;
-        let backend = match url {
-            StoreUrl::Sqlite => Backend::Sqlite(sqlite::Sqlite::open(state_dir)?),
-            StoreUrl::Postgres(url) => {
-                Backend::Postgres(Box::new(postgres::Postgres::open(url, root_id, ca)?))
-            }
-        };
-        let description = match &backend {
-            Backend::Sqlite(db) => db.describe(),
-            Backend::Postgres(db) => db.describe(),
-        };
-        let sqlite = matches!(backend, Backend::Sqlite(_));
-        Ok(Store::made(Arc::new(OnceLock::from(backend)), description, sqlite, state_dir, claim_ttl))
-    }
-
-    /// Makes the state directory if it is missing, and refuses one this process cannot write.
-    fn prepare_state_dir(state_dir: &Path) -> anyhow::Result<()> {
-        use anyhow::Context;
-        std::fs::create_dir_all(state_dir)
-            .with_context(|| format!("cannot create the state directory {}", state_dir.display()))?;
-        // A state directory that cannot be written would let the server start and then fail
-        // every write: refuse it now, with what to do. The kernel's own check for this process
-        // (permissions, ACLs, a read-only mount, an immutable directory), rather than a file
-        // made and removed at every start.
-        use rustix::fs::{Access, AtFlags, CWD, accessat};
-        let writable = accessat(CWD, state_dir, Access::WRITE_OK | Access::EXEC_OK, AtFlags::EACCESS);
-        writable.map_err(std::io::Error::from).with_context(|| {
-            format!(
-                "the state directory {} is not writable: claims, the journal and undo live there. Make it \
-                 writable or pass --state-dir with a writable directory",
-                state_dir.display()
-            )
-        })?;
-        Ok(())
-    }
-
-    /// A SQLite store in `state_dir` whose database [`Opening::finish`] opens, on another
-    /// thread: opening it (WAL, schema) is most of a start's work, and a call that needs no
-    /// claim or journal (a read) need not wait for it. Every use of the database waits until
-    /// then. The state directory is made and checked here, as [`Store::open_at`] does.
-    ///
-    /// # Ambient authority
-    /// Opens a host path outside the sandbox (the state directory, here and in
-    /// [`Opening::finish`]); the workspace is told to keep it out of every tool's reach.
-    pub fn open_sqlite_later(
-        state_dir: &Path,
-        claim_ttl: Option<Duration>,
-        durable: bool,
-    ) -> anyhow::Result<(Self, Opening)> {
-        Self::prepare_state_dir(state_dir)?;
-        let backend = Arc::new(OnceLock::new());
-        let description = state_dir.join(sqlite::DB_FILE).display().to_string();
-        let store = Store::made(backend.clone(), description, true, state_dir, claim_ttl);
-        Ok((store, Opening { backend, state_dir: state_dir.to_path_buf(), durable }))
-    }
-
-    fn made(
-        backend: Arc<OnceLock<Backend>>,
-        description: String,
-        sqlite: bool,
-        state_dir: &Path,
-        claim_ttl: Option<Duration>,
-    ) -> Store {
-        Store {
-            backend,
-            description,
-            sqlite,
-            intents: intents::Intents::new(state_dir),
-            claim_ttl,
-            history_bytes: DEFAULT_HISTORY_BYTES,
-            held: Mutex::new(HashMap::new()),
-        }
-    }
-
     /// Whether every use of the store may run on a thread that drives async tasks. Not with
     /// PostgreSQL: its client blocks on a runtime of its own, which tokio forbids there.
     pub fn blocks_no_runtime(&self) -> bool {
@@ -644,23 +408,10 @@ fn cause(e: &Error) -> String {
         other => other.to_string(),
     }
 }
-
-/// The state directory for `root` when `--state-dir` is not given: the platform's state
-/// directory, keyed by a hash of the canonical root so that every process on the same root
-/// finds the same database.
-pub fn default_state_dir(canonical_root: &Path) -> Option<PathBuf> {
-    use sha2::{Digest, Sha256};
-    let base = dirs::state_dir().or_else(dirs::data_local_dir)?;
-    let digest = Sha256::digest(canonical_root.as_os_str().as_encoded_bytes());
-    let key: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let name =
-        canonical_root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "root".into());
-    Some(base.join("filewright").join(format!("{name}-{key}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::{Path, PathBuf};
 
     fn store(ttl: Option<Duration>) -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
