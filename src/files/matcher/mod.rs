@@ -26,7 +26,6 @@
 //! remembers, for every byte, which bytes of the original it came from. The quoted text is put
 //! in the same form and searched for; every hit is mapped back to the original and checked
 //! (whole lines where indentation was ignored, the uniform shift).
-
 //!
 //! # Layout
 //! This module holds the answers ([`Located`], [`Tolerant`]) and the search ([`locate`]);

@@ -2,8 +2,10 @@
 //! model sent unchanged stay as the file has them, new ones take the file's indentation,
 //! look-alikes and line endings.
 //!
-//! Apart from locating because it runs only after a match is chosen, on the caller's new
-//! text, and answers a different question: not "where", but "what should the file read".
+//! Apart from locating because it answers a different question: not "where", but "what
+//! should the file read". The look-alikes a match records for this (`file_forms`, found
+//! while locating) are worked out here too, so that the rule for keeping the file's own
+//! characters is in one place.
 
 use super::canonical::{Canonical, canonical_line, fold, is_indent, is_space};
 use super::indentation::{columns, indent_of};
