@@ -10,12 +10,7 @@
 //! of a text about to be written) can start [`ahead`] on a helper thread of the normal
 //! priority, while the call does its own part; the call then takes its result, or does the
 //! work itself when the helper has not begun it.
-//!
-//! Handing work to a helper wakes it, which costs the kernel a few microseconds. A call
-//! answered on the thread that also writes the replies puts those wake-ups off until its
-//! reply is out ([`after_reply`]): the client reads the reply meanwhile.
 
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Sender, SyncSender, TrySendError, channel, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
@@ -57,61 +52,11 @@ pub fn drop_later<T: Send + 'static>(value: T) {
         }
     });
     if let Some(sender) = dropper {
-        after_reply(move || match sender.try_send(Box::new(value)) {
+        match sender.try_send(Box::new(value)) {
             Ok(()) => {}
             Err(TrySendError::Full(value) | TrySendError::Disconnected(value)) => drop(value),
-        });
-    }
-}
-
-/// Work put off on this thread until the reply it is making is out; None when the thread
-/// puts nothing off.
-type PutOff = Option<Vec<Box<dyn FnOnce()>>>;
-
-thread_local! {
-    static PUT_OFF: RefCell<PutOff> = const { RefCell::new(None) };
-}
-
-/// How much work a thread holds for replies at most: past that it runs what it holds, so that
-/// a reply never written cannot keep replaced files open without end.
-const PUT_OFF_AT_MOST: usize = 64;
-
-/// Runs `work` after the reply of the call running on this thread has been written, when
-/// the thread [puts work off](put_off_until_replied); at once otherwise. For handing work to
-/// a helper thread: the wake-up is then no part of the time the client waits for the reply.
-pub fn after_reply(work: impl FnOnce() + 'static) {
-    let work = PUT_OFF.with_borrow_mut(|held| match held {
-        Some(held) => {
-            held.push(Box::new(work));
-            None
         }
-        None => Some(work),
-    });
-    if let Some(work) = work {
-        work();
     }
-}
-
-/// From here, [`after_reply`] work on this thread waits for [`replied`]. For the thread that
-/// both answers a call and writes its reply (the one reading the client's lines); where
-/// replies are written by another thread, nothing would run the work.
-pub fn put_off_until_replied() {
-    let overdue = PUT_OFF.with_borrow_mut(|held| match held {
-        Some(work) if work.len() >= PUT_OFF_AT_MOST => std::mem::take(work),
-        Some(_) => Vec::new(),
-        None => {
-            *held = Some(Vec::new());
-            Vec::new()
-        }
-    });
-    overdue.into_iter().for_each(|work| work());
-}
-
-/// A reply has been written: runs the work put off on this thread, and puts off no more
-/// until [`put_off_until_replied`] again.
-pub fn replied() {
-    let held = PUT_OFF.with_borrow_mut(Option::take).unwrap_or_default();
-    held.into_iter().for_each(|work| work());
 }
 
 /// How long [`Ahead::finish`] polls for a running helper to end before it sleeps until then.
@@ -272,8 +217,6 @@ pub fn lower_priority() {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::Cell;
-    use std::rc::Rc;
 
     use super::*;
 
@@ -359,51 +302,6 @@ mod tests {
         blocker.finish();
         assert!(the_helper_runs_a_job());
         assert!(!ran.load(Ordering::SeqCst));
-    }
-
-    #[test]
-    fn work_after_a_reply_waits_for_it_only_where_work_is_put_off() {
-        let ran = Rc::new(Cell::new(0));
-        let count = |ran: &Rc<Cell<i32>>| {
-            let ran = Rc::clone(ran);
-            move || ran.set(ran.get() + 1)
-        };
-        after_reply(count(&ran));
-        assert_eq!(ran.get(), 1, "a thread that puts nothing off runs the work at once");
-        put_off_until_replied();
-        after_reply(count(&ran));
-        after_reply(count(&ran));
-        assert_eq!(ran.get(), 1, "the work ran before the reply");
-        replied();
-        assert_eq!(ran.get(), 3, "the work did not run once the reply was out");
-        after_reply(count(&ran));
-        assert_eq!(ran.get(), 4, "after the reply, work is put off no more");
-    }
-
-    #[test]
-    fn work_held_for_replies_never_written_runs_once_too_much_is_held() {
-        let ran = Rc::new(Cell::new(0));
-        for _ in 0..PUT_OFF_AT_MOST {
-            put_off_until_replied();
-            let ran = Rc::clone(&ran);
-            after_reply(move || ran.set(ran.get() + 1));
-        }
-        assert_eq!(ran.get(), 0);
-        put_off_until_replied();
-        assert_eq!(ran.get(), PUT_OFF_AT_MOST, "the work held was not run");
-        replied();
-    }
-
-    #[test]
-    fn a_value_given_to_drop_later_while_a_reply_is_made_waits_for_it() {
-        let (tell, told) = std::sync::mpsc::channel();
-        put_off_until_replied();
-        drop_later(Told(tell));
-        let early = told.recv_timeout(std::time::Duration::from_millis(50));
-        assert!(early.is_err(), "the value was handed over before the reply was out");
-        replied();
-        let dropped_on = told.recv_timeout(std::time::Duration::from_secs(10)).expect("never dropped");
-        assert_ne!(dropped_on, std::thread::current().id());
     }
 
     #[test]

@@ -40,11 +40,9 @@
 //!   threads, put off until the `initialize` reply is out (`server::startup`).
 //!
 //! # One `append_file` call, from the wire to disk and back: four files
-//! 1. `server/direct.rs` takes the request line beside rmcp and decodes it into a
-//!    `server/tools.rs` `Call` (`content` is an `Option`, so a call cut off by the model's
-//!    output limit still arrives), which runs on the thread that read the line (or, behind a
-//!    line over 64 KiB, on the lane's own thread). A request the lane leaves to rmcp reaches
-//!    the same `Call` through rmcp's `append_file` method, on a blocking thread.
+//! 1. `server/tools.rs`: rmcp decodes the request into `AppendArgs` (`content` is an
+//!    `Option`, so a call cut off by the model's output limit still arrives) and calls the
+//!    tool method, which runs the session's call on a blocking thread.
 //! 2. `session/append.rs` (`Session::append_file`): resolves the path in the [`workspace`];
 //!    inside [`store::Store::write_claimed`] (claim, write, journal row: one transaction) calls
 //!    [`files::append`]; gathers warnings; then `Session::after_write` (one function, shared by

@@ -199,8 +199,7 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
             tokio::time::sleep(startup::AT_MOST).await;
             startup::GATE.proceed();
         });
-        let direct = filewright::server::direct::Direct::new(slot.clone(), cli.profile);
-        let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes), Some(direct));
+        let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes));
         // The framing enforces the line limit and answers what rmcp would drop.
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(framed.input, framed.output)
             .with_max_line_length(usize::MAX);

@@ -95,16 +95,11 @@ impl Spares {
                 requests.iter().for_each(|_| ready.unask(dir));
                 return spare;
             };
-            let shared = Arc::clone(&self.shared);
-            crate::background::after_reply(move || {
-                for copy in requests {
-                    if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) =
-                        maker.try_send((dir, copy))
-                    {
-                        shared.lock().unask(dir);
-                    }
+            for copy in requests {
+                if let Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) = maker.try_send((dir, copy)) {
+                    self.shared.lock().unask(dir);
                 }
-            });
+            }
         }
         spare
     }

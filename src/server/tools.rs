@@ -452,90 +452,6 @@ pub struct ArtifactsArgs {
     pub history: Option<bool>,
 }
 
-/// A call of one of the tools agents make most (write, append, read, edit): its arguments,
-/// parsed, ready to run on a session. The one place where those tools' arguments meet the
-/// session, for both ways a call arrives: through rmcp's router (the tool methods below) and
-/// answered beside it ([`super::direct`]).
-#[derive(Debug)]
-pub(crate) enum Call {
-    Write(WriteArgs),
-    Append(AppendArgs),
-    Read(ReadArgs),
-    Edit(EditArgs),
-}
-
-impl Call {
-    /// Whether the call changes a file (and so runs the `--after-write` hook, when there is one).
-    pub(crate) fn writes(&self) -> bool {
-        !matches!(self, Call::Read(_))
-    }
-
-    /// The call of tool `name` with `arguments`; None for a tool that is not one of these.
-    pub(crate) fn parse(name: &str, arguments: serde_json::Value) -> Option<serde_json::Result<Call>> {
-        let parsed = match name {
-            "write_file" => serde_json::from_value(arguments).map(Call::Write),
-            "append_file" => serde_json::from_value(arguments).map(Call::Append),
-            "read_file" => serde_json::from_value(arguments).map(Call::Read),
-            "edit_file" => serde_json::from_value(arguments).map(Call::Edit),
-            _ => return None,
-        };
-        Some(parsed)
-    }
-
-    /// Runs the call on `session` (file I/O and parsing: on a thread that may block) and
-    /// renders its outcome.
-    pub(crate) fn run(self, session: &crate::session::Session) -> CallToolResult {
-        let uri = |path: &str| session.file_uri(path);
-        match self {
-            Call::Write(args) => render::rendered(
-                session.write_file_in(
-                    args.path.as_deref(),
-                    args.content.as_deref(),
-                    args.expected_sha256.as_deref(),
-                    args.agent.as_deref(),
-                    args.encoding.as_deref(),
-                ),
-                &uri,
-            ),
-            Call::Append(args) => render::rendered(
-                session.append_file(
-                    args.path.as_deref(),
-                    args.content.as_deref(),
-                    crate::files::Expected { size: args.expected_size, sha256: args.expected_sha256 },
-                    args.agent.as_deref(),
-                ),
-                &uri,
-            ),
-            Call::Read(args) => render::rendered(
-                session.read_file(
-                    args.path.as_deref(),
-                    args.offset,
-                    args.limit,
-                    args.anchors.unwrap_or(false),
-                ),
-                &uri,
-            ),
-            Call::Edit(mut args) => {
-                let edits = match args.edits() {
-                    Ok(edits) => edits,
-                    Err(e) => return render::error_result(&e.to_string()),
-                };
-                render::rendered(
-                    session.edit_file(
-                        args.path.as_deref(),
-                        edits,
-                        args.dry_run.unwrap_or(false),
-                        args.tolerant.unwrap_or(true),
-                        args.expected_sha256.as_deref(),
-                        args.agent.as_deref(),
-                    ),
-                    &uri,
-                )
-            }
-        }
-    }
-}
-
 #[tool_router(vis = "pub(crate)")]
 impl FilewrightServer {
     /// Create or replace a file with `content`. For a large file send only the FIRST PART here
@@ -549,7 +465,16 @@ impl FilewrightServer {
         annotations(title = "Write file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     async fn write_file(&self, Parameters(args): Parameters<WriteArgs>) -> CallToolResult {
-        self.answer(Call::Write(args)).await
+        self.run(move |session| {
+            session.write_file_in(
+                args.path.as_deref(),
+                args.content.as_deref(),
+                args.expected_sha256.as_deref(),
+                args.agent.as_deref(),
+                args.encoding.as_deref(),
+            )
+        })
+        .await
     }
 
     /// Append the next part of a file (at most ~8,000 characters per call). Content is added
@@ -563,7 +488,15 @@ impl FilewrightServer {
         annotations(title = "Append to file", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn append_file(&self, Parameters(args): Parameters<AppendArgs>) -> CallToolResult {
-        self.answer(Call::Append(args)).await
+        self.run(move |session| {
+            session.append_file(
+                args.path.as_deref(),
+                args.content.as_deref(),
+                crate::files::Expected { size: args.expected_size, sha256: args.expected_sha256 },
+                args.agent.as_deref(),
+            )
+        })
+        .await
     }
 
     /// Read a text file as numbered lines (`<n>\t<text>`), 2000 lines at a time by default. Use a
@@ -578,7 +511,10 @@ impl FilewrightServer {
         annotations(title = "Read file", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
-        self.answer(Call::Read(args)).await
+        self.run(move |session| {
+            session.read_file(args.path.as_deref(), args.offset, args.limit, args.anchors.unwrap_or(false))
+        })
+        .await
     }
 
     /// Find files by glob, newest first, with size and lines: `*.ts` matches file names at any
@@ -864,8 +800,22 @@ impl FilewrightServer {
         output_schema = schemas::output("edit_file"),
         annotations(title = "Edit file", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
-    async fn edit_file(&self, Parameters(args): Parameters<EditArgs>) -> CallToolResult {
-        self.answer(Call::Edit(args)).await
+    async fn edit_file(&self, Parameters(mut args): Parameters<EditArgs>) -> CallToolResult {
+        let edits = match args.edits() {
+            Ok(edits) => edits,
+            Err(e) => return render::error_result(&e.to_string()),
+        };
+        self.run(move |session| {
+            session.edit_file(
+                args.path.as_deref(),
+                edits,
+                args.dry_run.unwrap_or(false),
+                args.tolerant.unwrap_or(true),
+                args.expected_sha256.as_deref(),
+                args.agent.as_deref(),
+            )
+        })
+        .await
     }
 
     /// Apply one change across files, all or nothing: a Codex patch (`*** Begin Patch` ...

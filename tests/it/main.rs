@@ -10,7 +10,6 @@ mod claims;
 mod cleanup;
 mod cli;
 mod copy;
-mod direct;
 mod directories;
 mod edit;
 mod encoding;
