@@ -14,12 +14,10 @@
 //!   that `check_files` resolves (`check::refs`), through a file access the caller provides.
 //! - [`platform`]: the one switch between the Linux-only calls and the portable paths other
 //!   Unix systems take (each kept beside its call), and the table of them.
-//! - [`spares`]: unnamed files made ahead (`O_TMPFILE`) in the directories written to last,
-//!   so that an atomic replace does not allocate an inode while the caller waits.
 //! - [`writeback`]: a staged file's way to disk, started on the helper that runs work ahead,
 //!   so that the rename of an atomic replace finds it started.
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root), atomic replaces through hidden
-//!   temporary files (made ahead by [`spares`] when it can; staged, then landed, so that the
+//!   temporary files (staged, then landed, so that the
 //!   rename can come last), and the sweep of those a kill left.
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
 //!   exact edits, bounded directory listings, one walker under `find_files` (globs) and
@@ -57,8 +55,7 @@
 //! authority" section: [`workspace::Workspace::open_root`] and [`workspace::Workspace::reserve`],
 //! [`store::Store::open_at`] and [`store::Store::open_sqlite_later`] (the state
 //! directory; a `--store` URL is a network door, not a path), [`session::Session::open`] (both), the client's roots (`server/roots.rs`) and
-//! [`hooks::Hook::run`], and [`spares::name`] (an unnamed file's own `/proc/self/fd` entry, on
-//! kernels that refuse to name it otherwise). [`session::Session::file_uri`] names a host path (the links in
+//! [`hooks::Hook::run`]. [`session::Session::file_uri`] names a host path (the links in
 //! results) but opens nothing.
 //!
 //! # Where this departs from the house notes
@@ -87,7 +84,6 @@ pub mod lines;
 pub mod platform;
 pub mod server;
 pub mod session;
-pub mod spares;
 pub mod store;
 pub mod timestamp;
 pub mod unescape;

@@ -33,11 +33,6 @@ pub struct Workspace {
     reserved: Option<Reserved>,
     /// `--durable`: every change is synced to disk, with its directory, before it is reported.
     durable: bool,
-    /// Unnamed files made ahead in the directories written to last, for `replace`.
-    spares: crate::spares::Spares,
-    /// The root's identity, which keys the spares made in it (None when it could not be
-    /// told: each replace there then asks the directory it holds).
-    root_id: Option<crate::spares::DirId>,
 }
 
 /// The state directory inside the root, by relative path (for a clear early refusal) and by
@@ -222,16 +217,7 @@ impl Workspace {
             .with_context(|| format!("cannot resolve the root {}", root.display()))?;
         let dir = Dir::open_ambient_dir(&canonical_root, ambient_authority())
             .with_context(|| format!("cannot open the root {}", root.display()))?;
-        let root_id = rustix::fs::fstat(&dir).ok().map(|s| (s.st_dev, s.st_ino));
-        Ok(Workspace {
-            dir,
-            given_root,
-            canonical_root,
-            reserved: None,
-            durable: false,
-            spares: Default::default(),
-            root_id,
-        })
+        Ok(Workspace { dir, given_root, canonical_root, reserved: None, durable: false })
     }
 
     /// A second handle on the same root (for the temp sweep, which runs on its own thread).
@@ -245,8 +231,6 @@ impl Workspace {
             canonical_root: self.canonical_root.clone(),
             reserved,
             durable: self.durable,
-            spares: Default::default(),
-            root_id: self.root_id,
         })
     }
 
@@ -501,8 +485,7 @@ impl Workspace {
     /// Replaces (or creates) the file with `bytes` atomically: a temporary file in the same
     /// directory is written, synced and renamed over the target, so a reader sees the old
     /// content or the new, never a mix. Missing parent directories are created. A replaced
-    /// file keeps its permissions. The temporary file is the one made ahead in that directory
-    /// when there is one (see [`crate::spares`]), else created here. [`Workspace::stage`] and
+    /// file keeps its permissions. [`Workspace::stage`] and
     /// [`Workspace::land`] are its two halves, for a caller with work to do in between.
     pub fn replace(&self, path: &RootPath, bytes: &[u8]) -> Result<Replaced> {
         let staged = self.stage(path, bytes, true)?;
@@ -527,19 +510,11 @@ impl Workspace {
         // A hidden name that says whose it is: listings never show it, and a start sweeps
         // the ones whose process died between creating and renaming them (see `sweep_temps`).
         let tmp_name = temp_name();
-        // A spare tells the mode it was made with; a file created here is given the old
-        // file's mode whatever it was made with.
-        let (mut tmp, made_with) = match self.named_spare(&parent_dir, path.in_root(), &tmp_name) {
-            Some((spare, mode)) => (spare, Some(mode)),
-            None => {
-                let mut options = OpenOptions::new();
-                options.write(true).create_new(true).follow(FollowSymlinks::No);
-                let created = parent_dir
-                    .open_with(&tmp_name, &options)
-                    .map_err(|e| map_io(e, "create a temporary file for", path))?;
-                (created, None)
-            }
-        };
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true).follow(FollowSymlinks::No);
+        let mut tmp = parent_dir
+            .open_with(&tmp_name, &options)
+            .map_err(|e| map_io(e, "create a temporary file for", path))?;
         if let Err(e) = tmp.write_all(bytes) {
             let _ = parent_dir.remove_file(&tmp_name);
             return Err(map_io(e, "write", path));
@@ -549,7 +524,6 @@ impl Workspace {
             dir: parent_dir,
             tmp_name,
             path: path.clone(),
-            made_with,
             tmp,
             landed: false,
             _writing: writing,
@@ -578,9 +552,7 @@ impl Workspace {
         };
         let existed = permissions.is_some();
         let written = (|| {
-            if let Some(perms) = permissions
-                && staged.made_with != Some(cap_std::fs::PermissionsExt::mode(&perms) & 0o7777)
-            {
+            if let Some(perms) = permissions {
                 tmp.set_permissions(perms).map_err(|e| map_io(e, "set permissions of", path))?;
             }
             if self.durable {
@@ -618,25 +590,6 @@ impl Workspace {
         match self.open_parent(&staged.path, false) {
             Ok(now) => identity(&now).is_some_and(|now| Some(now) == identity(&staged.dir)),
             Err(_) => false,
-        }
-    }
-
-    /// The spare file made ahead in `dir` (see [`crate::spares`]), named `tmp_name` there,
-    /// and the mode it was made with; None when there is none or it cannot be named (the
-    /// caller creates its own). `in_root`: `dir` is a handle on the root, whose identity is
-    /// known.
-    fn named_spare(&self, dir: &Dir, in_root: bool, tmp_name: &str) -> Option<(File, u32)> {
-        let id = match self.root_id.filter(|_| in_root) {
-            Some(id) => id,
-            None => rustix::fs::fstat(dir).ok().map(|s| (s.st_dev, s.st_ino))?,
-        };
-        let (spare, mode) = self.spares.take(id, dir)?;
-        match crate::spares::name(&spare, dir, tmp_name) {
-            Ok(()) => Some((File::from_std(spare), mode)),
-            Err(e) => {
-                tracing::debug!("a spare file could not be named: {e}");
-                None
-            }
         }
     }
 
@@ -1054,8 +1007,6 @@ pub struct Staged {
     dir: Dir,
     tmp_name: String,
     path: RootPath,
-    /// The mode a spare was made with (None: created here).
-    made_with: Option<u32>,
     /// The temporary file, open for writing.
     tmp: File,
     /// Renamed into place: nothing is left to remove.
@@ -1335,83 +1286,19 @@ mod tests {
         assert_eq!(names, ["b.txt"]);
     }
 
-    /// Waits until the spare of `dir` (a directory under the root) is made; its inode.
-    fn spare_made_for(ws: &Workspace, dir: &str) -> u64 {
-        let handle = ws.dir.open_dir(dir).unwrap();
-        let stat = rustix::fs::fstat(&handle).unwrap();
-        let started = std::time::Instant::now();
-        loop {
-            if let Some(inode) = ws.spares.ready_inode((stat.st_dev, stat.st_ino)) {
-                return inode;
-            }
-            assert!(started.elapsed() < std::time::Duration::from_secs(10), "no spare was made for {dir}");
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-    }
-
-    /// The root's spares are found by the identity told at open, and a staged file of the root
-    /// lands without looking its directory up again.
     #[test]
-    fn a_replace_in_the_root_after_the_first_writes_into_the_file_made_ahead() {
-        let (t, ws) = ws();
-        let path = ws.resolve("b.txt").unwrap();
-        assert!(ws.replace(&path, b"one").unwrap().created);
-        let spare = spare_made_for(&ws, ".");
-        let staged = ws.stage(&path, b"two", false).unwrap();
-        assert!(ws.still_beside(&staged));
-        ws.land(staged).unwrap();
-        let meta = std::fs::metadata(t.path().join("b.txt")).unwrap();
-        assert_eq!(meta.ino(), spare, "the spare made ahead became the file");
-        assert_eq!(std::fs::read(t.path().join("b.txt")).unwrap(), b"two");
-    }
-
-    #[test]
-    fn a_replace_after_the_first_in_a_directory_writes_into_the_file_made_ahead() {
+    fn a_replace_keeps_the_replaced_files_permissions() {
         use std::os::unix::fs::PermissionsExt;
         let (t, ws) = ws();
         let path = ws.resolve("a/b.txt").unwrap();
         assert!(ws.replace(&path, b"one").unwrap().created);
         std::fs::set_permissions(t.path().join("a/b.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
-        let spare = spare_made_for(&ws, "a");
         let replaced = ws.replace(&path, b"two, longer").unwrap();
         assert!(!replaced.created);
         let meta = std::fs::metadata(t.path().join("a/b.txt")).unwrap();
-        assert_eq!(meta.ino(), spare, "the spare made ahead became the file");
         assert_eq!(std::fs::read(t.path().join("a/b.txt")).unwrap(), b"two, longer");
         assert_eq!(meta.permissions().mode() & 0o777, 0o640, "the replaced file's permissions are kept");
         assert_eq!(replaced.now.map(|n| n.size), Some(11));
-        let names: Vec<_> =
-            std::fs::read_dir(t.path().join("a")).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(names, ["b.txt"], "no temporary name is left");
-        // A new file in the same directory takes the next one.
-        let spare = spare_made_for(&ws, "a");
-        let other = ws.resolve("a/c.txt").unwrap();
-        assert!(ws.replace(&other, b"three").unwrap().created);
-        assert_eq!(std::fs::metadata(t.path().join("a/c.txt")).unwrap().ino(), spare);
-    }
-
-    #[test]
-    fn a_file_made_ahead_in_a_setgid_directory_takes_its_group() {
-        use std::os::unix::fs::PermissionsExt;
-        let (t, ws) = ws();
-        std::fs::create_dir(t.path().join("shared")).unwrap();
-        // Only root can give a directory a group it is not in; elsewhere there is nothing to see.
-        if std::os::unix::fs::chown(t.path().join("shared"), None, Some(4242)).is_err() {
-            return;
-        }
-        std::fs::set_permissions(t.path().join("shared"), std::fs::Permissions::from_mode(0o2775)).unwrap();
-        let path = ws.resolve("shared/x.txt").unwrap();
-        ws.replace(&path, b"one").unwrap();
-        let spare = spare_made_for(&ws, "shared");
-        let other = ws.resolve("shared/y.txt").unwrap();
-        ws.replace(&other, b"two").unwrap();
-        let meta = std::fs::metadata(t.path().join("shared/y.txt")).unwrap();
-        assert_eq!(meta.ino(), spare);
-        assert_eq!(std::os::unix::fs::MetadataExt::gid(&meta), 4242);
-        assert_eq!(
-            std::os::unix::fs::MetadataExt::gid(&std::fs::metadata(t.path().join("shared/x.txt")).unwrap()),
-            4242
-        );
     }
 
     #[test]
