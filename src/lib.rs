@@ -14,8 +14,6 @@
 //!   that `check_files` resolves (`check::refs`), through a file access the caller provides.
 //! - [`platform`]: the one switch between the Linux-only calls and the portable paths other
 //!   Unix systems take (each kept beside its call), and the table of them.
-//! - [`writeback`]: a staged file's way to disk, started on the helper that runs work ahead,
-//!   so that the rename of an atomic replace finds it started.
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root), atomic replaces through hidden
 //!   temporary files (staged, then landed, so that the
 //!   rename can come last), and the sweep of those a kill left.
@@ -88,4 +86,3 @@ pub mod store;
 pub mod timestamp;
 pub mod unescape;
 pub mod workspace;
-pub mod writeback;

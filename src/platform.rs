@@ -8,7 +8,6 @@
 //! |---|---|---|
 //! | `renameat2(RENAME_NOREPLACE)` | [`crate::workspace`], `move_file` | check that the target is absent, then `rename` |
 //! | `O_PATH` handle on a replaced file | [`crate::workspace`] | its permissions looked up by name |
-//! | `sync_file_range` | [`crate::writeback`] | the rename starts the writeback |
 //! | `setpriority` of one thread | [`crate::background::lower_priority`] | background work at the normal priority |
 //! | `statfs` filesystem type | `store::sqlite` | no warning about a network filesystem |
 //! | `F_SETPIPE_SZ` on stdout | `main.rs` | the system's pipe size |

@@ -493,8 +493,7 @@ impl Workspace {
     }
 
     /// The first half of [`Workspace::replace`]: writes `bytes` into a temporary file beside
-    /// `path` and starts writing it to disk ([`crate::writeback`]), without touching `path`
-    /// itself. Missing parent directories are created only with `create_parents` (a caller
+    /// `path`, without touching `path` itself. Missing parent directories are created only with `create_parents` (a caller
     /// that stages before it holds the claim must leave nothing behind when refused). The
     /// temporary file is removed when the [`Staged`] is dropped without landing.
     pub fn stage(&self, path: &RootPath, bytes: &[u8], create_parents: bool) -> Result<Staged> {
@@ -519,14 +518,12 @@ impl Workspace {
             let _ = parent_dir.remove_file(&tmp_name);
             return Err(map_io(e, "write", path));
         }
-        let writing = if self.durable { None } else { crate::writeback::start(&tmp) };
         Ok(Staged {
             dir: parent_dir,
             tmp_name,
             path: path.clone(),
             tmp,
             landed: false,
-            _writing: writing,
         })
     }
 
@@ -1011,9 +1008,6 @@ pub struct Staged {
     tmp: File,
     /// Renamed into place: nothing is left to remove.
     landed: bool,
-    /// The request to start its writeback, given up if the helper has not begun it by the
-    /// time this is dropped.
-    _writing: Option<crate::background::Ahead<()>>,
 }
 
 impl Drop for Staged {

@@ -226,8 +226,8 @@ impl Session {
                         self.settle_locked(&path);
                         let applied = read_and_apply()?;
                         let text = applied.after_bytes();
-                        // On its way to disk while the hash and the journal row are made, and
-                        // checked beside them (on the same helper, after the writeback).
+                        // Staged before the journal row is made, and checked beside it (on
+                        // the helper).
                         let staged = files::stage(&self.ws, &path, text, self.config.max_file_bytes);
                         let ahead = self.checks.start_edited(
                             &key,

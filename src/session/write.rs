@@ -84,11 +84,10 @@ impl Session {
         let stored = encoding.whole_text(&text);
         let bytes = encoding::encode(&path.display(), &stored, encoding)?;
         let sha256 = sha256_hex(&bytes);
-        // Written beside the file before the claim is taken, and on its way to disk while the
-        // claim and the journal are: only the rename waits for the transaction.
+        // Written beside the file before the claim is taken: only the rename waits for the
+        // transaction.
         let staged = files::stage(&self.ws, &path, &bytes, self.config.max_file_bytes);
-        // The check needs only the text: it runs beside the claim, the write and the journal
-        // (on the same helper, after the request for the writeback).
+        // The check needs only the text: it runs beside the claim, the write and the journal.
         let ahead = Some(CheckAhead::start(&path.display(), &stored));
         let ((existing, written), unrecorded) = self
             .store
