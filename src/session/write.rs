@@ -6,7 +6,6 @@ use serde::Serialize;
 use super::after_write::{AfterWrite, Landed};
 use super::warnings::{self, WRITE_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required_or_truncated};
-use crate::check::cache::CheckAhead;
 use crate::cleanup;
 use crate::error::Result;
 use crate::files;
@@ -87,8 +86,6 @@ impl Session {
         // Written beside the file before the claim is taken: only the rename waits for the
         // transaction.
         let staged = files::stage(&self.ws, &path, &bytes, self.config.max_file_bytes);
-        // The check needs only the text: it runs beside the claim, the write and the journal.
-        let ahead = Some(CheckAhead::start(&path.display(), &stored));
         let ((existing, written), unrecorded) = self
             .store
             .write_claimed_then_land(
@@ -143,7 +140,7 @@ impl Session {
             seen,
             &path,
             &agent,
-            Landed::whole(&stored, &bytes, &sha256, ahead, written.now),
+            Landed::whole(&stored, &bytes, &sha256, None, written.now),
             warnings,
         );
         Ok(WriteOutcome {
