@@ -532,8 +532,7 @@ impl Workspace {
     pub fn land(&self, mut staged: Staged) -> Result<Replaced> {
         let (path, tmp, parent_dir) = (&staged.path, &staged.tmp, &staged.dir);
         let (_, name) = path.split();
-        // The file being replaced stays open until after the call has answered: ext4 frees
-        // its blocks when the last reference goes, which would otherwise be part of the rename.
+        // The file being replaced, held for its permissions (one lookup instead of two).
         let replaced = hold(parent_dir, name);
         // A regular file held tells its permissions; anything else (nothing there, a link,
         // a directory, a name that could not be held) is looked up by path.
@@ -562,7 +561,8 @@ impl Workspace {
         // On an error the temporary file goes when `staged` is dropped.
         written?;
         staged.landed = true;
-        crate::background::drop_later(replaced);
+        // Its blocks are freed as the last reference goes.
+        drop(replaced);
         // The temporary file is now the file at `path`: its handle tells its version without
         // a lookup. Nothing is written to it after this.
         let now = tmp.metadata().ok().map(|m| FileInfo::from_metadata(&m));
@@ -953,9 +953,9 @@ fn rename_without_replacing(
     Ok(false)
 }
 
-/// A handle that keeps the inode of `name` in `dir` alive without opening it for reading or
-/// writing (`O_PATH`, so a FIFO or device put there meanwhile is not opened either). None
-/// when it cannot be had: the replace then simply frees the old file itself.
+/// A handle on the inode of `name` in `dir` that does not open it for reading or writing
+/// (`O_PATH`, so a FIFO or device put there meanwhile is not opened either). None when it
+/// cannot be had: the replace then looks the old file's permissions up by name.
 #[cfg(target_os = "linux")]
 fn hold(dir: &Dir, name: &std::ffi::OsStr) -> Option<std::os::fd::OwnedFd> {
     use rustix::fs::{Mode, OFlags, openat};
