@@ -1,6 +1,7 @@
 //! The MCP layer: server identity, instructions, and the tool router. Thin glue over
 //! [`crate::session::Session`]; no file or parsing logic lives here.
 
+mod args;
 pub mod framing;
 mod prompts;
 mod render;

@@ -13,7 +13,7 @@ use rmcp::handler::server::common::{schema_for_input, schema_for_output};
 use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 
-use super::tools;
+use super::args;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, CopyOutcome, DeleteOutcome, EditOutcome,
     FindOutcome, InfoOutcome, ListOutcome, MediaOutcome, MkdirOutcome, MoveOutcome, OutlineOutcome,
@@ -34,7 +34,7 @@ macro_rules! tools {
         /// Each tool's input and output schema generated from its types: what `schemas/` must
         /// hold.
         pub fn generated() -> Vec<(&'static str, Arc<JsonObject>, Arc<JsonObject>)> {
-            vec![$((stringify!($name), input_of::<tools::$args>(), schema_for_output::<$outcome>())),*]
+            vec![$((stringify!($name), input_of::<args::$args>(), schema_for_output::<$outcome>())),*]
         }
     };
 }

@@ -10,6 +10,8 @@ mod claims;
 mod cleanup;
 mod cli;
 mod copy;
+#[cfg(target_os = "linux")]
+mod descriptors;
 mod directories;
 mod edit;
 mod encoding;
