@@ -7,8 +7,6 @@ use std::ops::ControlFlow;
 use rmcp::model::{CallToolResult, ProgressNotificationParam};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
-use schemars::JsonSchema;
-use serde::Deserialize;
 
 use super::FilewrightServer;
 use super::args::*;

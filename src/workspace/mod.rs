@@ -9,6 +9,13 @@
 //!
 //! [`Workspace::open_root`] and [`Workspace::reserve`] are the only functions here that touch a host
 //! path (ambient authority).
+//!
+//! Here: the root, the state directory kept out of reach, lookups and the opening of parents.
+//! Beside it, one file per kind of operation: `path` (path arguments checked into
+//! [`RootPath`]), `info` (what a file is), `read`, `replace` (atomic replaces), `append`,
+//! `entries` (remove, rename, make directories, list), `temps` (the temporary files of
+//! replaces, locked by their writer, and their sweep) and `errors` (I/O errors named by root
+//! path).
 
 mod append;
 mod entries;
@@ -28,16 +35,15 @@ pub(crate) use read::read_options;
 pub use replace::{Replaced, Staged};
 pub use temps::is_temp_name;
 
-use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::{Component, Path, PathBuf};
+use std::io;
+use std::path::{Path, PathBuf};
 
-use cap_fs_ext::{FollowSymlinks, MetadataExt, OpenOptionsFollowExt};
+use cap_fs_ext::MetadataExt;
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, File, OpenOptions, OpenOptionsExt};
-use schemars::JsonSchema;
-use serde::Serialize;
+use cap_std::fs::Dir;
 
 use crate::error::{Error, Result};
+use errors::{map_io, map_parent_error};
 
 /// The sandbox root, opened once; every other operation is relative to it.
 #[derive(Debug)]
@@ -228,7 +234,6 @@ pub(crate) fn temp_workspace() -> (tempfile::TempDir, Workspace) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Error;
     use crate::workspace::temp_workspace as ws;
 
     #[test]

@@ -5,8 +5,7 @@
 
 use std::io::{self, Write};
 
-use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::fs::{Dir, File, OpenOptions};
+use cap_std::fs::{Dir, File};
 
 use super::errors::{map_io, require_file};
 use super::{FileInfo, RootPath, Workspace, temps};
@@ -234,7 +233,6 @@ pub struct Replaced {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Error;
     use crate::workspace::temp_workspace as ws;
 
     #[test]
