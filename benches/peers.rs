@@ -658,26 +658,38 @@ fn compare_builds(builds: &[String], block: usize, full: bool) {
             subject.write(server, root.path(), "unfinished.js", &open);
         }
     }
-    let mut workloads: Vec<(&str, usize, &BuildCall)> = vec![
-        ("write 4 KB", calls, &|s, server, root, k| s.write_call(server, root, &texts, k)),
-        ("edit a 20 KB file", calls, &|s, server, root, k| s.edit_call(server, root, k)),
-        ("read 100 lines", calls, &|s, server, root, _| {
-            s.read(server, root, "read.js");
-        }),
+    let mut workloads: Vec<(&str, usize, Box<BuildCall>)> = vec![
+        ("write 4 KB", calls, Box::new(|s, server, root, k| s.write_call(server, root, &texts, k))),
+        ("edit a 20 KB file", calls, Box::new(|s, server, root, k| s.edit_call(server, root, k))),
+        (
+            "read 100 lines",
+            calls,
+            Box::new(|s, server, root, _| {
+                s.read(server, root, "read.js");
+            }),
+        ),
     ];
     // Appends grow their file: fewer of them, so that the last still lands on about 1 MB.
     let appends = (if full { 200_usize } else { 2 }).div_ceil(block) * block;
     if appending {
-        workloads.push(("append 4 KB onto a complete 1 MB .js", appends, &|_, server, _, k| {
-            let reply = server
-                .call_ok("append_file", json!({"path": "complete.js", "content": functions(4096, &format!("a{k}_"))}));
-            assert_eq!(status_of(&reply), "ok", "append onto complete.js");
-        }));
-        workloads.push(("append 4 KB onto an unfinished 1 MB .js", appends, &|_, server, _, k| {
-            let reply =
-                server.call_ok("append_file", json!({"path": "unfinished.js", "content": statements(4096, k * 100)}));
-            assert_eq!(status_of(&reply), "incomplete", "append onto unfinished.js");
-        }));
+        workloads.push((
+            "append 4 KB onto a complete 1 MB .js",
+            appends,
+            Box::new(|_, server, _, k| {
+                let content = functions(4096, &format!("a{k}_"));
+                let reply = server.call_ok("append_file", json!({"path": "complete.js", "content": content}));
+                assert_eq!(status_of(&reply), "ok", "append onto complete.js");
+            }),
+        ));
+        workloads.push((
+            "append 4 KB onto an unfinished 1 MB .js",
+            appends,
+            Box::new(|_, server, _, k| {
+                let content = statements(4096, k * 100);
+                let reply = server.call_ok("append_file", json!({"path": "unfinished.js", "content": content}));
+                assert_eq!(status_of(&reply), "incomplete", "append onto unfinished.js");
+            }),
+        ));
     }
     let turns = if block == 1 { "call by call".to_owned() } else { format!("in turns of {block} calls") };
     println!(
