@@ -128,7 +128,6 @@ impl AppendHandle {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::error::Error;
     use crate::workspace::temp_workspace as ws;
 

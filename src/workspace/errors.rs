@@ -3,7 +3,7 @@
 use std::io;
 
 use super::{FileInfo, FileKind, RootPath};
-use crate::error::Error;
+use crate::error::{Error, Result};
 
 pub(crate) fn require_file(path: &RootPath, info: &FileInfo) -> Result<()> {
     match info.kind {

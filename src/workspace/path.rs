@@ -168,7 +168,6 @@ fn invalid(raw: &str, reason: &str) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::error::Error;
     use crate::workspace::temp_workspace as ws;
 

@@ -232,7 +232,6 @@ pub struct Replaced {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::workspace::temp_workspace as ws;
 
     #[test]

@@ -40,16 +40,6 @@ impl Rendered for ReadOutcome {
     }
 }
 
-/// `", encoding Shift_JIS"`, `", encoding UTF-16LE with a BOM"`: how a result names a file's
-/// encoding when it is not plain UTF-8 (nothing when it is).
-fn encoding_note(name: &str, bom: bool) -> String {
-    match (name, bom) {
-        ("UTF-8", false) => String::new(),
-        (name, true) => format!(", encoding {name} with a BOM"),
-        (name, false) => format!(", encoding {name}"),
-    }
-}
-
 impl Rendered for ReadManyOutcome {
     /// One section per path, in the order asked: `== path ==`, then the file as read_file
     /// shows it, or its error.
@@ -188,18 +178,6 @@ impl Rendered for InfoOutcome {
         }
         text
     }
-}
-
-/// `0750 (rwxr-x---)`: permission bits in octal and as `ls -l` shows them.
-fn permissions(octal: &str) -> String {
-    let Ok(mode) = u32::from_str_radix(octal, 8) else { return octal.to_string() };
-    let rwx: String = (0..9)
-        .map(|bit| match mode & (0o400 >> bit) != 0 {
-            true => ['r', 'w', 'x'][bit % 3],
-            false => '-',
-        })
-        .collect();
-    format!("{octal} ({rwx})")
 }
 
 impl Rendered for MediaOutcome {
