@@ -654,7 +654,8 @@ fn compare_builds(builds: &[String], block: usize, full: bool) {
     if appending {
         for ((subject, server), (root, _)) in subjects.iter().zip(&mut servers).zip(&dirs) {
             subject.write(server, root.path(), "complete.js", &functions(1 << 20, "c"));
-            let open = format!("{}function tail(values, factor) {{\n  let total = 0;\n", functions(1 << 20, "u"));
+            let open =
+                format!("{}function tail(values, factor) {{\n  let total = 0;\n", functions(1 << 20, "u"));
             subject.write(server, root.path(), "unfinished.js", &open);
         }
     }
@@ -686,7 +687,8 @@ fn compare_builds(builds: &[String], block: usize, full: bool) {
             appends,
             Box::new(|_, server, _, k| {
                 let content = statements(4096, k * 100);
-                let reply = server.call_ok("append_file", json!({"path": "unfinished.js", "content": content}));
+                let reply =
+                    server.call_ok("append_file", json!({"path": "unfinished.js", "content": content}));
                 assert_eq!(status_of(&reply), "incomplete", "append onto unfinished.js");
             }),
         ));
@@ -702,10 +704,7 @@ fn compare_builds(builds: &[String], block: usize, full: bool) {
     if appending {
         // Start-up: fresh processes, in rounds that rotate (see `startups`).
         let starts = startups(&subjects, if full { 60 } else { 2 });
-        for (label, pick) in [
-            ("start-up to initialize reply", 0),
-            ("start-up to a first read result", 1),
-        ] {
+        for (label, pick) in [("start-up to initialize reply", 0), ("start-up to a first read result", 1)] {
             let timings: Vec<&Timings> = starts.iter().map(|(a, b)| if pick == 0 { a } else { b }).collect();
             print_row(label, &timings);
         }
@@ -735,8 +734,10 @@ fn compare_builds(builds: &[String], block: usize, full: bool) {
 /// A `--builds` row: each build's p50 / p95, and the first build's p50 over this one's.
 fn print_row(label: &str, timings: &[&Timings]) {
     let first = timings[0].p50();
-    let cells: Vec<String> =
-        timings.iter().map(|t| format!("{:.3} / {:.3} ({:.2}x)", t.p50(), t.p95(), first / t.p50())).collect();
+    let cells: Vec<String> = timings
+        .iter()
+        .map(|t| format!("{:.3} / {:.3} ({:.2}x)", t.p50(), t.p95(), first / t.p50()))
+        .collect();
     println!("| {label} | {} |", cells.join(" | "));
 }
 

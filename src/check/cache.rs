@@ -136,7 +136,14 @@ impl<V: PartialEq + Copy> CheckCache<V> {
     /// `before` is the file's version just before the edit, `version` its version now. When
     /// the last check of `key` was of `before`, only the part around the change may need
     /// parsing (see [`check_edited`]); otherwise the whole text is parsed.
-    pub fn check_edit(&self, key: &str, old: &str, text: &str, before: Option<V>, version: Option<V>) -> Report {
+    pub fn check_edit(
+        &self,
+        key: &str,
+        old: &str,
+        text: &str,
+        before: Option<V>,
+        version: Option<V>,
+    ) -> Report {
         let prior = {
             let mut entries = self.lock();
             let entry = entries.remove(key);

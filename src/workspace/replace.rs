@@ -43,13 +43,7 @@ impl Workspace {
             let _ = parent_dir.remove_file(&tmp_name);
             return Err(map_io(e, "write", path));
         }
-        Ok(Staged {
-            dir: parent_dir,
-            tmp_name,
-            path: path.clone(),
-            tmp,
-            landed: false,
-        })
+        Ok(Staged { dir: parent_dir, tmp_name, path: path.clone(), tmp, landed: false })
     }
 
     /// The second half of [`Workspace::replace`]: gives the staged file the permissions of

@@ -89,7 +89,8 @@ pub(super) fn create(dir: &Dir, path: &RootPath) -> Result<(File, String)> {
     let mut tries = 0;
     loop {
         let name = temp_name();
-        let file = dir.open_with(&name, &options).map_err(|e| map_io(e, "create a temporary file for", path))?;
+        let file =
+            dir.open_with(&name, &options).map_err(|e| map_io(e, "create a temporary file for", path))?;
         // Blocks only while a sweep holds the lock of the file just made, to remove it.
         if let Err(e) = flock(&file, FlockOperation::LockExclusive) {
             // Without a lock a sweep cannot tell the file is in use, nor remove it (it cannot
@@ -103,7 +104,8 @@ pub(super) fn create(dir: &Dir, path: &RootPath) -> Result<(File, String)> {
             Ok(meta) if meta.nlink() > 0 => return Ok((file, name)),
             Ok(_) if tries < CREATE_TRIES => continue,
             Ok(_) => {
-                let gone = io::Error::new(io::ErrorKind::NotFound, "each temporary file made was swept at once");
+                let gone =
+                    io::Error::new(io::ErrorKind::NotFound, "each temporary file made was swept at once");
                 return Err(map_io(gone, "create a temporary file for", path));
             }
             Err(e) => {

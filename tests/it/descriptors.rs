@@ -35,6 +35,9 @@ fn the_descriptors_kept_open_stay_under_the_bound_over_many_directories() {
     ok(&server.call("copy_file", json!({"from": "d1/sub/f.js", "to": "copied/f.js"})));
     let open = open_descriptors(server.pid());
     assert!(open > 3, "the count could not be read: {open}");
-    assert!(open <= BOUND, "{open} descriptors open after calls in 300 directories, over the bound of {BOUND}");
+    assert!(
+        open <= BOUND,
+        "{open} descriptors open after calls in 300 directories, over the bound of {BOUND}"
+    );
     server.kill();
 }
