@@ -135,7 +135,7 @@ impl<V: PartialEq + Copy> CheckCache<V> {
     /// Checks `text`, the whole new content of `key` after an edit turned `old` into it;
     /// `before` is the file's version just before the edit, `version` its version now. When
     /// the last check of `key` was of `before`, only the part around the change may need
-    /// parsing (see [`check_edited`]); otherwise the whole text is parsed.
+    /// parsing (see `check_edited`); otherwise the whole text is parsed.
     pub fn check_edit(
         &self,
         key: &str,
