@@ -38,9 +38,11 @@
 //! Without `--bench` (as `cargo test --benches` runs it) only a few calls are made, to
 //! filewright alone.
 //!
-//! `-- --builds A B...` compares filewright builds instead (no peers): every build serves a
-//! root of its own, all at once, and each write, edit and read goes to one build after the
-//! other, in an order that rotates from call to call. The state of the file system, which
+//! `-- --builds A B...` compares filewright builds instead (no peers): start-up first (60
+//! fresh processes of each build, in rounds that rotate, as above); then every build serves a
+//! root of its own, all at once, and each write, edit, read and append (4 KB onto a complete
+//! and onto an unfinished 1 MB `.js`, 200 of each) goes to one build after the other, in an
+//! order that rotates from call to call. The state of the file system, which
 //! can double p50s between runs minutes apart on our VM (BENCHMARKS.md), is then the same
 //! for every build; a change is kept when it wins here, not in two separate runs. Call by
 //! call, what a build hands its background threads runs while the others are called, so a
@@ -317,8 +319,7 @@ struct Measured {
 /// Each start is timed twice: to the `initialize` reply, and to the result of the session's
 /// first call (`tools/list`, then reading a one-line file), which also counts what a server
 /// puts off until after that reply.
-fn startups(subjects: &[Subject], full: bool) -> Vec<(Timings, Timings)> {
-    let starts = if full { 30 } else { 2 };
+fn startups(subjects: &[Subject], starts: usize) -> Vec<(Timings, Timings)> {
     let dirs: Vec<_> =
         subjects.iter().map(|_| (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())).collect();
     for (subject, (root, state)) in subjects.iter().zip(&dirs) {
@@ -579,7 +580,7 @@ fn main() {
     }
 
     eprintln!("measuring start-up...");
-    let startups = startups(&subjects, full);
+    let startups = startups(&subjects, if full { 30 } else { 2 });
     let results: Vec<(String, Measured)> = subjects
         .iter()
         .zip(startups)
@@ -649,21 +650,66 @@ fn compare_builds(builds: &[String], block: usize, full: bool) {
         subject.write(server, root.path(), "read.js", &texts.hundred);
         subject.read(server, root.path(), "edit.js");
     }
-    let workloads: [(&str, &BuildCall); 3] = [
-        ("write 4 KB", &|s, server, root, k| s.write_call(server, root, &texts, k)),
-        ("edit a 20 KB file", &|s, server, root, k| s.edit_call(server, root, k)),
-        ("read 100 lines", &|s, server, root, _| {
-            s.read(server, root, "read.js");
-        }),
+    let appending = subjects.iter().all(|s| s.kind == Kind::Filewright);
+    if appending {
+        for ((subject, server), (root, _)) in subjects.iter().zip(&mut servers).zip(&dirs) {
+            subject.write(server, root.path(), "complete.js", &functions(1 << 20, "c"));
+            let open =
+                format!("{}function tail(values, factor) {{\n  let total = 0;\n", functions(1 << 20, "u"));
+            subject.write(server, root.path(), "unfinished.js", &open);
+        }
+    }
+    let mut workloads: Vec<(&str, usize, Box<BuildCall>)> = vec![
+        ("write 4 KB", calls, Box::new(|s, server, root, k| s.write_call(server, root, &texts, k))),
+        ("edit a 20 KB file", calls, Box::new(|s, server, root, k| s.edit_call(server, root, k))),
+        (
+            "read 100 lines",
+            calls,
+            Box::new(|s, server, root, _| {
+                s.read(server, root, "read.js");
+            }),
+        ),
     ];
+    // Appends grow their file: fewer of them, so that the last still lands on about 1 MB.
+    let appends = (if full { 200_usize } else { 2 }).div_ceil(block) * block;
+    if appending {
+        workloads.push((
+            "append 4 KB onto a complete 1 MB .js",
+            appends,
+            Box::new(|_, server, _, k| {
+                let content = functions(4096, &format!("a{k}_"));
+                let reply = server.call_ok("append_file", json!({"path": "complete.js", "content": content}));
+                assert_eq!(status_of(&reply), "ok", "append onto complete.js");
+            }),
+        ));
+        workloads.push((
+            "append 4 KB onto an unfinished 1 MB .js",
+            appends,
+            Box::new(|_, server, _, k| {
+                let content = statements(4096, k * 100);
+                let reply =
+                    server.call_ok("append_file", json!({"path": "unfinished.js", "content": content}));
+                assert_eq!(status_of(&reply), "incomplete", "append onto unfinished.js");
+            }),
+        ));
+    }
     let turns = if block == 1 { "call by call".to_owned() } else { format!("in turns of {block} calls") };
     println!(
-        "p50 / p95 in ms, {calls} calls each, interleaved {turns}; ratio = the first build's p50 / this one's.\n"
+        "p50 / p95 in ms, {calls} calls each ({appends} appends), interleaved {turns}; ratio = the first build's \
+         p50 / this one's.\n"
     );
     let header: Vec<String> = builds.iter().map(|b| format!("`{b}`")).collect();
     println!("| workload | {} |", header.join(" | "));
     println!("|---|{}", "---|".repeat(builds.len()));
-    for (label, call) in workloads {
+    if appending {
+        // Start-up: fresh processes, in rounds that rotate (see `startups`).
+        let starts = startups(&subjects, if full { 60 } else { 2 });
+        for (label, pick) in [("start-up to initialize reply", 0), ("start-up to a first read result", 1)] {
+            let timings: Vec<&Timings> = starts.iter().map(|(a, b)| if pick == 0 { a } else { b }).collect();
+            print_row(label, &timings);
+        }
+    }
+    for (label, calls, call) in workloads {
         let mut timings: Vec<Vec<f64>> = vec![Vec::with_capacity(calls); builds.len()];
         for turn in 0..calls / block {
             // Who goes first rotates, so that every build takes every place equally often: a
@@ -681,13 +727,18 @@ fn compare_builds(builds: &[String], block: usize, full: bool) {
             }
         }
         let timings: Vec<Timings> = timings.into_iter().map(Timings).collect();
-        let first = timings[0].p50();
-        let cells: Vec<String> = timings
-            .iter()
-            .map(|t| format!("{:.3} / {:.3} ({:.2}x)", t.p50(), t.p95(), first / t.p50()))
-            .collect();
-        println!("| {label} | {} |", cells.join(" | "));
+        print_row(label, &timings.iter().collect::<Vec<_>>());
     }
+}
+
+/// A `--builds` row: each build's p50 / p95, and the first build's p50 over this one's.
+fn print_row(label: &str, timings: &[&Timings]) {
+    let first = timings[0].p50();
+    let cells: Vec<String> = timings
+        .iter()
+        .map(|t| format!("{:.3} / {:.3} ({:.2}x)", t.p50(), t.p95(), first / t.p50()))
+        .collect();
+    println!("| {label} | {} |", cells.join(" | "));
 }
 
 /// A workload's label and where its timings are kept.

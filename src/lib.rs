@@ -14,12 +14,8 @@
 //!   that `check_files` resolves (`check::refs`), through a file access the caller provides.
 //! - [`platform`]: the one switch between the Linux-only calls and the portable paths other
 //!   Unix systems take (each kept beside its call), and the table of them.
-//! - [`spares`]: unnamed files made ahead (`O_TMPFILE`) in the directories written to last,
-//!   so that an atomic replace does not allocate an inode while the caller waits.
-//! - [`writeback`]: a staged file's way to disk, started on the helper that runs work ahead,
-//!   so that the rename of an atomic replace finds it started.
 //! - [`workspace`]: the sandbox (cap-std `Dir` of the root), atomic replaces through hidden
-//!   temporary files (made ahead by [`spares`] when it can; staged, then landed, so that the
+//!   temporary files (staged, then landed, so that the
 //!   rename can come last), and the sweep of those a kill left.
 //! - [`files`]: write (atomic), append (guarded against stale and retried calls), numbered read,
 //!   exact edits, bounded directory listings, one walker under `find_files` (globs) and
@@ -40,11 +36,9 @@
 //!   threads, put off until the `initialize` reply is out (`server::startup`).
 //!
 //! # One `append_file` call, from the wire to disk and back: four files
-//! 1. `server/direct.rs` takes the request line beside rmcp and decodes it into a
-//!    `server/tools.rs` `Call` (`content` is an `Option`, so a call cut off by the model's
-//!    output limit still arrives), which runs on the thread that read the line (or, behind a
-//!    line over 64 KiB, on the lane's own thread). A request the lane leaves to rmcp reaches
-//!    the same `Call` through rmcp's `append_file` method, on a blocking thread.
+//! 1. `server/tools.rs`: rmcp decodes the request into `AppendArgs` (`content` is an
+//!    `Option`, so a call cut off by the model's output limit still arrives) and calls the
+//!    tool method, which runs the session's call on a blocking thread.
 //! 2. `session/append.rs` (`Session::append_file`): resolves the path in the [`workspace`];
 //!    inside [`store::Store::write_claimed`] (claim, write, journal row: one transaction) calls
 //!    [`files::append`]; gathers warnings; then `Session::after_write` (one function, shared by
@@ -59,8 +53,7 @@
 //! authority" section: [`workspace::Workspace::open_root`] and [`workspace::Workspace::reserve`],
 //! [`store::Store::open_at`] and [`store::Store::open_sqlite_later`] (the state
 //! directory; a `--store` URL is a network door, not a path), [`session::Session::open`] (both), the client's roots (`server/roots.rs`) and
-//! [`hooks::Hook::run`], and [`spares::name`] (an unnamed file's own `/proc/self/fd` entry, on
-//! kernels that refuse to name it otherwise). [`session::Session::file_uri`] names a host path (the links in
+//! [`hooks::Hook::run`]. [`session::Session::file_uri`] names a host path (the links in
 //! results) but opens nothing.
 //!
 //! # Where this departs from the house notes
@@ -89,9 +82,7 @@ pub mod lines;
 pub mod platform;
 pub mod server;
 pub mod session;
-pub mod spares;
 pub mod store;
 pub mod timestamp;
 pub mod unescape;
 pub mod workspace;
-pub mod writeback;

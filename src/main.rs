@@ -199,8 +199,7 @@ fn serve(cli: Cli) -> anyhow::Result<()> {
             tokio::time::sleep(startup::AT_MOST).await;
             startup::GATE.proceed();
         });
-        let direct = filewright::server::direct::Direct::new(slot.clone(), cli.profile);
-        let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes), Some(direct));
+        let framed = framing::guard(stdin, stdout, framing::line_limit(limit_bytes));
         // The framing enforces the line limit and answers what rmcp would drop.
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(framed.input, framed.output)
             .with_max_line_length(usize::MAX);
@@ -243,11 +242,11 @@ fn widen_stdout_pipe() {
 /// `server::startup`): `initialize` does not need it, and calls wait for it. The root and the
 /// session open on the thread that writes that reply (the main thread, in about 0.06 ms): the
 /// first call comes right after `tools/list`, and waiting for a new thread to be scheduled took
-/// longer than the work. The rest goes to a thread of its own at the lowest priority: the
-/// database (a read does not wait for it) and the schemas rmcp's router needs. At the normal
-/// priority that work (about 0.3 and 0.6 ms) took a core from the client as it read the
-/// `tools/list` reply and sent its first call (BENCHMARKS.md); on a machine whose cores are
-/// all busy, a write in the first moments waits longer for the database. A root or database
+/// longer than the work. The rest goes to a thread of its own: the schemas rmcp's router needs
+/// (about 0.6 ms), at the normal priority since the client's `tools/list` waits for them; then
+/// the database (about 0.3 ms; a read does not wait for it) at the lowest, so that it leaves
+/// the client a core as it reads the `tools/list` reply and sends its first call; on a machine
+/// whose cores are all busy, a write in the first moments waits longer for the database. A root or database
 /// that cannot be opened still stops the process with the error and a failure status, as it
 /// did before the protocol started; a client sees the server exit.
 ///
@@ -276,13 +275,15 @@ fn open_in_background(
         Err(e) => fail_to_open(&e),
     };
     startup::GATE.run_then_spawn("open-database", open, |database| {
+        // First and at the normal priority: the client's `tools/list`, right after the
+        // `initialize` reply, waits for them (see `schemas::parse`). At the lowest priority,
+        // on a busy machine, that wait took several milliseconds.
+        filewright::server::schemas::parse();
         filewright::background::lower_priority();
         // Calls that need the database wait for it meanwhile.
         if let Some(Err(e)) = database.map(|database| database.finish()) {
             fail_to_open(&e);
         }
-        // Ahead of the first call rmcp answers, which needs them (see `schemas::parse`).
-        filewright::server::schemas::parse();
     })
 }
 

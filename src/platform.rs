@@ -7,9 +7,7 @@
 //! | Linux call | where | the portable path |
 //! |---|---|---|
 //! | `renameat2(RENAME_NOREPLACE)` | [`crate::workspace`], `move_file` | check that the target is absent, then `rename` |
-//! | `O_TMPFILE` + `linkat` | [`crate::spares`] | the replace creates its own temporary file |
 //! | `O_PATH` handle on a replaced file | [`crate::workspace`] | its permissions looked up by name |
-//! | `sync_file_range` | [`crate::writeback`] | the rename starts the writeback |
 //! | `setpriority` of one thread | [`crate::background::lower_priority`] | background work at the normal priority |
 //! | `statfs` filesystem type | `store::sqlite` | no warning about a network filesystem |
 //! | `F_SETPIPE_SZ` on stdout | `main.rs` | the system's pipe size |
@@ -17,8 +15,8 @@
 //!
 //! Those paths would be dead code on Linux, where the tests run, so a Linux build takes them
 //! all when `FILEWRIGHT_PORTABLE` is set (`FILEWRIGHT_PORTABLE=1 cargo test` runs the whole
-//! suite so): [`linux_calls`] is the one switch every site asks. The rename and `O_TMPFILE`
-//! also fall back per call on Linux, when a filesystem refuses the flag.
+//! suite so): [`linux_calls`] is the one switch every site asks. The rename also falls back
+//! per call on Linux, when a filesystem refuses the flag.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -15,7 +15,6 @@ use std::sync::Mutex;
 use tree_sitter::{InputEdit, Point};
 
 use super::{Prior, Report, check_appended, check_bytes, check_edited, check_incremental};
-use crate::background::{Ahead, ahead};
 use crate::lines;
 
 /// Memory a tree costs per byte of source (measured: ~24x).
@@ -42,21 +41,6 @@ pub struct KnownText<V> {
     pub text: String,
     /// `\n` bytes in `text`.
     pub newlines: usize,
-}
-
-/// The check of a whole new text for a file, started on a helper thread before the text is
-/// written, so that the parse runs while the call takes its claim, writes the file and
-/// journals it; [`CheckCache::check_written_ahead`] takes the result. The text is copied.
-/// A write starts it with [`CheckAhead::start`]; an edit, which may parse only around its
-/// change, with [`CheckCache::start_edited`].
-pub struct CheckAhead(Ahead<(Report, Option<Prior>)>);
-
-impl CheckAhead {
-    /// Starts the check of `text` as the new content of `key`.
-    pub fn start(key: &str, text: &str) -> CheckAhead {
-        let (key, text) = (key.to_owned(), text.to_owned());
-        CheckAhead(ahead(move || check_incremental(&key, &text, None)))
-    }
 }
 
 /// Checks of recently written files, with what each left behind, by file key (the
@@ -99,21 +83,6 @@ impl<V: PartialEq + Copy> CheckCache<V> {
         // keeps two trees of one file from being held at once.
         self.lock().remove(key);
         let (report, prior) = check_incremental(key, text, None);
-        self.keep(key, text, prior, version);
-        report
-    }
-
-    /// [`CheckCache::check_written`] with the check started ahead of the write or the edit
-    /// ([`CheckAhead`]): takes its result (or finishes it) and keeps what it leaves.
-    pub fn check_written_ahead(
-        &self,
-        key: &str,
-        text: &str,
-        version: Option<V>,
-        started: CheckAhead,
-    ) -> Report {
-        self.lock().remove(key);
-        let (report, prior) = started.0.finish();
         self.keep(key, text, prior, version);
         report
     }
@@ -163,20 +132,26 @@ impl<V: PartialEq + Copy> CheckCache<V> {
         self.lock().take_text(key)
     }
 
-    /// Starts, on the helper thread, the check of `text`, the whole new content of `key`
-    /// after an edit turned `old` into it; `before` is the file's version just before the
-    /// edit. When the last check of `key` was of that version, only the part around the
-    /// change may need parsing (see [`check_edited`]); otherwise the whole text is parsed.
-    /// Started before the edit lands, it runs while the call journals and renames;
-    /// [`CheckCache::check_written_ahead`] takes the result. Both texts are copied.
-    pub fn start_edited(&self, key: &str, old: &str, text: &str, before: Option<V>) -> CheckAhead {
+    /// Checks `text`, the whole new content of `key` after an edit turned `old` into it;
+    /// `before` is the file's version just before the edit, `version` its version now. When
+    /// the last check of `key` was of `before`, only the part around the change may need
+    /// parsing (see `check_edited`); otherwise the whole text is parsed.
+    pub fn check_edit(
+        &self,
+        key: &str,
+        old: &str,
+        text: &str,
+        before: Option<V>,
+        version: Option<V>,
+    ) -> Report {
         let prior = {
             let mut entries = self.lock();
             let entry = entries.remove(key);
             entry.filter(|e| Some(e.version) == before && e.text_len == old.len()).map(|e| e.prior)
         };
-        let (key, old, text) = (key.to_owned(), old.to_owned(), text.to_owned());
-        CheckAhead(ahead(move || check_edited(&key, &old, &text, prior)))
+        let (report, prior) = check_edited(key, old, text, prior);
+        self.keep(key, text, prior, version);
+        report
     }
 
     fn keep(&self, key: &str, text: &str, prior: Option<Prior>, version: Option<V>) {

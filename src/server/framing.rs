@@ -17,8 +17,6 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 
-use super::direct::Direct;
-
 /// JSON-RPC "Invalid Request": used for a request over the line limit.
 const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC "Invalid params": used for a lone surrogate and for non-object `arguments`.
@@ -45,9 +43,8 @@ pub struct Guarded {
 }
 
 /// Wraps `input` and `output` (stdin and stdout) for rmcp. Two tasks do the work: the reader
-/// ends with the input, the writer once rmcp closes its output. The lines `direct` takes are
-/// answered there, beside rmcp.
-pub fn guard<R, W>(input: R, output: W, limit: usize, direct: Option<Direct>) -> Guarded
+/// ends with the input, the writer once rmcp closes its output.
+pub fn guard<R, W>(input: R, output: W, limit: usize) -> Guarded
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -57,7 +54,7 @@ where
     let (rmcp_writes, from_rmcp) = tokio::io::duplex(PIPE);
     let (replies, own_replies) = mpsc::unbounded_channel();
     tokio::spawn(async move {
-        if let Err(e) = read_requests(input, to_rmcp, replies, limit, direct).await {
+        if let Err(e) = read_requests(input, to_rmcp, replies, limit).await {
             tracing::error!("reading requests stopped: {e}");
         }
     });
@@ -75,7 +72,6 @@ async fn read_requests<R: AsyncRead + Unpin>(
     mut to_rmcp: DuplexStream,
     replies: mpsc::UnboundedSender<Vec<u8>>,
     limit: usize,
-    direct: Option<Direct>,
 ) -> std::io::Result<()> {
     let mut input = BufReader::with_capacity(1 << 16, input);
     let mut line: Vec<u8> = Vec::new();
@@ -119,15 +115,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
             continue;
         }
         match judge(&line) {
-            Verdict::Pass => {
-                if direct.as_ref().is_some_and(|direct| direct.take(&line, &replies)) {
-                    // A call run here has its reply queued: the writer sends it before this
-                    // task reads on (a client sending several at once gets each as it is done).
-                    tokio::task::yield_now().await;
-                } else {
-                    to_rmcp.write_all(&line).await?
-                }
-            }
+            Verdict::Pass => to_rmcp.write_all(&line).await?,
             Verdict::Skip => {}
             Verdict::Answer { id, code, message } => send(&replies, id, code, &message),
         }
@@ -215,19 +203,16 @@ async fn write_replies<W: AsyncWrite + Unpin>(
     let mut own_open = true;
     loop {
         tokio::select! {
-            // rmcp's lines first when both are ready: its `initialize` reply goes out before
-            // any reply of the lane beside it (which opens only after rmcp has made it).
+            // rmcp's lines first when both are ready.
             biased;
             // Cancel-safe: a line read in part stays in `line`, and the next call goes on.
             read = from_rmcp.read_until(b'\n', &mut line) => {
                 if read? == 0 {
-                    // rmcp is done: write our replies, those made and those of the calls still
-                    // running beside rmcp (each holds a sender until it has answered), and stop.
+                    // rmcp is done: write our replies and stop.
                     while let Some(bytes) = own.recv().await {
                         output.write_all(&bytes).await?;
                     }
                     output.flush().await?;
-                    crate::background::replied();
                     return Ok(());
                 }
                 with_null_id(&mut line);
@@ -237,8 +222,6 @@ async fn write_replies<W: AsyncWrite + Unpin>(
             reply = own.recv(), if own_open => {
                 if let Some(bytes) = reply {
                     write_line(&mut output, &bytes, &mut first).await?;
-                    // What a call answered on this thread put off until its reply was out.
-                    crate::background::replied();
                 } else {
                     own_open = false;
                 }

@@ -1,7 +1,7 @@
 //! The MCP layer: server identity, instructions, and the tool router. Thin glue over
 //! [`crate::session::Session`]; no file or parsing logic lives here.
 
-pub mod direct;
+mod args;
 pub mod framing;
 mod prompts;
 mod render;
@@ -152,31 +152,20 @@ impl FilewrightServer {
         })
     }
 
-    /// Runs one tool call on the current session and renders its outcome.
+    /// Runs one tool call on the current session, on a blocking thread (file I/O, parsing,
+    /// SQLite), once a root is decided, and renders its outcome; without a root, the reason is
+    /// the result.
     async fn run<T, F>(&self, call: F) -> rmcp::model::CallToolResult
     where
         T: render::Rendered + Send + 'static,
         F: FnOnce(&Session) -> crate::error::Result<T> + Send + 'static,
     {
-        self.on_session(move |session| render::rendered(call(session), &|path| session.file_uri(path))).await
-    }
-
-    /// Answers `call` (write, append, read, edit) on the current session.
-    async fn answer(&self, call: tools::Call) -> rmcp::model::CallToolResult {
-        self.on_session(move |session| call.run(session)).await
-    }
-
-    /// Runs `call` on the current session on a blocking thread (file I/O, parsing, SQLite),
-    /// once a root is decided; without one, the reason is the result.
-    async fn on_session<F>(&self, call: F) -> rmcp::model::CallToolResult
-    where
-        F: FnOnce(&Session) -> rmcp::model::CallToolResult + Send + 'static,
-    {
         let session = match self.slot.wait().await {
             Ok(session) => session,
             Err(no_root) => return render::error_result(&no_root.to_string()),
         };
-        match tokio::task::spawn_blocking(move || call(&session)).await {
+        let answer = move || render::rendered(call(&session), &|path| session.file_uri(path));
+        match tokio::task::spawn_blocking(answer).await {
             Ok(result) => result,
             Err(failed) => render::task_failed(&failed),
         }

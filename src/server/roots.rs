@@ -37,11 +37,6 @@ pub struct SessionSlot {
     decision: tokio::sync::Mutex<()>,
     /// Wakes the calls waiting for the first decision.
     decided: tokio::sync::Notify,
-    /// Set once rmcp has handled the client's `notifications/initialized` (so it has sent its
-    /// `initialize` reply).
-    initialized: AtomicBool,
-    /// Wakes the threads waiting for the first decision ([`SessionSlot::wait_blocking`]).
-    decided_blocking: (std::sync::Mutex<()>, std::sync::Condvar),
 }
 
 /// What the slot serves.
@@ -77,8 +72,6 @@ impl SessionSlot {
             deciding: AtomicBool::new(true),
             decision: tokio::sync::Mutex::new(()),
             decided: tokio::sync::Notify::new(),
-            initialized: AtomicBool::new(false),
-            decided_blocking: Default::default(),
         }
     }
 
@@ -92,9 +85,6 @@ impl SessionSlot {
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = served;
         self.deciding.store(false, Ordering::Release);
         self.decided.notify_waiters();
-        // Taken after `deciding` changed, so that a waiter that saw it unchanged is waiting.
-        let _waiters = self.decided_blocking.0.lock().unwrap_or_else(|p| p.into_inner());
-        self.decided_blocking.1.notify_all();
     }
 
     /// A slot whose root is chosen once the client has initialized (or, on MCP 2026-07-28,
@@ -107,8 +97,6 @@ impl SessionSlot {
             deciding: AtomicBool::new(true),
             decision: tokio::sync::Mutex::new(()),
             decided: tokio::sync::Notify::new(),
-            initialized: AtomicBool::new(false),
-            decided_blocking: Default::default(),
         }
     }
 
@@ -129,43 +117,6 @@ impl SessionSlot {
         }
     }
 
-    /// The current session, without waiting: None while the root is being decided or opened,
-    /// and when none is served.
-    pub fn ready(&self) -> Option<Arc<Session>> {
-        if self.deciding.load(Ordering::Acquire) {
-            return None;
-        }
-        match &*self.current.read().unwrap_or_else(|p| p.into_inner()) {
-            Served::Root(session) => Some(session.clone()),
-            _ => None,
-        }
-    }
-
-    /// Whether `--root` is still being opened (a session will follow, or the process exits
-    /// with the error).
-    pub fn opening_root(&self) -> bool {
-        self.source == RootSource::Explicit && self.deciding.load(Ordering::Acquire)
-    }
-
-    /// [`SessionSlot::wait`] for a thread outside the async runtime: the current session,
-    /// waiting (up to 10 s) while the first root is still being chosen or opened, or why
-    /// there is none.
-    pub fn wait_blocking(&self) -> Result<Arc<Session>, Error> {
-        super::startup::GATE.proceed();
-        let deadline = std::time::Instant::now() + DECISION_WAIT;
-        let mut waiting = self.decided_blocking.0.lock().unwrap_or_else(|p| p.into_inner());
-        while self.deciding.load(Ordering::Acquire) {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            waiting =
-                self.decided_blocking.1.wait_timeout(waiting, left).unwrap_or_else(|p| p.into_inner()).0;
-        }
-        drop(waiting);
-        self.get()
-    }
-
     /// The current session, or why there is none.
     pub fn get(&self) -> Result<Arc<Session>, Error> {
         match &*self.current.read().unwrap_or_else(|p| p.into_inner()) {
@@ -175,22 +126,9 @@ impl SessionSlot {
         }
     }
 
-    /// Marks the client as initialized, as [`SessionSlot::on_initialized`] does, for tests of
-    /// the layers above that have no rmcp peer.
-    #[cfg(test)]
-    pub(crate) fn set_initialized_for_tests(&self) {
-        self.initialized.store(true, Ordering::Release);
-    }
-
-    /// Whether the client has initialized (MCP 2025-11-25 and earlier).
-    pub fn initialized(&self) -> bool {
-        self.initialized.load(Ordering::Acquire)
-    }
-
     /// Called once the client has initialized (MCP 2025-11-25 and earlier): adopt its roots,
     /// or fall back to the current directory.
     pub async fn on_initialized(&self, peer: &Peer<RoleServer>) {
-        self.initialized.store(true, Ordering::Release);
         let client_has_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
         self.decide_once(client_has_roots.then_some(peer)).await;
     }
@@ -348,36 +286,6 @@ mod tests {
         let uri = waiting.await.unwrap().expect("served once open");
         assert!(uri.ends_with("/a.txt"), "{uri}");
         assert!(opened.elapsed() < DECISION_WAIT / 10, "woken when it opened, not by the time limit");
-    }
-
-    #[test]
-    fn a_thread_waiting_for_the_root_wakes_when_it_opens() {
-        let tmp = tempfile::tempdir().unwrap();
-        let settings = Settings::for_tests(&tmp.path().join("state"));
-        let slot = Arc::new(SessionSlot::opening(settings.clone()));
-        assert!(slot.opening_root());
-        let waiting = std::thread::spawn({
-            let slot = slot.clone();
-            move || slot.wait_blocking().map(|s| s.file_uri("a.txt").unwrap_or_default())
-        });
-        std::thread::sleep(Duration::from_millis(50));
-        assert!(!waiting.is_finished(), "the thread waits while the root opens");
-        let opened = std::time::Instant::now();
-        slot.serve(Session::open(tmp.path(), &settings).unwrap());
-        assert!(!slot.opening_root());
-        let uri = waiting.join().unwrap().expect("served once open");
-        assert!(uri.ends_with("/a.txt"), "{uri}");
-        assert!(opened.elapsed() < DECISION_WAIT / 10, "woken when it opened, not by the time limit");
-    }
-
-    #[test]
-    fn roots_from_the_client_are_not_a_root_being_opened() {
-        let tmp = tempfile::tempdir().unwrap();
-        let slot = SessionSlot::from_client(
-            Settings::for_tests(&tmp.path().join("state")),
-            tmp.path().to_path_buf(),
-        );
-        assert!(!slot.opening_root(), "the client may have no root for us: nothing to wait for");
     }
 
     #[test]

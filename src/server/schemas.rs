@@ -13,7 +13,7 @@ use rmcp::handler::server::common::{schema_for_input, schema_for_output};
 use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 
-use super::tools;
+use super::args;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, CopyOutcome, DeleteOutcome, EditOutcome,
     FindOutcome, InfoOutcome, ListOutcome, MediaOutcome, MkdirOutcome, MoveOutcome, OutlineOutcome,
@@ -34,7 +34,7 @@ macro_rules! tools {
         /// Each tool's input and output schema generated from its types: what `schemas/` must
         /// hold.
         pub fn generated() -> Vec<(&'static str, Arc<JsonObject>, Arc<JsonObject>)> {
-            vec![$((stringify!($name), input_of::<tools::$args>(), schema_for_output::<$outcome>())),*]
+            vec![$((stringify!($name), input_of::<args::$args>(), schema_for_output::<$outcome>())),*]
         }
     };
 }
@@ -82,9 +82,8 @@ static SCHEMAS: LazyLock<HashMap<&'static str, Pair>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Parses the schemas now, if no thread has yet. rmcp's tool router needs them (a tool call
-/// rmcp answers, a `tools/list` with a cursor); the lane beside rmcp lists the tools from
-/// the files as they are ([`tools_list_result`]). The router waits for a parse under way (or
+/// Parses the schemas now, if no thread has yet. rmcp's tool router needs them (every
+/// `tools/list` and tool call). The router waits for a parse under way (or
 /// parses them itself if none has begun), so a start parses them ahead, on a thread that
 /// has nothing more urgent to do: the one that opened `--root`, once the root is served,
 /// or [`parse_in_background`].
@@ -96,27 +95,6 @@ pub fn parse() {
 /// ([`super::startup`]), for a start without `--root` (no thread opens one at once).
 pub fn parse_in_background() {
     super::startup::GATE.spawn("schemas", parse);
-}
-
-/// The `result` of a `tools/list` that lists the tools of `keep` (all of them when None), as
-/// rmcp would encode it: `{"tools":[...]}`, each tool its file in `schemas/` on one line, in
-/// rmcp's order (by name). Joined from the files as `build.rs` compacted them, without
-/// parsing them or encoding them again (`cargo bench --bench peers` times a `tools/list`
-/// later in a session).
-pub fn tools_list_result(keep: Option<&[&str]>) -> Vec<u8> {
-    let mut files: Vec<&(&str, &str)> =
-        FILES.iter().filter(|(name, _)| keep.is_none_or(|keep| keep.contains(name))).collect();
-    files.sort_unstable_by_key(|(name, _)| *name);
-    let mut out = Vec::with_capacity(files.iter().map(|(_, json)| json.len() + 1).sum::<usize>() + 16);
-    out.extend_from_slice(b"{\"tools\":[");
-    for (k, (_, json)) in files.iter().enumerate() {
-        if k > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(json.as_bytes());
-    }
-    out.extend_from_slice(b"]}");
-    out
 }
 
 /// The input schema of `tool`, as `schemas/` holds it.
@@ -137,26 +115,6 @@ fn input_of<T: JsonSchema + 'static>() -> Arc<JsonObject> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The lane's `tools/list` (see `server::direct`) says what rmcp's would, for every profile.
-    #[test]
-    fn the_tools_list_made_from_the_files_is_what_rmcp_lists() {
-        use crate::server::Profile;
-        for profile in [Profile::Full, Profile::Coding, Profile::Readonly] {
-            let keep = profile.tools();
-            let mut tools = crate::server::FilewrightServer::tool_list();
-            tools.retain(|t| keep.is_none_or(|keep| keep.contains(&t.name.as_ref())));
-            // As rmcp writes it for the revisions before 2026-07-28, which the lane answers.
-            let mut listed = rmcp::model::ListToolsResult::with_all_items(tools);
-            listed.result_type = None;
-            let expected = serde_json::to_value(listed).unwrap();
-            let made = tools_list_result(keep);
-            let line = std::str::from_utf8(&made).unwrap();
-            assert!(!line.contains('\n'), "one line of the protocol");
-            let made: serde_json::Value = serde_json::from_slice(&made).unwrap();
-            assert_eq!(made, expected, "{profile:?}");
-        }
-    }
 
     /// `build.rs` compiles in each file of `schemas/` on one line, with the same value.
     #[test]

@@ -7,534 +7,12 @@ use std::ops::ControlFlow;
 use rmcp::model::{CallToolResult, ProgressNotificationParam};
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, tool, tool_router};
-use schemars::JsonSchema;
-use serde::Deserialize;
 
 use super::FilewrightServer;
+use super::args::*;
 use super::render;
 use super::schemas;
-use crate::error::Error;
-use crate::session::{EditSpec, SearchOptions};
-
-// `path` and `content` are `Option` so that a call cut off by the model's output limit (which
-// arrives without them) reaches the session and gets an error that explains what happened,
-// instead of a bare "missing field". The schema still marks them required.
-
-/// Arguments of `write_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct WriteArgs {
-    /// File path relative to the root (for example "src/app.js"); missing parent directories are created.
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-    /// The whole content, or the FIRST PART of a large file (at most ~8,000 characters per call;
-    /// add the rest with append_file).
-    #[schemars(required, with = "String")]
-    pub content: Option<String>,
-    /// Optional guard: the file's sha256 as your last read or write reported it. When the file
-    /// has changed since (another agent wrote it), nothing is changed and the error says who
-    /// changed it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub expected_sha256: Option<String>,
-    /// Optional: the agent writing, when one connection serves several sub-agents (default:
-    /// the server's --agent). The file is claimed for this agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-    /// Optional: the encoding to write the file in, as a WHATWG label ("utf-8", "utf-16le",
-    /// "utf-16be", "shift_jis", "euc-jp", "gbk", "gb18030", "big5", "euc-kr", "koi8-r",
-    /// "windows-1252" or "latin1"...; UTF-16 gets a BOM). Default: a replaced file keeps its
-    /// own encoding and BOM, a new file is UTF-8.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub encoding: Option<String>,
-}
-
-/// Arguments of `append_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct AppendArgs {
-    /// File path relative to the root; the file (and its parents) is created when missing.
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-    /// The next part, added exactly as sent at the end of the file (at most ~8,000 characters;
-    /// include the newline that ends the previous line if the file lacks one).
-    #[schemars(required, with = "String")]
-    pub content: Option<String>,
-    /// Optional guard: the file's current size in bytes (the `size` of your last result). When it
-    /// differs, nothing is appended and the error tells the real size.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u64")]
-    pub expected_size: Option<u64>,
-    /// Optional guard: the file's sha256 as your last read or write reported it. When the file
-    /// has changed since (another agent wrote it), nothing is changed and the error says who
-    /// changed it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub expected_sha256: Option<String>,
-    /// Optional: the agent writing (default: the server's --agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-/// Arguments of `read_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ReadArgs {
-    /// File path relative to the root.
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-    /// First line to show, 1-based; negative counts from the end (-20 shows the last 20 lines).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "i64")]
-    pub offset: Option<i64>,
-    /// Maximum lines to show (default 2000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1), with = "usize")]
-    pub limit: Option<usize>,
-    /// Show each line as `<n>#<hash>\t<text>`: the anchor `<n>#<hash>` names the line in
-    /// edit_file's line edits (default false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub anchors: Option<bool>,
-}
-
-/// Arguments of `check_files`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct CheckArgs {
-    /// Files to check, relative to the root. Omit to check every file written on this root
-    /// since this server started (by any agent: the journal records them).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Vec<String>")]
-    pub paths: Option<Vec<String>>,
-}
-
-/// Arguments of `edit_file`: one edit inline, or several in `edits`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct EditArgs {
-    /// File path relative to the root.
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-    /// Exact text to replace; it must occur exactly once unless replace_all. Empty only to
-    /// create a missing or empty file. Use this, or `edits` for several changes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub old_string: Option<String>,
-    /// The replacement for old_string.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub new_string: Option<String>,
-    /// Replace every occurrence of old_string (default false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub replace_all: Option<bool>,
-    /// Several edits, applied in order, each to the result of the previous; all or nothing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Vec<EditSpec>")]
-    pub edits: Option<Vec<EditSpec>>,
-    /// Only show the diff; write nothing (default false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub dry_run: Option<bool>,
-    /// When old_string does not occur exactly, look for it ignoring trailing whitespace, then
-    /// a uniform shift of indentation (levels, tabs against spaces), then Unicode look-alike
-    /// punctuation (curly quotes, dashes, ellipsis, non-breaking spaces); used only when
-    /// exactly one place matches, and the result says what was ignored (default true). Set
-    /// false to require the exact text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub tolerant: Option<bool>,
-    /// Optional guard: the file's sha256 as your last read or write reported it. When the file
-    /// has changed since (another agent wrote it), nothing is changed and the error says who
-    /// changed it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub expected_sha256: Option<String>,
-
-    /// Optional: the agent editing (default: the server's --agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-impl EditArgs {
-    /// The edits of the call: the inline one or the `edits` list, not both.
-    fn edits(&mut self) -> Result<Vec<EditSpec>, Error> {
-        let inline = self.old_string.is_some() || self.new_string.is_some();
-        match (inline, self.edits.take()) {
-            (true, Some(_)) => Err(Error::InvalidArgument {
-                name: "edits",
-                reason: "give either old_string/new_string or an `edits` list, not both".into(),
-            }),
-            (true, None) => Ok(vec![EditSpec {
-                old_string: self.old_string.take(),
-                new_string: self.new_string.take(),
-                replace_all: self.replace_all,
-                from: None,
-                to: None,
-                after: None,
-            }]),
-            (false, Some(list)) => Ok(list),
-            (false, None) => Err(Error::Truncated { tool: "edit_file", field: "old_string" }),
-        }
-    }
-}
-
-/// Arguments of `apply_patch`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct PatchArgs {
-    /// The patch: a Codex envelope (`*** Begin Patch`, `*** Add File: p` / `*** Delete File: p` /
-    /// `*** Update File: p` with optional `*** Move to: q`, hunks after `@@` or `@@ <line of
-    /// context>`, lines prefixed with space, `-` or `+`, `*** End of File`, `*** End Patch`) or a
-    /// unified diff as `git diff` or `diff -u` prints it (`--- a/p`, `+++ b/p`, `@@ -l,n +l,n @@`,
-    /// `/dev/null` to add or delete). Paths are relative to the root.
-    #[schemars(required, with = "String")]
-    pub patch: Option<String>,
-    /// Locate hunks ignoring trailing whitespace, a uniform shift of indentation and look-alike
-    /// punctuation when their lines are not in the file exactly, as edit_file does (default
-    /// true). Set false to require the exact lines.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub tolerant: Option<bool>,
-    /// Only check that every hunk applies and show the diffs; write nothing (default false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub dry_run: Option<bool>,
-    /// Optional guards: file path -> the sha256 your last read or write of it reported. When
-    /// one of those files has changed since, nothing is changed and the error says who changed it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "std::collections::BTreeMap<String, String>")]
-    pub expected_sha256: Option<std::collections::BTreeMap<String, String>>,
-    /// Optional: the agent applying it (default: the server's --agent). Every path is claimed
-    /// for this agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-/// Arguments of `list_directory`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ListArgs {
-    /// Directory relative to the root (default: the root).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub path: Option<String>,
-    /// Levels to show: 1 (default) lists the directory itself, 2 adds its subdirectories...
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 20), with = "usize")]
-    pub depth: Option<usize>,
-    /// Show names starting with a dot (default false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub include_hidden: Option<bool>,
-    /// Leave out what .gitignore files ignore (default true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub gitignore: Option<bool>,
-}
-
-/// Arguments of `claim_files`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ClaimArgs {
-    /// Files to claim, relative to the root (all or nothing).
-    #[schemars(required, with = "Vec<String>")]
-    pub paths: Option<Vec<String>>,
-    /// Optional: the agent claiming (default: the server's --agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-/// Arguments of `release_files`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ReleaseArgs {
-    /// Files to release; omit to release every claim of the agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Vec<String>")]
-    pub paths: Option<Vec<String>>,
-    /// Optional: the agent releasing (default: the server's --agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-/// Arguments of `list_claims` (none).
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct NoArgs {}
-
-/// Arguments of `find_files`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct FindArgs {
-    /// A glob: with a `/` it matches the path below `path` ("src/**/*.ts"); without, each
-    /// file's name at any depth ("*.ts"). `*` stays within one directory, `**` crosses them.
-    #[schemars(required, with = "String")]
-    pub pattern: Option<String>,
-    /// The directory to search, relative to the root (default: the root).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub path: Option<String>,
-    /// Matches listed at most (default 200, at most 1000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 1000), with = "usize")]
-    pub max_results: Option<usize>,
-}
-
-/// Arguments of `search_files`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct SearchArgs {
-    /// The text to find on one line; a regular expression when `regex` is true.
-    #[schemars(required, with = "String")]
-    pub pattern: Option<String>,
-    /// The directory to search, or one file, relative to the root (default: the root).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub path: Option<String>,
-    /// Only files matching this glob: "*.ts" matches names at any depth, "src/**/*.ts" paths
-    /// below `path`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub glob: Option<String>,
-    /// `pattern` is a regular expression (Rust regex syntax) instead of literal text (default false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub regex: Option<bool>,
-    /// Upper and lower case differ (default true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub case_sensitive: Option<bool>,
-    /// Lines shown before and after each match (default 0, at most 20).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0, max = 20), with = "usize")]
-    pub context: Option<usize>,
-    /// Matching lines shown at most (default 200, at most 1000); the rest are counted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 1000), with = "usize")]
-    pub max_results: Option<usize>,
-}
-
-/// Arguments of `move_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct MoveArgs {
-    /// The file to move, relative to the root.
-    #[schemars(required, with = "String")]
-    pub from: Option<String>,
-    /// Its new path, relative to the root; missing directories are created.
-    #[schemars(required, with = "String")]
-    pub to: Option<String>,
-    /// Replace an existing file at `to` (default false: the move is refused).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub overwrite: Option<bool>,
-    /// Optional: the agent moving (default: the server's --agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-/// Arguments of `delete_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct DeleteArgs {
-    /// The file (or empty directory) to delete, relative to the root.
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-    /// Optional: the agent deleting (default: the server's --agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-/// Arguments of `undo`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct UndoArgs {
-    /// File path relative to the root.
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-    /// How many of the file's last changes to take back (default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 100), with = "usize")]
-    pub steps: Option<usize>,
-    /// Undo even though the file was changed outside filewright since (that change is lost).
-    /// Not for an append or an edit: they keep only what they changed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub force: Option<bool>,
-    /// Optional: the agent undoing (default: the server's --agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-/// Arguments of `outline`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct OutlineArgs {
-    /// File path relative to the root.
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-}
-
-/// Arguments of `read_multiple_files`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ReadManyArgs {
-    /// Files to read, relative to the root, in the order to show them (1 to 100).
-    #[schemars(required, with = "Vec<String>")]
-    pub paths: Option<Vec<String>>,
-    /// First line to show in each file, 1-based; negative counts from the end (-20 shows the
-    /// last 20 lines of each).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "i64")]
-    pub offset: Option<i64>,
-    /// Maximum lines to show per file (default 2000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1), with = "usize")]
-    pub limit: Option<usize>,
-}
-
-/// Arguments of `get_file_info`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct InfoArgs {
-    /// File or directory relative to the root ("." for the root).
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-}
-
-/// Arguments of `create_directory`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct MkdirArgs {
-    /// Directory to create, relative to the root; missing parents are created too.
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-    /// Optional: the agent creating it (default: the server's --agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-/// Arguments of `copy_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct CopyArgs {
-    /// The file to copy, relative to the root (one regular file, not a directory).
-    #[schemars(required, with = "String")]
-    pub from: Option<String>,
-    /// The copy's path, relative to the root; missing directories are created.
-    #[schemars(required, with = "String")]
-    pub to: Option<String>,
-    /// Replace an existing file at `to` (default false: the copy is refused).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub overwrite: Option<bool>,
-    /// Optional: the agent copying (default: the server's --agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-}
-
-/// Arguments of `read_media_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct MediaArgs {
-    /// Image file relative to the root (PNG, JPEG, GIF or WebP).
-    #[schemars(required, with = "String")]
-    pub path: Option<String>,
-}
-
-/// Arguments of `list_artifacts`.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ArtifactsArgs {
-    /// Only files this agent wrote to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub agent: Option<String>,
-    /// Only this file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
-    pub path: Option<String>,
-    /// Include every recorded write of each file, oldest first (default false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
-    pub history: Option<bool>,
-}
-
-/// A call of one of the tools agents make most (write, append, read, edit): its arguments,
-/// parsed, ready to run on a session. The one place where those tools' arguments meet the
-/// session, for both ways a call arrives: through rmcp's router (the tool methods below) and
-/// answered beside it ([`super::direct`]).
-#[derive(Debug)]
-pub(crate) enum Call {
-    Write(WriteArgs),
-    Append(AppendArgs),
-    Read(ReadArgs),
-    Edit(EditArgs),
-}
-
-impl Call {
-    /// Whether the call changes a file (and so runs the `--after-write` hook, when there is one).
-    pub(crate) fn writes(&self) -> bool {
-        !matches!(self, Call::Read(_))
-    }
-
-    /// The call of tool `name` with `arguments`; None for a tool that is not one of these.
-    pub(crate) fn parse(name: &str, arguments: serde_json::Value) -> Option<serde_json::Result<Call>> {
-        let parsed = match name {
-            "write_file" => serde_json::from_value(arguments).map(Call::Write),
-            "append_file" => serde_json::from_value(arguments).map(Call::Append),
-            "read_file" => serde_json::from_value(arguments).map(Call::Read),
-            "edit_file" => serde_json::from_value(arguments).map(Call::Edit),
-            _ => return None,
-        };
-        Some(parsed)
-    }
-
-    /// Runs the call on `session` (file I/O and parsing: on a thread that may block) and
-    /// renders its outcome.
-    pub(crate) fn run(self, session: &crate::session::Session) -> CallToolResult {
-        let uri = |path: &str| session.file_uri(path);
-        match self {
-            Call::Write(args) => render::rendered(
-                session.write_file_in(
-                    args.path.as_deref(),
-                    args.content.as_deref(),
-                    args.expected_sha256.as_deref(),
-                    args.agent.as_deref(),
-                    args.encoding.as_deref(),
-                ),
-                &uri,
-            ),
-            Call::Append(args) => render::rendered(
-                session.append_file(
-                    args.path.as_deref(),
-                    args.content.as_deref(),
-                    crate::files::Expected { size: args.expected_size, sha256: args.expected_sha256 },
-                    args.agent.as_deref(),
-                ),
-                &uri,
-            ),
-            Call::Read(args) => render::rendered(
-                session.read_file(
-                    args.path.as_deref(),
-                    args.offset,
-                    args.limit,
-                    args.anchors.unwrap_or(false),
-                ),
-                &uri,
-            ),
-            Call::Edit(mut args) => {
-                let edits = match args.edits() {
-                    Ok(edits) => edits,
-                    Err(e) => return render::error_result(&e.to_string()),
-                };
-                render::rendered(
-                    session.edit_file(
-                        args.path.as_deref(),
-                        edits,
-                        args.dry_run.unwrap_or(false),
-                        args.tolerant.unwrap_or(true),
-                        args.expected_sha256.as_deref(),
-                        args.agent.as_deref(),
-                    ),
-                    &uri,
-                )
-            }
-        }
-    }
-}
+use crate::session::SearchOptions;
 
 #[tool_router(vis = "pub(crate)")]
 impl FilewrightServer {
@@ -549,7 +27,16 @@ impl FilewrightServer {
         annotations(title = "Write file", read_only_hint = false, destructive_hint = true, idempotent_hint = true, open_world_hint = false)
     )]
     async fn write_file(&self, Parameters(args): Parameters<WriteArgs>) -> CallToolResult {
-        self.answer(Call::Write(args)).await
+        self.run(move |session| {
+            session.write_file_in(
+                args.path.as_deref(),
+                args.content.as_deref(),
+                args.expected_sha256.as_deref(),
+                args.agent.as_deref(),
+                args.encoding.as_deref(),
+            )
+        })
+        .await
     }
 
     /// Append the next part of a file (at most ~8,000 characters per call). Content is added
@@ -563,7 +50,15 @@ impl FilewrightServer {
         annotations(title = "Append to file", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
     )]
     async fn append_file(&self, Parameters(args): Parameters<AppendArgs>) -> CallToolResult {
-        self.answer(Call::Append(args)).await
+        self.run(move |session| {
+            session.append_file(
+                args.path.as_deref(),
+                args.content.as_deref(),
+                crate::files::Expected { size: args.expected_size, sha256: args.expected_sha256 },
+                args.agent.as_deref(),
+            )
+        })
+        .await
     }
 
     /// Read a text file as numbered lines (`<n>\t<text>`), 2000 lines at a time by default. Use a
@@ -578,7 +73,10 @@ impl FilewrightServer {
         annotations(title = "Read file", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
-        self.answer(Call::Read(args)).await
+        self.run(move |session| {
+            session.read_file(args.path.as_deref(), args.offset, args.limit, args.anchors.unwrap_or(false))
+        })
+        .await
     }
 
     /// Find files by glob, newest first, with size and lines: `*.ts` matches file names at any
@@ -864,8 +362,22 @@ impl FilewrightServer {
         output_schema = schemas::output("edit_file"),
         annotations(title = "Edit file", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
     )]
-    async fn edit_file(&self, Parameters(args): Parameters<EditArgs>) -> CallToolResult {
-        self.answer(Call::Edit(args)).await
+    async fn edit_file(&self, Parameters(mut args): Parameters<EditArgs>) -> CallToolResult {
+        let edits = match args.edits() {
+            Ok(edits) => edits,
+            Err(e) => return render::error_result(&e.to_string()),
+        };
+        self.run(move |session| {
+            session.edit_file(
+                args.path.as_deref(),
+                edits,
+                args.dry_run.unwrap_or(false),
+                args.tolerant.unwrap_or(true),
+                args.expected_sha256.as_deref(),
+                args.agent.as_deref(),
+            )
+        })
+        .await
     }
 
     /// Apply one change across files, all or nothing: a Codex patch (`*** Begin Patch` ...

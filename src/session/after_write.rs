@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Session;
-use crate::check::cache::{CheckAhead, KnownText};
+use crate::check::cache::KnownText;
 use crate::check::{self, Report};
 use crate::files::encoding::{self, Decoded};
 use crate::files::sha256_hex;
@@ -28,8 +28,8 @@ pub(super) enum Landed<'a> {
         text: &'a str,
         /// Its hex sha256.
         sha256: &'a str,
-        /// The check of `text`, when the tool started it before writing.
-        ahead: Option<CheckAhead>,
+        /// An edit's text before it, and that text's version on disk.
+        edited_from: Option<EditedFrom<'a>>,
         /// The file's version right after the write, when the tool knows it (otherwise it
         /// is looked up).
         on_disk: Option<FileInfo>,
@@ -43,8 +43,8 @@ pub(super) enum Landed<'a> {
         bytes: &'a [u8],
         /// Its hex sha256.
         sha256: &'a str,
-        /// The check of `text`, when the tool started it before writing.
-        ahead: Option<CheckAhead>,
+        /// An edit's text before it, and that text's version on disk.
+        edited_from: Option<EditedFrom<'a>>,
         /// The file's version right after the write, when the tool knows it (otherwise it
         /// is looked up).
         on_disk: Option<FileInfo>,
@@ -70,14 +70,23 @@ impl<'a> Landed<'a> {
         text: &'a str,
         bytes: &'a [u8],
         sha256: &'a str,
-        ahead: Option<CheckAhead>,
+        edited_from: Option<EditedFrom<'a>>,
         on_disk: Option<FileInfo>,
     ) -> Landed<'a> {
         match std::ptr::eq(bytes, text.as_bytes()) || bytes == text.as_bytes() {
-            true => Landed::Replaced { text, sha256, ahead, on_disk },
-            false => Landed::Encoded { text, bytes, sha256, ahead, on_disk },
+            true => Landed::Replaced { text, sha256, edited_from, on_disk },
+            false => Landed::Encoded { text, bytes, sha256, edited_from, on_disk },
         }
     }
+}
+
+/// The text an edit changed and its version on disk: the check may then parse only around
+/// the change (see [`crate::check::cache::CheckCache::check_edit`]).
+pub(super) struct EditedFrom<'a> {
+    /// The file's text before the edit.
+    pub(super) text: &'a str,
+    /// Its version on disk (None for a file the edit created).
+    pub(super) version: Option<FileInfo>,
 }
 
 /// The whole file after an append, as the check takes it.
@@ -270,10 +279,11 @@ impl Session {
             }
             (
                 None,
-                Landed::Replaced { text, sha256, ahead, .. } | Landed::Encoded { text, sha256, ahead, .. },
+                Landed::Replaced { text, sha256, edited_from, .. }
+                | Landed::Encoded { text, sha256, edited_from, .. },
             ) => {
-                let syntax = match ahead {
-                    Some(started) => self.checks.check_written_ahead(&key, text, on_disk, started),
+                let syntax = match edited_from {
+                    Some(old) => self.checks.check_edit(&key, old.text, text, old.version, on_disk),
                     None => self.checks.check_written(&key, text, on_disk),
                 };
                 (syntax, sha256.to_owned())

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::after_write::{AfterWrite, Landed};
+use super::after_write::{AfterWrite, EditedFrom, Landed};
 use super::warnings::{WRITE_STUB_KINDS, stub_warnings, stubs_of};
 use super::{Session, required_or_truncated};
 use crate::check;
@@ -216,7 +216,7 @@ impl Session {
             let shown = diff_and_added_stubs(&key, &applied);
             (applied, shown, AfterWrite { warnings: Vec::new(), syntax, hook: None, sha256 })
         } else {
-            let ((applied, shown, sha256, ahead, now), unrecorded) = self
+            let ((applied, shown, sha256, now), unrecorded) = self
                 .store
                 .write_claimed_then_land(
                     &key,
@@ -226,15 +226,7 @@ impl Session {
                         self.settle_locked(&path);
                         let applied = read_and_apply()?;
                         let text = applied.after_bytes();
-                        // On its way to disk while the hash and the journal row are made, and
-                        // checked beside them (on the same helper, after the writeback).
                         let staged = files::stage(&self.ws, &path, text, self.config.max_file_bytes);
-                        let ahead = self.checks.start_edited(
-                            &key,
-                            &applied.before,
-                            &applied.edited.text,
-                            applied.info,
-                        );
                         let sha256 = sha256_hex(text);
                         let facts = WriteFacts {
                             size: text.len() as u64,
@@ -247,21 +239,20 @@ impl Session {
                                 false => Before::Absent,
                             }),
                         };
-                        // While the helper writes the new text out (which the rename
-                        // would otherwise wait for) and checks it.
                         let shown = diff_and_added_stubs(&key, &applied);
-                        Ok(((applied, shown, sha256, ahead, staged), Some(facts)))
+                        Ok(((applied, shown, sha256, staged), Some(facts)))
                     },
-                    |(applied, shown, sha256, ahead, staged)| {
+                    |(applied, shown, sha256, staged)| {
                         let text = applied.after_bytes();
                         let written = files::land(&self.ws, &path, staged, text, self.config.max_file_bytes)?;
-                        Ok((applied, shown, sha256, ahead, written.now))
+                        Ok((applied, shown, sha256, written.now))
                     },
                 )
                 .map_err(|e| self.with_last_write(e))?;
             // The bytes have landed: from here on nothing may turn this call into an error.
+            let edited_from = EditedFrom { text: &applied.before, version: applied.info };
             let landed =
-                Landed::whole(&applied.edited.text, applied.after_bytes(), &sha256, Some(ahead), now);
+                Landed::whole(&applied.edited.text, applied.after_bytes(), &sha256, Some(edited_from), now);
             let after = self.after_write(seen, &path, &agent, landed, unrecorded.into_iter().collect());
             (applied, shown, after)
         };

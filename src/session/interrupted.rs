@@ -5,7 +5,7 @@
 use super::Session;
 use crate::files::{self, RolledBack};
 use crate::store::AppendIntent;
-use crate::workspace::{RootPath, process_alive};
+use crate::workspace::RootPath;
 
 impl Session {
     /// Cuts back an interrupted append to `path`. Call it only under the store's write lock
@@ -81,5 +81,15 @@ impl Session {
             }
         }
         self.store.clear_append_intent(&key);
+    }
+}
+
+/// Whether process `pid` is alive (signal 0 reaches it, or it exists but is not ours). Only a
+/// hint: a reused id keeps an intent until the next write to its path settles it under the lock.
+fn process_alive(pid: u32) -> bool {
+    let Some(pid) = rustix::process::Pid::from_raw(pid as i32) else { return false };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e != rustix::io::Errno::SRCH,
     }
 }

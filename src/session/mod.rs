@@ -260,18 +260,6 @@ impl Session {
         Ok((session, database))
     }
 
-    /// Whether a write, append or edit runs a command after it (`--after-write`), which may
-    /// take as long as its time limit.
-    pub fn runs_a_hook(&self) -> bool {
-        self.config.after_write.is_some()
-    }
-
-    /// Whether its calls may run on a thread that drives async tasks (the reading thread of
-    /// `server::direct`): not on a PostgreSQL store (see [`Store::blocks_no_runtime`]).
-    pub fn runs_on_an_async_thread(&self) -> bool {
-        self.store.blocks_no_runtime()
-    }
-
     /// A session over an opened root.
     pub fn new(ws: Workspace, config: Config, store: Store) -> Self {
         // By the store's clock, which journal times are in: a shared database's, not this

@@ -222,7 +222,8 @@ impl Session {
                     }
                     let bytes = p.after.as_deref().unwrap_or_default();
                     let sha256 = sha256_hex(bytes);
-                    let landed = Landed::Encoded { text, bytes, sha256: &sha256, ahead: None, on_disk: None };
+                    let landed =
+                        Landed::Encoded { text, bytes, sha256: &sha256, edited_from: None, on_disk: None };
                     Some(self.after_write(guard, p.destination(), &agent, landed, Vec::new()))
                 }
             };

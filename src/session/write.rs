@@ -6,7 +6,6 @@ use serde::Serialize;
 use super::after_write::{AfterWrite, Landed};
 use super::warnings::{self, WRITE_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required_or_truncated};
-use crate::check::cache::CheckAhead;
 use crate::cleanup;
 use crate::error::Result;
 use crate::files;
@@ -84,12 +83,9 @@ impl Session {
         let stored = encoding.whole_text(&text);
         let bytes = encoding::encode(&path.display(), &stored, encoding)?;
         let sha256 = sha256_hex(&bytes);
-        // Written beside the file before the claim is taken, and on its way to disk while the
-        // claim and the journal are: only the rename waits for the transaction.
+        // Written beside the file before the claim is taken: only the rename waits for the
+        // transaction.
         let staged = files::stage(&self.ws, &path, &bytes, self.config.max_file_bytes);
-        // The check needs only the text: it runs beside the claim, the write and the journal
-        // (on the same helper, after the request for the writeback).
-        let ahead = Some(CheckAhead::start(&path.display(), &stored));
         let ((existing, written), unrecorded) = self
             .store
             .write_claimed_then_land(
@@ -144,7 +140,7 @@ impl Session {
             seen,
             &path,
             &agent,
-            Landed::whole(&stored, &bytes, &sha256, ahead, written.now),
+            Landed::whole(&stored, &bytes, &sha256, None, written.now),
             warnings,
         );
         Ok(WriteOutcome {

@@ -228,9 +228,8 @@ impl Store {
     /// [`Store::write_claimed`] for a change that goes on disk in one last step: `prepare`
     /// does the rest (reads the file, decides, stages the new content) and returns the
     /// journal's facts, which are recorded; then `land` puts the change in place, and the
-    /// transaction commits. Staged content goes to disk while the rows are written (see
-    /// [`crate::writeback`]), and a row that cannot be recorded fails the call before
-    /// anything has changed.
+    /// transaction commits. A row that cannot be recorded fails the call before anything has
+    /// changed.
     pub fn write_claimed_then_land<P, T>(
         &self,
         path: &str,

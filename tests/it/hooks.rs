@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::util::{Root, Server};
+use crate::util::{RawServer, Root, Server};
 
 #[tokio::test]
 async fn the_after_write_hook_runs_for_write_append_and_edit() {
@@ -43,4 +43,25 @@ async fn a_formatting_hook_is_reflected_in_the_syntax_check_and_a_slow_one_is_ki
     assert_eq!(reply.json()["hook"]["timed_out"], true, "{}", reply.text());
     assert_eq!(root.read("g.txt"), b"g\n");
     server.stop().await;
+}
+
+/// A write the `--after-write` hook follows may take as long as the hook: it runs on a thread
+/// of its own, so a `ping` sent behind it is answered at once.
+#[test]
+fn a_write_with_a_slow_hook_does_not_hold_up_other_requests() {
+    let root = Root::new();
+    let mut server = RawServer::start_with(&root, &["--after-write", "sh -c 'sleep 2'"]);
+    let write = json!({"jsonrpc": "2.0", "id": 801, "method": "tools/call",
+        "params": {"name": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}});
+    let ping = json!({"jsonrpc": "2.0", "id": 802, "method": "ping"});
+    let mut lines = serde_json::to_vec(&write).unwrap();
+    lines.push(b'\n');
+    lines.extend(serde_json::to_vec(&ping).unwrap());
+    lines.push(b'\n');
+    server.send_raw(&lines);
+    let first = server.receive();
+    assert_eq!(first["id"], json!(802), "the ping waited for the hook: {first}");
+    let second = server.receive();
+    assert_eq!(second["id"], json!(801), "{second}");
+    assert_eq!(second["result"]["isError"], json!(false), "{second}");
 }

@@ -10,7 +10,8 @@ mod claims;
 mod cleanup;
 mod cli;
 mod copy;
-mod direct;
+#[cfg(target_os = "linux")]
+mod descriptors;
 mod directories;
 mod edit;
 mod encoding;

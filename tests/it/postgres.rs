@@ -449,13 +449,13 @@ async fn a_database_that_goes_away_fails_writes_with_nothing_written_and_reads_g
     b.stop().await;
 }
 
-/// The calls the lane beside rmcp takes (a request without `_meta`, as most clients send it)
-/// work on a PostgreSQL store too: its client may not run on the thread that reads requests.
+/// Writes and reads sent as plain JSON-RPC lines (without `_meta`, as most clients send
+/// them) work on a PostgreSQL store, whose client blocks on a runtime of its own.
 #[test]
-fn calls_answered_beside_rmcp_work_on_postgres() {
-    let Some(url) = database("calls_answered_beside_rmcp_work_on_postgres") else { return };
+fn plain_writes_and_reads_work_on_postgres() {
+    let Some(url) = database("plain_writes_and_reads_work_on_postgres") else { return };
     let root = Root::new();
-    let id = root_id("beside-rmcp");
+    let id = root_id("plain-calls");
     let args = ["--store", url.as_str(), "--root-id", id.as_str()];
     let mut server = crate::util::RawServer::spawn(&root, &args, None).initialized();
     for k in 0..3 {

@@ -285,6 +285,11 @@ impl RawServer {
         self.receive()["result"].clone()
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn kill(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

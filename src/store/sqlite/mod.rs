@@ -209,12 +209,8 @@ impl Sqlite {
         let (value, then) = f(&mut SqliteTx(&tx, None))?;
         let unrecorded = then.and_then(|()| tx.commit().map_err(db_error)).err();
         if let Some(commits) = &self.commits {
-            // Full means a checkpoint is already due; it will include this commit. The
-            // checkpoint waits for a burst to end anyway: its thread is woken after the reply.
-            let commits = commits.clone();
-            crate::background::after_reply(move || {
-                let _ = commits.try_send(());
-            });
+            // Full means a checkpoint is already due; it will include this commit.
+            let _ = commits.try_send(());
         }
         Ok((value, unrecorded))
     }

@@ -1,0 +1,238 @@
+//! What a writing tool did, as the model reads it.
+
+use super::*;
+
+impl Rendered for WriteOutcome {
+    fn written(&self) -> Option<&str> {
+        Some(&self.path)
+    }
+
+    fn text(&self) -> String {
+        let head = format!(
+            "{} {}: {} chars, {} ({} bytes, sha256 {}{}){}",
+            if self.created { "Created" } else { "Wrote" },
+            self.path,
+            self.chars,
+            lines(self.lines),
+            self.size,
+            self.after.sha256,
+            encoding_note(&self.encoding, false),
+            if self.unescaped { ", unescaped" } else { "" }
+        );
+        let mut text = format!("{head}\n{}", self.after.syntax.summary());
+        if self.after.syntax.status == Status::Incomplete {
+            text.push_str("\nnext: append_file the next part");
+        }
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for AppendOutcome {
+    fn written(&self) -> Option<&str> {
+        Some(&self.path)
+    }
+
+    fn text(&self) -> String {
+        let head = if self.duplicate_skipped {
+            format!(
+                "Nothing appended to {}: it already ends with this chunk (total: {} bytes, {}, sha256 {})",
+                self.path,
+                self.size,
+                lines(self.lines),
+                self.after.sha256
+            )
+        } else {
+            format!(
+                "Appended to {}: +{} chars (total: {} bytes, {}, sha256 {}{}){}",
+                self.path,
+                self.chars,
+                self.size,
+                lines(self.lines),
+                self.after.sha256,
+                encoding_note(&self.encoding, false),
+                if self.unescaped { ", unescaped" } else { "" }
+            )
+        };
+        let text =
+            format!("{head}\n{}{}", append_syntax_line(&self.after.syntax), hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for EditOutcome {
+    /// A dry run wrote nothing, so it links nothing.
+    fn written(&self) -> Option<&str> {
+        (!self.dry_run).then_some(self.path.as_str())
+    }
+
+    fn text(&self) -> String {
+        let verb = match (self.dry_run, self.created) {
+            (true, _) => "Dry run, nothing written:",
+            (false, true) => "Created",
+            (false, false) => "Edited",
+        };
+        let mut text = format!(
+            "{verb} {}: {} replacement{}, {} ({} bytes, sha256 {}){}\n",
+            self.path,
+            self.replacements,
+            if self.replacements == 1 { "" } else { "s" },
+            lines(self.lines),
+            self.size,
+            self.after.sha256,
+            if self.converted_to_crlf { ", LF in your strings matched as the file's CRLF" } else { "" },
+        );
+        for tolerated in &self.tolerated {
+            text.push_str(&format!("not exact: {tolerated}; the diff shows what landed\n"));
+        }
+        text.push_str(self.diff.trim_end());
+        text.push('\n');
+        text.push_str(&self.after.syntax.summary());
+        if self.new_problems > 0 {
+            text.push_str(&format!(
+                "\nnew since the edit (this edit introduced them): {}",
+                self.new_problems_at.join(", ")
+            ));
+        } else if !self.after.syntax.problems.is_empty() {
+            text.push_str("\n(none of these problems is new: they were there before the edit)");
+        }
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for PatchOutcome {
+    fn text(&self) -> String {
+        let verb =
+            if self.dry_run { "Dry run, nothing written: the patch applies" } else { "Applied the patch" };
+        let mut text = format!("{verb} ({} format) to {}:", self.format, plural(self.files.len(), "file"));
+        for f in &self.files {
+            let name = match &f.moved_to {
+                Some(to) => format!("{} -> {to}", f.path),
+                None => f.path.clone(),
+            };
+            let counts = match f.action {
+                PatchedAs::Added => format!("+{}", lines(f.added_lines)),
+                PatchedAs::Deleted => format!("-{}", lines(f.removed_lines)),
+                _ => format!("+{} -{}", f.added_lines, f.removed_lines),
+            };
+            text.push_str(&format!("\n  {} {name} ({counts}", f.action));
+            if f.action != PatchedAs::Deleted {
+                text.push_str(&format!(", now {}, {} bytes", lines(f.lines), f.size));
+            }
+            text.push(')');
+            for tolerated in &f.tolerated {
+                text.push_str(&format!("\n    not exact: {tolerated}"));
+            }
+        }
+        let mut warnings = self.warnings.clone();
+        for f in &self.files {
+            if let Some(after) = &f.after {
+                let shown = f.moved_to.as_deref().unwrap_or(&f.path);
+                text.push_str(&format!("\n{shown}: {}", after.syntax.summary()));
+                text.push_str(&hook_lines(&after.hook));
+                warnings.extend(after.warnings.iter().map(|w| format!("{shown}: {w}")));
+            }
+            if let Some(diff) = &f.diff {
+                text.push('\n');
+                text.push_str(diff.trim_end());
+            }
+        }
+        with_warnings(text, &warnings)
+    }
+}
+
+impl Rendered for MoveOutcome {
+    fn written(&self) -> Option<&str> {
+        Some(&self.to)
+    }
+
+    fn text(&self) -> String {
+        let mut text = format!(
+            "Moved {} to {}{}: {} ({} bytes, sha256 {})\n{}",
+            self.from,
+            self.to,
+            if self.replaced { " (replacing the file there)" } else { "" },
+            lines(self.lines),
+            self.size,
+            self.after.sha256,
+            self.after.syntax.summary()
+        );
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for CopyOutcome {
+    fn written(&self) -> Option<&str> {
+        Some(&self.to)
+    }
+
+    fn text(&self) -> String {
+        let mut text = format!(
+            "Copied {} to {}{}: {} ({} bytes, sha256 {}, permissions {}){}\n{}",
+            self.from,
+            self.to,
+            if self.replaced { " (replacing the file there)" } else { "" },
+            lines(self.lines),
+            self.size,
+            self.after.sha256,
+            permissions(&self.permissions),
+            if self.identical { ", read back identical" } else { "" },
+            self.after.syntax.summary()
+        );
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for DeleteOutcome {
+    fn text(&self) -> String {
+        let what = match self.removed {
+            FileKind::Directory => "the empty directory".to_string(),
+            _ => format!("{} bytes", self.size),
+        };
+        let undo = if self.undoable { "; undo on this path brings it back" } else { "" };
+        with_warnings(format!("Deleted {} ({what}){undo}.", self.path), &self.warnings)
+    }
+}
+
+impl Rendered for UndoOutcome {
+    fn text(&self) -> String {
+        let what = if self.undone.len() == 1 {
+            "change".to_string()
+        } else {
+            format!("{} changes", self.undone.len())
+        };
+        let state = match self.removed {
+            true => format!("{} no longer exists (the first change undone created it)", self.path),
+            false => format!(
+                "{} is back to {} ({} bytes, sha256 {})",
+                self.path,
+                lines(self.lines),
+                self.size,
+                self.after.sha256
+            ),
+        };
+        let mut text = format!("Undid {what}: {state}.");
+        for undone in &self.undone {
+            text.push_str(&format!("\n  undone: {undone}"));
+        }
+        text.push_str(&format!("\n{}", self.after.syntax.summary()));
+        text.push_str(&hook_lines(&self.after.hook));
+        with_warnings(text, &self.after.warnings)
+    }
+}
+
+impl Rendered for MkdirOutcome {
+    fn text(&self) -> String {
+        let text = match self.created.split_last() {
+            None => format!("{} already exists as a directory; nothing was changed.", self.path),
+            Some((_, [])) => format!("Created the directory {}.", self.path),
+            Some((_, parents)) => {
+                format!("Created the directory {} and its parents {}.", self.path, parents.join(", "))
+            }
+        };
+        with_warnings(text, &self.warnings)
+    }
+}

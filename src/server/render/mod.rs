@@ -1,0 +1,193 @@
+//! Turns a session outcome or an [`Error`] into a `CallToolResult`: a short text for the model
+//! plus `structuredContent` matching the tool's `outputSchema`; every failure is `isError: true`.
+//!
+//! The text of each outcome lives with its kind: [`changes`] (what a writing tool did),
+//! [`reads`] (files, listings and searches shown) and [`project`] (the finish check, claims
+//! and the journal); the helpers they share are here.
+
+use rmcp::model::{CallToolResult, ContentBlock, Resource};
+use serde::Serialize;
+
+use crate::check::{LanguageName, Report, Status};
+use crate::error::Error;
+use crate::session::{
+    AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, CopyOutcome, DeleteOutcome, EditOutcome,
+    FileStatus, FindOutcome, InfoOutcome, LineEndings, ListOutcome, MAX_TOTAL_CHARS, MediaOutcome,
+    MkdirOutcome, MoveOutcome, OutlineOutcome, PatchOutcome, PatchedAs, ReadManyOutcome, ReadOutcome,
+    SearchOutcome, UndoOutcome, WriteOutcome,
+};
+use crate::workspace::FileKind;
+
+mod changes;
+mod project;
+mod reads;
+
+/// Something a tool can return: structured data and its human-readable text.
+pub trait Rendered: Serialize {
+    /// The text the model reads.
+    fn text(&self) -> String;
+
+    /// The root-relative path of the file the call wrote, for a `resource_link` in the result.
+    fn written(&self) -> Option<&str> {
+        None
+    }
+
+    /// An image the result shows the model (its bytes and MIME type), as image content after
+    /// the text.
+    fn image(&self) -> Option<(&[u8], &'static str)> {
+        None
+    }
+}
+
+/// Renders a tool's result or its error. `uri` turns the path of a written file into the
+/// link the result carries.
+pub fn rendered<T: Rendered>(
+    outcome: Result<T, Error>,
+    uri: &dyn Fn(&str) -> Option<String>,
+) -> CallToolResult {
+    match outcome {
+        Ok(value) => success(&value, uri),
+        Err(error) => error_result(&error.to_string()),
+    }
+}
+
+/// The result of a call whose thread stopped (a panic) before it answered.
+pub fn task_failed(why: &dyn std::fmt::Display) -> CallToolResult {
+    tracing::error!("tool task failed: {why}");
+    error_result(
+        "internal error: the tool stopped unexpectedly; nothing is known to have been written. \
+         Run read_file on the path to see its current state before retrying.",
+    )
+}
+
+fn success<T: Rendered>(value: &T, uri: &dyn Fn(&str) -> Option<String>) -> CallToolResult {
+    match serde_json::to_value(value) {
+        Ok(structured) => {
+            let mut content = vec![ContentBlock::text(value.text())];
+            if let Some(path) = value.written()
+                && let Some(uri) = uri(path)
+            {
+                let name = path.rsplit('/').next().unwrap_or(path);
+                content.push(ContentBlock::resource_link(Resource::new(uri, name).with_title(path)));
+            }
+            if let Some((bytes, mime_type)) = value.image() {
+                use base64::Engine;
+                let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+                content.push(ContentBlock::image(data, mime_type));
+            }
+            let mut result = CallToolResult::success(content);
+            result.structured_content = Some(structured);
+            result
+        }
+        Err(e) => error_result(&format!("internal error: could not encode the result ({e})")),
+    }
+}
+
+/// An `isError: true` result with `text` for the model.
+pub fn error_result(text: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text.to_string())])
+}
+
+fn kind_name(kind: crate::check::stubs::StubKind) -> &'static str {
+    use crate::check::stubs::StubKind::*;
+    match kind {
+        NoCode => "no code",
+        PlaceholderComment => "placeholder comment",
+        StubBody => "stub body",
+        EmptyHtmlBody => "empty body",
+        LinkedAsset => "linked asset",
+    }
+}
+
+fn ref_kind_name(kind: crate::check::refs::RefKind) -> &'static str {
+    use crate::check::refs::RefKind::*;
+    match kind {
+        File => "file",
+        Module => "module",
+        Name => "name",
+        Id => "id",
+    }
+}
+
+/// `1 line`, `2 lines`.
+fn lines(n: usize) -> String {
+    plural(n, "line")
+}
+
+/// What a walk under find or search left out, for the "(...)" line after the results.
+fn walk_notes(walked: &crate::files::Walked) -> Vec<String> {
+    let mut notes = Vec::new();
+    if walked.stopped {
+        notes.push("the search stopped after 100,000 entries: search a subdirectory".to_string());
+    }
+    if walked.ignored > 0 {
+        notes.push(format!("{} ignored by .gitignore or .ignore", plural(walked.ignored, "entry")));
+    }
+    notes
+}
+
+/// `n` and the noun, in the plural unless `n` is 1 ("1 file", "3 files", "2 entries").
+fn plural(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("{n} {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+/// The hook's line(s), when a hook ran.
+fn hook_lines(hook: &Option<crate::hooks::HookReport>) -> String {
+    let Some(h) = hook else { return String::new() };
+    let status = match (h.timed_out, h.exit_code, h.signal) {
+        (true, _, _) => "timed out".to_string(),
+        (false, Some(0), _) => "ok".to_string(),
+        (false, Some(code), _) => format!("exit code {code}"),
+        (false, None, Some(signal)) => format!("killed by signal {signal}"),
+        (false, None, None) => "did not run".to_string(),
+    };
+    let mut text = format!("\nhook `{}`: {status}", h.command);
+    let output = h.output.trim_end();
+    if !output.is_empty() {
+        text.push_str(&format!("\n{output}"));
+    }
+    text
+}
+
+fn with_warnings(mut text: String, warnings: &[String]) -> String {
+    for w in warnings {
+        text.push_str("\nwarning: ");
+        text.push_str(w);
+    }
+    text
+}
+
+/// The syntax line after an append. A clean parse of a file still being built is not proof
+/// that it is finished (many prefixes parse clean), so it never says "ok" here.
+fn append_syntax_line(report: &Report) -> String {
+    match report.status {
+        Status::Ok => "syntax: no problems so far (run check_files when the file is finished)".to_string(),
+        _ => report.summary(),
+    }
+}
+
+/// `", encoding Shift_JIS"`, `", encoding UTF-16LE with a BOM"`: how a result names a file's
+/// encoding when it is not plain UTF-8 (nothing when it is).
+fn encoding_note(name: &str, bom: bool) -> String {
+    match (name, bom) {
+        ("UTF-8", false) => String::new(),
+        (name, true) => format!(", encoding {name} with a BOM"),
+        (name, false) => format!(", encoding {name}"),
+    }
+}
+
+/// `0750 (rwxr-x---)`: permission bits in octal and as `ls -l` shows them.
+fn permissions(octal: &str) -> String {
+    let Ok(mode) = u32::from_str_radix(octal, 8) else { return octal.to_string() };
+    let rwx: String = (0..9)
+        .map(|bit| match mode & (0o400 >> bit) != 0 {
+            true => ['r', 'w', 'x'][bit % 3],
+            false => '-',
+        })
+        .collect();
+    format!("{octal} ({rwx})")
+}
