@@ -6,7 +6,9 @@ use serde::Serialize;
 
 use super::encoding;
 use super::tree::{Read, Tree};
-use super::walk::{PathGlob, Walked, in_parallel, walk_files};
+use super::cores::in_parallel;
+use super::glob::PathGlob;
+use super::walk::{Walked, walk_files};
 use crate::error::Result;
 use crate::lines::count_lines;
 use crate::timestamp::Timestamp;

@@ -24,7 +24,8 @@ use serde::Serialize;
 use super::encoding;
 use super::read::cut_line;
 use super::tree::Read;
-use super::walk::{FileAt, PathGlob, Walked, walk_files};
+use super::glob::PathGlob;
+use super::walk::{FileAt, Walked, walk_files};
 use crate::error::{Error, Result};
 use crate::workspace::{FileKind, RootPath, Workspace};
 
