@@ -79,7 +79,10 @@ fn main() {
         let searched = search(&mut server, LITERAL, false);
         let found = find(&mut server, GLOB, 200);
         let checked = time_checks(&tree, false);
-        eprintln!("smoke run: {searched:?} {found:?} {} files checked", checked.iter().map(|r| r.files).sum::<usize>());
+        eprintln!(
+            "smoke run: {searched:?} {found:?} {} files checked",
+            checked.iter().map(|r| r.files).sum::<usize>()
+        );
         return;
     }
 

@@ -140,7 +140,26 @@ impl Drop for Taken<'_> {
 
 /// Threads a call uses: one per core the process may run on.
 pub(super) fn threads() -> usize {
+    #[cfg(test)]
+    if ONE_THREAD.with(std::cell::Cell::get) {
+        return 1;
+    }
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
+}
+
+#[cfg(test)]
+thread_local! {
+    static ONE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the work it starts from this thread done on one thread: a serial run, for
+/// tests that compare it with a parallel one.
+#[cfg(test)]
+pub(crate) fn on_one_thread<R>(f: impl FnOnce() -> R) -> R {
+    ONE_THREAD.with(|one| one.set(true));
+    let result = f();
+    ONE_THREAD.with(|one| one.set(false));
+    result
 }
 
 /// Runs `work` on up to [`threads`] threads (no more than `jobs`, at least one; the calling
@@ -174,10 +193,15 @@ mod tests {
     fn in_order_hands_on_every_result_in_the_items_order() {
         let items: Vec<usize> = (0..1000).collect();
         let mut seen = Vec::new();
-        let flow = in_order(&items, || (), |_, i| i * 2, |index, doubled| {
-            seen.push((index, doubled));
-            ControlFlow::Continue(())
-        });
+        let flow = in_order(
+            &items,
+            || (),
+            |_, i| i * 2,
+            |index, doubled| {
+                seen.push((index, doubled));
+                ControlFlow::Continue(())
+            },
+        );
         assert_eq!(flow, ControlFlow::Continue(()));
         assert_eq!(seen, items.iter().map(|&i| (i, i * 2)).collect::<Vec<_>>());
     }
@@ -208,13 +232,17 @@ mod tests {
         let held = AtomicUsize::new(0);
         let most = AtomicUsize::new(0);
         let items: Vec<usize> = (0..200).map(|i| 10 + i % 70).collect();
-        in_parallel(&items, || (), |_, &bytes| {
-            let _taken = budget.take(bytes);
-            let now = held.fetch_add(bytes, Ordering::SeqCst) + bytes;
-            most.fetch_max(now, Ordering::SeqCst);
-            std::thread::yield_now();
-            held.fetch_sub(bytes, Ordering::SeqCst);
-        });
+        in_parallel(
+            &items,
+            || (),
+            |_, &bytes| {
+                let _taken = budget.take(bytes);
+                let now = held.fetch_add(bytes, Ordering::SeqCst) + bytes;
+                most.fetch_max(now, Ordering::SeqCst);
+                std::thread::yield_now();
+                held.fetch_sub(bytes, Ordering::SeqCst);
+            },
+        );
         assert!(most.load(Ordering::SeqCst) <= 100);
         // Larger than the bound: taken alone, not forever waited for.
         drop(budget.take(1000));

@@ -4,10 +4,10 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::encoding;
-use super::tree::{Read, Tree};
 use super::cores::in_parallel;
+use super::encoding;
 use super::glob::PathGlob;
+use super::tree::{Read, Tree};
 use super::walk::{Walked, walk_files};
 use crate::error::Result;
 use crate::lines::count_lines;

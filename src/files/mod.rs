@@ -23,10 +23,10 @@ pub use append::{Appended, DEDUPE_MIN_BYTES, Expected, Interrupted, Pending, Rol
 pub use digest::Digests;
 pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
 pub use find::{Found, FoundFile, find};
+pub use glob::PathGlob;
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};
 pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, Window, number_lines, read};
 pub use search::{FileHits, HitLine, MAX_CONTEXT, Query, Searched, search};
-pub use glob::PathGlob;
 pub use walk::{FileAt, MAX_VISITED, Walk, Walked, is_ignored, walk_files};
 pub use write::{Written, land, stage, write};
 

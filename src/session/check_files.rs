@@ -332,7 +332,8 @@ impl Session {
         };
         // Decoded in the file's encoding; a binary file's bytes as they are.
         let text = encoding::lossy_text(&bytes);
-        let check::Survey { stubs: mut found, refs } = check::survey(&name, &text);
+        let check::Survey { stubs: mut found, refs } =
+            check::survey_checked(&name, &text, syntax.status == Status::Ok);
         if check::language_for(&name).is_some_and(|l| l.name() == LanguageName::Html) {
             found.extend(self.linked_asset_problems(path, &text));
             found.sort_by_key(|s| s.line);
