@@ -47,7 +47,7 @@ pub fn parse_tree(lang: Language, text: &str, old: Option<&Tree>) -> Option<Tree
 pub(crate) fn parse_until(lang: Language, text: &str, old: Option<&Tree>, deadline: Instant) -> Option<Tree> {
     // Each thread keeps its parser, so that a check of many small files does not make one
     // for each.
-    let mut parser = PARSER.with(|p| p.take()).unwrap_or_else(Parser::new);
+    let mut parser = PARSER.with(|p| p.take()).unwrap_or_default();
     parser.set_language(&(lang.spec().grammar)()).ok()?;
     let ascii: Vec<u8>;
     let mut old = old;

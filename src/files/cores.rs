@@ -115,6 +115,7 @@ pub struct Taken<'a> {
 }
 
 impl Budget {
+    /// A budget of `bound` bytes.
     pub fn new(bound: usize) -> Budget {
         Budget { bound, used: Mutex::new(0), freed: Condvar::new() }
     }
