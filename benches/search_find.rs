@@ -33,8 +33,12 @@
 //!
 //! The server's peak memory (VmHWM) is read from `/proc` after the searches.
 //!
+//! Then `check_files` on the tree's Rust sources and on JavaScript and TypeScript added to it
+//! (see the check section below for where they come from), in MB of source checked a second.
+//!
 //! `cargo bench --bench search_find` (release build). Without `--bench` (as
-//! `cargo test --benches` runs it), one call of each tool on a small tree, without the peers.
+//! `cargo test --benches` runs it), one call of each tool on a small tree (a check of 20 of its Rust files),
+//! without the peers.
 
 #[path = "common/stdio.rs"]
 mod stdio;
@@ -74,7 +78,11 @@ fn main() {
     if !full {
         let searched = search(&mut server, LITERAL, false);
         let found = find(&mut server, GLOB, 200);
-        eprintln!("smoke run: {searched:?} {found:?}");
+        let checked = time_checks(&tree, false);
+        eprintln!(
+            "smoke run: {searched:?} {found:?} {} files checked",
+            checked.iter().map(|r| r.files).sum::<usize>()
+        );
         return;
     }
 
@@ -129,7 +137,14 @@ fn main() {
         });
     }
 
-    report(&rows, files, bytes, peak_after_search, server.peak_rss_mb(), &rg, &fd);
+    let peak_all = server.peak_rss_mb();
+    drop(server);
+
+    add_script_sources(&tree, &tools_dir);
+    let checks = time_checks(&tree, true);
+
+    report(&rows, files, bytes, peak_after_search, peak_all, &rg, &fd);
+    report_checks(&checks);
 }
 
 /// One side's figures for a workload: the median wall time of a call, and the mean CPU time
@@ -370,5 +385,166 @@ fn copy_dir(from: &Path, to: &Path, limit: usize, copied: &mut (usize, u64)) {
             copied.0 += 1;
             copied.1 += n;
         }
+    }
+}
+
+// --- check_files --------------------------------------------------------------------------
+//
+// `check_files` over MCP on the tree's sources, one language at a time: its Rust files (the
+// registry's), the JavaScript of the npm that comes with node (`$(npm root -g)/npm`, copied
+// into `js/npm`), and the TypeScript sources of two packages that ship theirs (rxjs and zod,
+// installed with `npm install` into `FILEWRIGHT_TOOLS_DIR/ts`, or taken from the directory
+// `FILEWRIGHT_CHECK_TS_SOURCE` names; copied into `ts/`). Each language's files are checked
+// by a server of their own, started for them, so that its peak memory (VmHWM) is that
+// check's; the figure is the source bytes checked over the call's wall time.
+
+/// At most this many bytes of each language's sources are checked (the first files in path
+/// order): enough for a steady rate, few enough for a bench that ends.
+const CHECK_BYTES: u64 = 100 << 20;
+
+/// Calls of `check_files` timed for each language (the median is reported).
+const CHECK_REPETITIONS: usize = 3;
+
+/// The TypeScript packages checked, pinned so that every run checks the same sources.
+const TS_PACKAGES: [&str; 2] = ["rxjs@7.8.2", "zod@4.1.12"];
+
+/// One language's row in the check table.
+struct CheckRow {
+    language: &'static str,
+    files: usize,
+    bytes: u64,
+    wall: Duration,
+    cpu: Duration,
+    peak_mb: u64,
+    verdict: String,
+}
+
+/// Adds the JavaScript and TypeScript sources the check is timed on to `tree` (only in a
+/// full run: the smoke run checks a few of the registry's Rust files).
+fn add_script_sources(tree: &Path, tools_dir: &Path) {
+    let npm_root = Command::new("npm").args(["root", "-g"]).output().ok().filter(|o| o.status.success());
+    match npm_root {
+        Some(out) => {
+            let npm = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("npm");
+            copy_dir(&npm, &tree.join("js").join("npm"), usize::MAX, &mut (0, 0));
+        }
+        None => eprintln!("npm not found: no JavaScript sources to check"),
+    }
+    let ts_source = match std::env::var_os("FILEWRIGHT_CHECK_TS_SOURCE") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let prefix = tools_dir.join("ts");
+            let modules = prefix.join("node_modules");
+            if !modules.exists() {
+                eprintln!("installing {TS_PACKAGES:?} into {} with npm install...", prefix.display());
+                let status = Command::new("npm")
+                    .args(["install", "--no-save", "--ignore-scripts", "--no-audit", "--no-fund", "--prefix"])
+                    .arg(&prefix)
+                    .args(TS_PACKAGES)
+                    .status();
+                if !status.is_ok_and(|s| s.success()) {
+                    eprintln!("npm install failed: no TypeScript sources to check");
+                }
+            }
+            modules
+        }
+    };
+    copy_dir(&ts_source, &tree.join("ts"), usize::MAX, &mut (0, 0));
+}
+
+/// The files under `dir` whose names end in one of `extensions`, as paths relative to `root`,
+/// in path order, until [`CHECK_BYTES`]; with their bytes.
+fn sources(root: &Path, dir: &Path, extensions: &[&str], limit: usize) -> (Vec<String>, u64) {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => walk(&entry.path(), out),
+                Ok(kind) if kind.is_file() => out.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    let mut all = Vec::new();
+    walk(dir, &mut all);
+    let (mut paths, mut bytes) = (Vec::new(), 0);
+    for path in all {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if !extensions.iter().any(|e| name.ends_with(e)) || paths.len() >= limit || bytes >= CHECK_BYTES {
+            continue;
+        }
+        bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
+        paths.push(path.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+    }
+    (paths, bytes)
+}
+
+/// Times `check_files` on each language's sources in `tree`, each on a server of its own.
+fn time_checks(tree: &Path, full: bool) -> Vec<CheckRow> {
+    let languages: [(&str, PathBuf, &[&str]); 3] = [
+        ("Rust", tree.to_owned(), &[".rs"]),
+        ("JavaScript", tree.join("js"), &[".js", ".mjs", ".cjs"]),
+        ("TypeScript", tree.join("ts"), &[".ts", ".mts", ".cts", ".tsx"]),
+    ];
+    let mut rows = Vec::new();
+    for (language, dir, extensions) in languages {
+        let (paths, bytes) = sources(tree, &dir, extensions, if full { usize::MAX } else { 20 });
+        if paths.is_empty() {
+            continue;
+        }
+        eprintln!("timing check_files on {} {language} files ({} MB)...", paths.len(), bytes >> 20);
+        let state = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_filewright"));
+        command.arg("--root").arg(tree).arg("--state-dir").arg(state.path()).env("FILEWRIGHT_LOG", "error");
+        let (mut server, _) = Server::spawn(command, Vec::new());
+        let (mut walls, mut cpu, mut verdict) = (Vec::new(), Duration::ZERO, String::new());
+        for _ in 0..if full { CHECK_REPETITIONS } else { 1 } {
+            let (before, started) = (server.cpu_time(), Instant::now());
+            let reply = server.call_ok("check_files", serde_json::json!({ "paths": paths }));
+            walls.push(started.elapsed());
+            cpu += server.cpu_time().saturating_sub(before);
+            let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+            let found = &reply["result"]["structuredContent"];
+            assert_eq!(found["files"].as_array().map(Vec::len), Some(paths.len()), "a verdict per file");
+            verdict = found["verdict"].as_str().unwrap_or_default().chars().take(120).collect();
+        }
+        let n = walls.len() as u32;
+        rows.push(CheckRow {
+            language,
+            files: paths.len(),
+            bytes,
+            wall: median(walls),
+            cpu: cpu / n,
+            peak_mb: server.peak_rss_mb(),
+            verdict,
+        });
+    }
+    rows
+}
+
+fn report_checks(rows: &[CheckRow]) {
+    println!();
+    println!(
+        "`check_files` on the tree's sources by language (at most {} MB each, the first in path order): \
+         median wall time of {CHECK_REPETITIONS} calls, each language on a server of its own.",
+        CHECK_BYTES >> 20
+    );
+    println!();
+    println!("| language | files | MB | wall | MB/s | CPU per call | server's peak memory | verdict |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for row in rows {
+        let mb = row.bytes as f64 / (1 << 20) as f64;
+        println!(
+            "| {} | {} | {mb:.1} | {:.2} s | {:.1} | {:.2} s | {} MB | {} |",
+            row.language,
+            row.files,
+            row.wall.as_secs_f64(),
+            mb / row.wall.as_secs_f64(),
+            row.cpu.as_secs_f64(),
+            row.peak_mb,
+            row.verdict
+        );
     }
 }

@@ -105,6 +105,17 @@ pub struct Survey {
 
 /// The stubs and references of `text`, as the file type of `path`.
 pub fn survey(path: &str, text: &str) -> Survey {
+    survey_checked(path, text, false)
+}
+
+/// [`survey`] of a text whose syntax check found no problem (`parses`), which spares the
+/// parse of a Rust file that certainly holds neither stubs nor module declarations (see
+/// [`stubs::rust_survey_is_empty`]). The survey is the same.
+pub fn survey_checked(path: &str, text: &str, parses: bool) -> Survey {
+    let rust = language_for(path).is_some_and(|l| l.name() == LanguageName::Rust);
+    if parses && rust && stubs::rust_survey_is_empty(text) {
+        return Survey::default();
+    }
     let mut refs = refs::Refs::default();
     let stubs = stubs::find_all_stubs_and(path, text, |tree| refs = refs::of_tree(path, text, tree));
     Survey { stubs, refs }
@@ -457,6 +468,36 @@ fn problems(text: &str, found: &[Finding], status: Status) -> Vec<Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rust_survey_spared_its_parse_finds_what_the_parse_finds() {
+        let texts = [
+            "pub fn f() -> u32 { 1 }\n",
+            "// only a comment\n",
+            "/// doc\n//! inner\n",
+            "#![allow(dead_code)]\n",
+            "mod store;\nfn main() {}\n",
+            "mod r#type ;\n",
+            "mod tests {\n    #[test]\n    fn t() {}\n}\n",
+            "fn f() { todo!() }\n",
+            "fn f() {\n    // code goes here\n}\n",
+            "fn f() { unimplemented!() }\n",
+            "const S: &str = \"mod x;\";\n",
+            "/* fn f() {} */\n",
+            "fn f() { let s = \"// nothing\"; }\n",
+            "",
+            "\n\n",
+            include_str!("testdata/sample.rs"),
+        ];
+        for text in texts {
+            if check("lib.rs", text).status != Status::Ok {
+                continue;
+            }
+            let (spared, parsed) = (survey_checked("lib.rs", text, true), survey("lib.rs", text));
+            assert_eq!(format!("{:?}", spared.stubs), format!("{:?}", parsed.stubs), "{text}");
+            assert_eq!(spared.refs.imports, parsed.refs.imports, "{text}");
+        }
+    }
     use proptest::prelude::*;
 
     /// A valid ~60-line Python file: classes, docstrings, decorators, multi-line dicts

@@ -4,9 +4,11 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::cores::in_parallel;
 use super::encoding;
+use super::glob::PathGlob;
 use super::tree::{Read, Tree};
-use super::walk::{PathGlob, Walked, in_parallel, walk_files};
+use super::walk::{Walked, walk_files};
 use crate::error::Result;
 use crate::lines::count_lines;
 use crate::timestamp::Timestamp;

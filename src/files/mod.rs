@@ -3,10 +3,12 @@
 
 pub mod anchor;
 mod append;
+pub mod cores;
 mod digest;
 mod edit;
 pub mod encoding;
 mod find;
+mod glob;
 mod list;
 pub mod matcher;
 pub mod media;
@@ -21,10 +23,11 @@ pub use append::{Appended, DEDUPE_MIN_BYTES, Expected, Interrupted, Pending, Rol
 pub use digest::Digests;
 pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
 pub use find::{Found, FoundFile, find};
+pub use glob::PathGlob;
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};
 pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, Window, number_lines, read};
 pub use search::{FileHits, HitLine, MAX_CONTEXT, Query, Searched, search};
-pub use walk::{FileAt, MAX_VISITED, PathGlob, Walk, Walked, in_parallel, is_ignored, walk_files};
+pub use walk::{FileAt, MAX_VISITED, Walk, Walked, is_ignored, walk_files};
 pub use write::{Written, land, stage, write};
 
 /// Hex sha256 of a file's bytes: what the journal records, results report and

@@ -22,9 +22,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::encoding;
+use super::glob::PathGlob;
 use super::read::cut_line;
 use super::tree::Read;
-use super::walk::{FileAt, PathGlob, Walked, walk_files};
+use super::walk::{FileAt, Walked, walk_files};
 use crate::error::{Error, Result};
 use crate::workspace::{FileKind, RootPath, Workspace};
 

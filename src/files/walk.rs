@@ -24,22 +24,18 @@
 //!
 //! # Threads and descriptors
 //! One thread per core the process may use (at most 16), started for the call and ended with
-//! it. Each holds one directory and one file open at a time (see [`super::tree`]).
-//!
-//! Path globs select files the way `find_files` documents: a pattern with a `/` is matched
-//! against the path relative to the walked directory (`src/**/*.ts`); one without is matched
-//! against each file's name at any depth (`*.ts`), as `.gitignore` patterns are. `*` never
-//! crosses a `/`; `**` does.
+//! it (see [`super::cores`]). Each holds one directory and one file open at a time (see
+//! [`super::tree`]). Files are selected by name or path with a [`super::PathGlob`].
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-use globset::GlobMatcher;
 use ignore::gitignore::Gitignore;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::cores::on_threads;
 use super::list::{MAX_IGNORE_FILE, ignore_file_of, matcher_of};
 use super::tree::{Entry, Read, Tree, TreeDir};
 use crate::error::{Error, Result};
@@ -58,65 +54,6 @@ pub struct Walked {
     pub stopped: bool,
     /// Entries left out by .gitignore or .ignore (and `.git`).
     pub ignored: usize,
-}
-
-/// A glob over the paths below one directory, checked once.
-#[derive(Debug, Clone)]
-pub struct PathGlob {
-    matcher: GlobMatcher,
-    /// The pattern has no `/`: match file names at any depth.
-    by_name: bool,
-    /// The walked directory's path, which relative patterns start below.
-    base: Option<String>,
-}
-
-impl PathGlob {
-    /// The glob `pattern` for files under `dir` (the root when None); an invalid one is an
-    /// error that quotes it and says how to escape its special characters.
-    pub fn new(name: &'static str, pattern: &str, dir: Option<&RootPath>) -> Result<PathGlob> {
-        let trimmed = pattern.trim().trim_start_matches("./");
-        if trimmed.is_empty() {
-            return Err(Error::InvalidArgument {
-                name,
-                reason: "give a glob such as \"*.ts\" or \"src/**/*.rs\"".into(),
-            });
-        }
-        let matcher = globset::GlobBuilder::new(trimmed)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| Error::InvalidArgument {
-                name,
-                reason: format!(
-                    "{pattern:?} is not a valid glob ({e}); escape a literal `*`, `?`, `[` or `{{` as `[*]`, \
-                     `[?]`, `[[]`, `[{{]`"
-                ),
-            })?
-            .compile_matcher();
-        Ok(PathGlob { matcher, by_name: !trimmed.contains('/'), base: dir.map(RootPath::display) })
-    }
-
-    /// Whether the walk's `file` is selected: [`PathGlob::matches`], with the name it knows.
-    pub fn matches_file(&self, file: &FileAt) -> bool {
-        match self.by_name {
-            true => self.matcher.is_match(file.name()),
-            false => self.matches(file.path()),
-        }
-    }
-
-    /// Whether the file at `path` is selected.
-    pub fn matches(&self, path: &RootPath) -> bool {
-        if self.by_name {
-            return path.as_path().file_name().is_some_and(|name| self.matcher.is_match(name));
-        }
-        let full = path.display();
-        let relative = match &self.base {
-            Some(base) => {
-                full.strip_prefix(base.as_str()).map(|r| r.trim_start_matches('/')).unwrap_or(&full)
-            }
-            None => &full,
-        };
-        self.matcher.is_match(relative)
-    }
 }
 
 /// The files a walk kept, grouped by directory, each with what the walk's `keep` said of it.
@@ -650,50 +587,6 @@ impl Queue {
     }
 }
 
-/// `work` applied to each of `items` on every core, each thread with its own state from
-/// `worker`; the results in the items' order.
-pub fn in_parallel<T: Sync, W, R: Send>(
-    items: &[T],
-    worker: impl Fn() -> W + Sync,
-    work: impl Fn(&mut W, &T) -> R + Sync,
-) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let done = on_threads(items.len(), || {
-        let mut state = worker();
-        let mut out = Vec::new();
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(index) else { break };
-            out.push((index, work(&mut state, item)));
-        }
-        out
-    });
-    let mut results: Vec<(usize, R)> = done.into_iter().flatten().collect();
-    results.sort_unstable_by_key(|(index, _)| *index);
-    results.into_iter().map(|(_, result)| result).collect()
-}
-
-/// Threads a walk uses: one per core the process may run on.
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
-}
-
-/// Runs `work` on up to [`threads`] threads (no more than `jobs`, at least one; the calling
-/// thread is one of them) and returns what each returned.
-fn on_threads<T: Send>(jobs: usize, work: impl Fn() -> T + Sync) -> Vec<T> {
-    let n = threads().min(jobs).max(1);
-    std::thread::scope(|scope| {
-        let others: Vec<_> = (1..n).map(|_| scope.spawn(&work)).collect();
-        let mut results = vec![work()];
-        // A thread that panicked would leave its files out: the panic goes on to the caller,
-        // whose call fails as a whole.
-        results.extend(
-            others.into_iter().map(|t| t.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
-        );
-        results
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -833,13 +726,6 @@ mod tests {
     }
 
     #[test]
-    fn in_parallel_keeps_the_order_of_the_items() {
-        let items: Vec<usize> = (0..1000).collect();
-        let doubled = in_parallel(&items, || (), |_, i| i * 2);
-        assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
-    }
-
-    #[test]
     fn a_path_is_ignored_by_the_gitignore_of_any_directory_above_it() {
         let (t, ws) = temp_workspace();
         std::fs::create_dir_all(t.path().join("web")).unwrap();
@@ -851,25 +737,5 @@ mod tests {
         assert!(is_ignored(&ws, &path("web/a.gen.js"), false));
         assert!(!is_ignored(&ws, &path("a.gen.js"), false));
         assert!(!is_ignored(&ws, &path("web/app.js"), false));
-    }
-
-    #[test]
-    fn a_name_glob_matches_at_any_depth_and_a_path_glob_below_the_directory() {
-        let (_t, ws) = temp_workspace();
-        let src = ws.resolve("src").unwrap();
-        let path = |p: &str| ws.resolve(p).unwrap();
-        let by_name = PathGlob::new("glob", "*.ts", None).unwrap();
-        assert!(by_name.matches(&path("a.ts")) && by_name.matches(&path("src/deep/b.ts")));
-        assert!(!by_name.matches(&path("a.tsx")));
-        let below_src = PathGlob::new("glob", "deep/*.ts", Some(&src)).unwrap();
-        assert!(below_src.matches(&path("src/deep/b.ts")));
-        assert!(!below_src.matches(&path("src/deep/more/b.ts")), "`*` stays within one directory");
-        assert!(PathGlob::new("glob", "src/**/*.ts", None).unwrap().matches(&path("src/deep/more/b.ts")));
-    }
-
-    #[test]
-    fn an_invalid_glob_is_an_error_that_quotes_it_and_names_the_argument() {
-        let err = PathGlob::new("glob", "src/[a.ts", None).unwrap_err().to_string();
-        assert!(err.contains("\"src/[a.ts\"") && err.contains("[*]") && err.contains("glob"), "{err}");
     }
 }

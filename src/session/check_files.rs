@@ -3,8 +3,10 @@
 //! together: an HTML page with the scripts and stylesheets it links, and every file with the
 //! files, modules, names and DOM ids it refers to (see [`crate::check::refs`]).
 
+use std::collections::HashMap;
 use std::ops::ControlFlow;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -15,6 +17,7 @@ use crate::check::refs::{self, Project, Unresolved};
 use crate::check::stubs::{self, Stub, StubKind};
 use crate::check::{self, LanguageName, ManifestEdition, Report, RustEdition, Status};
 use crate::error::{Error, Result};
+use crate::files::cores::{self, Budget};
 use crate::files::encoding;
 use crate::lines::count_lines;
 use crate::workspace::{FileKind, RootPath};
@@ -205,6 +208,27 @@ impl CheckOutcome {
     }
 }
 
+/// Bytes of source checked at once, at most, by all threads together (a file larger than this
+/// is checked alone): a parse holds many times its text in memory (a tree-sitter tree about
+/// 24 times), and the finish check of a large project must stay within a small server's
+/// memory.
+const BYTES_IN_FLIGHT: usize = 2 << 20;
+
+/// What the checks of one `check_files` call share, on every thread.
+struct Run<'p> {
+    /// The project the references resolve in: each directory listed and each other file
+    /// read at most once in this check.
+    project: Project<'p>,
+    /// The bound on the bytes checked at once.
+    budget: Budget,
+    /// What each directory's `Cargo.toml` says of the edition, by directory.
+    manifests: Mutex<HashMap<PathBuf, Option<ManifestEdition>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// How far `check_files` has got: called after each file.
 #[derive(Debug, Clone, Copy)]
 pub struct Checked<'a> {
@@ -240,25 +264,40 @@ impl Session {
                 .collect(),
         };
         let total = targets.len();
-        let mut files = Vec::new();
-        // The project the references resolve in: each directory listed and each other file
-        // read at most once in this check.
+        let mut files = Vec::with_capacity(total);
         let project_files = ProjectFiles { ws: &self.ws };
-        let project = Project::new(&project_files);
-        for (i, target) in targets.into_iter().enumerate() {
-            let file = match target {
-                Ok(path) => self.check_one(&path, &project),
+        let run = Run {
+            project: Project::new(&project_files),
+            budget: Budget::new(BYTES_IN_FLIGHT),
+            manifests: Mutex::new(HashMap::new()),
+        };
+        let items: Vec<(usize, Result<RootPath>)> = targets.into_iter().enumerate().collect();
+        let mut cancelled = None;
+        // Files are checked on every core; their verdicts come back in the order of `paths`,
+        // and progress is told in that order.
+        let _ = cores::in_order(
+            &items,
+            || (),
+            |_, (i, target)| match target {
+                Ok(path) => self.check_one(path, &run),
                 Err(e) => FileCheck::failed(
-                    paths.and_then(|p| p.get(i)).cloned().unwrap_or_default(),
+                    paths.and_then(|p| p.get(*i)).cloned().unwrap_or_default(),
                     FileStatus::Unreadable,
                     e.to_string(),
                 ),
-            };
-            let checked = Checked { done: i + 1, total, path: &file.path };
-            if progress(checked).is_break() && i + 1 < total {
-                return Err(Error::Cancelled { done: i + 1, total });
-            }
-            files.push(file);
+            },
+            |i, file| {
+                let checked = Checked { done: i + 1, total, path: &file.path };
+                let flow = progress(checked);
+                if flow.is_break() && i + 1 < total {
+                    cancelled = Some(i + 1);
+                }
+                files.push(file);
+                flow
+            },
+        );
+        if let Some(done) = cancelled {
+            return Err(Error::Cancelled { done, total });
         }
         Ok(CheckOutcome::summarise(files))
     }
@@ -267,7 +306,7 @@ impl Session {
         self.ws.stat(path).ok().flatten().is_some_and(|info| info.kind == FileKind::Directory)
     }
 
-    fn check_one(&self, path: &RootPath, project: &Project) -> FileCheck {
+    fn check_one(&self, path: &RootPath, run: &Run) -> FileCheck {
         let name = path.display();
         let path = &match self.ws.follow(path) {
             Ok(p) => p,
@@ -285,13 +324,16 @@ impl Session {
             }
             Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
         };
+        // Held until the file's parses are done.
+        let _taken = run.budget.take(bytes.len());
         let syntax = match check::language_for(&name).map(|l| l.name()) {
-            Some(LanguageName::Rust) => check::check_bytes_as(&name, &bytes, self.rust_edition(path)),
+            Some(LanguageName::Rust) => check::check_bytes_as(&name, &bytes, self.rust_edition(path, run)),
             _ => check::check_bytes(&name, &bytes),
         };
         // Decoded in the file's encoding; a binary file's bytes as they are.
         let text = encoding::lossy_text(&bytes);
-        let check::Survey { stubs: mut found, refs } = check::survey(&name, &text);
+        let check::Survey { stubs: mut found, refs } =
+            check::survey_checked(&name, &text, syntax.status == Status::Ok);
         if check::language_for(&name).is_some_and(|l| l.name() == LanguageName::Html) {
             found.extend(self.linked_asset_problems(path, &text));
             found.sort_by_key(|s| s.line);
@@ -301,8 +343,8 @@ impl Session {
         let mut unresolved = match syntax.status {
             Status::Ok if !refs.is_empty() => {
                 let refs = Arc::new(refs);
-                project.prime(&name, refs.clone());
-                project.unresolved(&name, &refs)
+                run.project.prime(&name, refs.clone());
+                run.project.unresolved(&name, &refs)
             }
             _ => Vec::new(),
         };
@@ -352,26 +394,35 @@ impl Session {
     /// The edition of the crate `path` belongs to, from the nearest `Cargo.toml` above it
     /// (through `edition.workspace = true` to its workspace's); 2021, the check's default,
     /// when there is none or it cannot be read.
-    fn rust_edition(&self, path: &RootPath) -> RustEdition {
+    fn rust_edition(&self, path: &RootPath, run: &Run) -> RustEdition {
         let mut from_workspace = false;
         let mut dir = path.as_path().parent();
         while let Some(d) = dir {
-            let manifest = d.join("Cargo.toml");
-            let text = RootPath::from_path(&manifest)
-                .and_then(|m| self.ws.read(&m, 1 << 20).ok())
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-            if let Some(text) = text {
-                match (check::rust_edition_of_manifest(&text), from_workspace) {
-                    (ManifestEdition::Package(edition), false) => return edition,
-                    (ManifestEdition::FromWorkspace, false) => from_workspace = true,
-                    (ManifestEdition::Workspace(Some(edition)), true) => return edition,
-                    (ManifestEdition::Package(_) | ManifestEdition::FromWorkspace, true) => {}
-                    _ => return RustEdition::default(),
-                }
+            match (self.manifest_edition(d, run), from_workspace) {
+                (None, _) => {}
+                (Some(ManifestEdition::Package(edition)), false) => return edition,
+                (Some(ManifestEdition::FromWorkspace), false) => from_workspace = true,
+                (Some(ManifestEdition::Workspace(Some(edition))), true) => return edition,
+                (Some(ManifestEdition::Package(_) | ManifestEdition::FromWorkspace), true) => {}
+                _ => return RustEdition::default(),
             }
             dir = d.parent();
         }
         RustEdition::default()
+    }
+
+    /// What the `Cargo.toml` of `dir` says of the edition (None: there is none, or it cannot
+    /// be read), read once per check: the files of a crate share their manifests.
+    fn manifest_edition(&self, dir: &Path, run: &Run) -> Option<ManifestEdition> {
+        if let Some(known) = lock(&run.manifests).get(dir) {
+            return *known;
+        }
+        let manifest = dir.join("Cargo.toml");
+        let edition = RootPath::from_path(&manifest)
+            .and_then(|m| self.ws.read(&m, 1 << 20).ok())
+            .map(|bytes| check::rust_edition_of_manifest(&String::from_utf8_lossy(&bytes)));
+        lock(&run.manifests).insert(dir.to_owned(), edition);
+        edition
     }
 
     /// Scripts and stylesheets an HTML page links that are empty or hold no code: the build

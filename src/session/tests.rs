@@ -337,6 +337,53 @@ fn check_files_reports_each_file_and_stops_when_told() {
 
 /// A session whose database opens later serves a read before it opens; a write waits for it.
 #[test]
+fn check_files_on_every_core_reports_what_a_serial_check_does() {
+    use std::ops::ControlFlow;
+    let (t, s) = session();
+    let root = t.path().join("root");
+    std::fs::create_dir_all(root.join("web")).unwrap();
+    let files: [(&str, &str); 10] = [
+        (
+            "web/index.html",
+            "<html><body><div id=\"go\"></div><script src=\"app.js\"></script></body></html>\n",
+        ),
+        ("web/app.js", "import { save } from './store.js';\ndocument.getElementById('gone');\nsave();\n"),
+        ("web/store.js", "export function load() {}\n"),
+        ("web/half.ts", "export function f(a: number) {\n  return a +\n"),
+        ("web/broken.js", "const x = );\nconst y = 1;\n"),
+        ("lib.rs", "mod missing;\npub fn f() { todo!() }\n"),
+        ("main.py", "from lib import thing\n\ndef f():\n    pass\n"),
+        ("empty.js", ""),
+        ("notes.txt", "hello\n"),
+        ("style.css", "body { color: red; }\n"),
+    ];
+    for (name, text) in files {
+        std::fs::write(root.join(name), text).unwrap();
+    }
+    let mut names: Vec<String> = files.iter().map(|(n, _)| n.to_string()).collect();
+    names.push("nowhere.js".into());
+    // Many copies, so that the threads share the work and finish out of order.
+    let names: Vec<String> = (0..20).flat_map(|_| names.clone()).collect();
+    let check = |s: &Session| {
+        let mut order = Vec::new();
+        let out = s
+            .check_files(Some(&names), &mut |c| {
+                order.push(c.path.to_string());
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+        (serde_json::to_string(&out).unwrap(), order)
+    };
+    let parallel = check(&s);
+    let serial = crate::files::cores::on_one_thread(|| check(&s));
+    assert_eq!(parallel, serial);
+    assert_eq!(parallel.1, names, "progress in the order of `paths`");
+    for status in ["\"stubs\"", "\"unresolved\"", "\"errors\"", "\"incomplete\"", "\"missing\""] {
+        assert!(parallel.0.contains(status), "{status} in {}", parallel.0);
+    }
+}
+
+#[test]
 fn a_read_needs_no_database_and_a_write_waits_for_it() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = tmp.path().join("root");

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 use super::{Exports, Import, ImportKind, Lookup, Refs, string_value};
+use crate::check::syntax::preorder;
 use crate::lines::LineIndex;
 
 /// Reads `text` (a whole file, or an inline script starting at `base` in the page that
@@ -15,8 +16,7 @@ pub(super) fn extract(text: &str, root: Node, base: usize, index: &LineIndex, re
     let reader = Reader { text, base, index };
     let mut exports = Exports { known: true, ..Exports::default() };
     let (mut esm, mut cjs) = (false, false);
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    preorder(root, |node| {
         match node.kind() {
             "import_statement" => {
                 esm = true;
@@ -37,10 +37,8 @@ pub(super) fn extract(text: &str, root: Node, base: usize, index: &LineIndex, re
             }
             _ => {}
         }
-        let mut cursor = node.walk();
-        let children: Vec<Node> = node.children(&mut cursor).collect();
-        stack.extend(children.into_iter().rev());
-    }
+        true
+    });
     if esm && cjs {
         exports.known = false;
     }

@@ -42,7 +42,7 @@ use tree_sitter::Node;
 
 use super::languages::{Language, language_for};
 use super::report::source_text;
-use super::syntax::parse_until;
+use super::syntax::{parse_until, preorder};
 use crate::lines::LineIndex;
 
 pub use html::{Linked, linked_assets};
@@ -173,6 +173,17 @@ pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(&tree
     stubs
 }
 
+/// Whether the survey of Rust `text`, which parses without problem, certainly finds no stub
+/// and no `mod name;`, decided without a parse (see `prefilter.rs`): most files of a crate
+/// hold no placeholder and declare no module, and the parse is most of what their finish
+/// check costs. A file that parses holds only items, attributes and comments, so a byte
+/// outside every comment is an item: code.
+pub(crate) fn rust_survey_is_empty(text: &str) -> bool {
+    !prefilter::may_hold(Rules::Rust, text, &[StubKind::PlaceholderComment, StubKind::StubBody])
+        && !prefilter::may_declare_module(text)
+        && prefilter::holds_more_than_comments(text)
+}
+
 /// Whether `text`, as the file type of `path`, holds any code: None when the type is
 /// not checked or the text cannot be parsed in time. Comments, whitespace, a module
 /// docstring and a `"use strict"` directive are not code.
@@ -250,11 +261,10 @@ impl<'t> File<'t> {
     fn scan(&self, root: Node, found: &mut Vec<Found>) {
         let rules = self.lang.spec().stubs;
         let mut comments = Vec::new();
-        let mut stack = vec![root];
-        while let Some(node) = stack.pop() {
+        preorder(root, |node| {
             if is_comment(node) {
                 comments.push(node);
-                continue;
+                return false;
             }
             match rules {
                 Rules::Python => python::visit(self, node, found),
@@ -263,11 +273,8 @@ impl<'t> File<'t> {
                 Rules::Html => html::visit(self, node, found),
                 Rules::Comments | Rules::None => {}
             }
-            // Children in reverse so that they pop in text order.
-            let mut cursor = node.walk();
-            let children: Vec<Node> = node.children(&mut cursor).collect();
-            stack.extend(children.into_iter().rev());
-        }
+            true
+        });
         self.placeholder_comments(&comments, found);
     }
 
