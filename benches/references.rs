@@ -363,7 +363,9 @@ fn measure(project: &Project, root: &Path, args: &Args, totals: &mut Totals) {
         .iter()
         .filter(|f| has_ext(f, CODE))
         .filter(|f| {
-            !f.split('/').any(|s| matches!(s, "node_modules" | "test" | "tests") || s.starts_with('.'))
+            !f.split('/').any(|s| {
+                matches!(s, "node_modules" | "bower_components" | "test" | "tests") || s.starts_with('.')
+            })
         })
         .cloned()
         .collect();
@@ -437,6 +439,49 @@ impl Disk {
         (bytes.len() < 1 << 20 && !bytes.contains(&0)).then(|| String::from_utf8_lossy(&bytes).into_owned())
     }
 
+    /// Whether `path` is an installed dependency (`node_modules`, `bower_components`), a
+    /// path a `.gitignore` above it names by one of its parts (a build output), or a file a
+    /// build configuration above it names (`package.json`'s `main`, a bundler's output): a
+    /// build or an install brings it back, so deleting it breaks nothing.
+    fn installed_or_built(&self, path: &str) -> bool {
+        let parts: Vec<&str> = path.split('/').collect();
+        if parts.iter().any(|p| matches!(*p, "node_modules" | "bower_components")) {
+            return true;
+        }
+        let name = split(path).1;
+        let mut dir = split(path).0;
+        loop {
+            let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+            let ignore = self.read(&format!("{prefix}.gitignore")).unwrap_or_default();
+            let ignored = ignore
+                .lines()
+                .map(|l| l.trim().trim_matches('/'))
+                .any(|l| !l.is_empty() && parts.contains(&l));
+            let named = [
+                "package.json",
+                "webpack.config.js",
+                "rollup.config.js",
+                "vite.config.js",
+                "tsconfig.json",
+                "gulpfile.js",
+                "Gruntfile.js",
+                "pyproject.toml",
+                "setup.py",
+                "Cargo.toml",
+            ]
+            .iter()
+            .filter_map(|b| self.read(&format!("{prefix}{b}")))
+            .any(|t| t.contains(name));
+            if ignored || named {
+                return true;
+            }
+            if dir.is_empty() {
+                return false;
+            }
+            dir = split(dir).0;
+        }
+    }
+
     fn is_file(&self, path: &str) -> bool {
         self.files.contains(path)
     }
@@ -507,6 +552,17 @@ struct Site {
     written: String,
     target: String,
     names: Vec<String>,
+    /// Python: the import's leading dots (0 for an absolute import).
+    level: usize,
+}
+
+impl Site {
+    /// Whether a misspelled first part is still a module the project must have: a relative
+    /// import. An absolute one whose first part is misspelled names another top-level
+    /// package, which may be installed (as a bare package name in a script is not checked).
+    fn absolute_dots(&self) -> bool {
+        self.level > 0
+    }
 }
 
 /// A DOM id a page's script looks up, and the page that defines it.
@@ -649,6 +705,7 @@ fn script_sites(disk: &Disk, user: &str, text: &str, out: &mut Vec<Site>) {
                 if let Some(start) = head.rfind("import") {
                     let clause = &head[start + "import".len()..];
                     if !clause.trim_start().starts_with("type")
+                        && !clause.contains([';', '=', '(', ')'])
                         && let (Some(open), Some(close)) = (clause.find('{'), clause.rfind('}'))
                         && open < close
                     {
@@ -669,6 +726,7 @@ fn script_sites(disk: &Disk, user: &str, text: &str, out: &mut Vec<Site>) {
                 written: spec,
                 target,
                 names,
+                level: 0,
             });
         }
     }
@@ -744,6 +802,7 @@ fn python_sites(disk: &Disk, user: &str, text: &str, stdlib: &HashSet<String>, o
             written: dotted.to_owned(),
             target,
             names,
+            level,
         });
     }
 }
@@ -764,10 +823,11 @@ fn rust_sites(disk: &Disk, user: &str, text: &str, out: &mut Vec<Site>) {
             .strip_prefix("pub mod ")
             .or_else(|| trimmed.strip_prefix("pub(crate) mod "))
             .or_else(|| trimmed.strip_prefix("mod "));
-        let attributed = previous.trim_start().starts_with("#[");
-        if !trimmed.is_empty() {
-            previous = line;
-        }
+        // Attributes above it (`#[cfg(...)]`, over several lines too) may leave it out of
+        // the build: only a declaration after a blank line, a `;` or a `}` is taken.
+        let attributed = !(previous.is_empty() || previous.ends_with([';', '}', '{']))
+            || line.starts_with(char::is_whitespace);
+        previous = trimmed;
         let Some(name) = decl.and_then(|d| d.strip_suffix(';')) else { continue };
         if attributed || !is_ident(name) {
             continue;
@@ -791,6 +851,7 @@ fn rust_sites(disk: &Disk, user: &str, text: &str, out: &mut Vec<Site>) {
             written: name.to_owned(),
             target,
             names: Vec::new(),
+            level: 0,
         });
     }
 }
@@ -815,6 +876,7 @@ fn linked_site(disk: &Disk, user: &str, text: &str, value: &str, range: (usize, 
             written: value.to_owned(),
             target,
             names: Vec::new(),
+            level: 0,
         });
     }
 }
@@ -864,7 +926,15 @@ fn html_sites(disk: &Disk, user: &str, text: &str, out: &mut Vec<Site>) {
     }
     for attribute in ["src", "href"] {
         for (value, range) in attribute_values(text, attribute) {
-            linked_site(disk, user, text, &value, range, out);
+            // `href` loads a file on a link and a stylesheet's `<link>` (not an icon's).
+            let tag_start = text[..range.0].rfind('<').unwrap_or(0);
+            let tag = &text[tag_start..text[range.0..].find('>').map_or(text.len(), |e| range.0 + e)];
+            let loads = attribute == "src"
+                || tag.starts_with("<a ")
+                || tag.starts_with("<link") && tag.contains("stylesheet");
+            if loads {
+                linked_site(disk, user, text, &value, range, out);
+            }
         }
     }
 }
@@ -952,7 +1022,9 @@ fn misspelled(disk: &Disk, sites: &Sites) -> Vec<Case> {
         let Some(text) = disk.read(&s.user) else { continue };
         let (sep, _) = if s.kind == SiteKind::Script { ('/', ()) } else { ('.', ()) };
         let (head, last) = s.written.rsplit_once(sep).map_or(("", s.written.as_str()), |(h, l)| (h, l));
-        if matches!(last, "" | "." | "..") {
+        if matches!(last, "" | "." | "..")
+            || s.kind == SiteKind::Python && head.is_empty() && !s.absolute_dots()
+        {
             continue;
         }
         let (stem, ext) = if s.kind == SiteKind::Script {
@@ -998,7 +1070,7 @@ fn deleted(disk: &Disk, sites: &Sites) -> Vec<Case> {
     let mut out = Vec::new();
     for s in sites.refs.iter().filter(|s| s.kind != SiteKind::RustMod) {
         let (dir, name) = split(&s.target);
-        if s.target == s.user || name == "__init__.py" {
+        if s.target == s.user || name == "__init__.py" || disk.installed_or_built(&s.target) {
             continue;
         }
         let stem = name.split('.').next().unwrap_or(name);
@@ -1087,6 +1159,12 @@ fn renamed_exports(disk: &Disk, sites: &Sites) -> Vec<Case> {
             continue;
         }
         let python = s.kind == SiteKind::Python;
+        // `x.js` beside `x.ts` (its compiled output, or its source): renaming in one of them
+        // breaks nothing.
+        let (dir, name) = split(&s.target);
+        if !python && disk.same_stem(dir, name.split('.').next().unwrap_or(name)).len() != 1 {
+            continue;
+        }
         let Some(text) = disk.read(&s.target) else { continue };
         let open = if python {
             text.contains("import *") || text.contains("__getattr__")

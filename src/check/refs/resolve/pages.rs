@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use super::script::{SCRIPTS, Script};
-use super::{Project, ancestors, closest_of, join, respell, split};
+use super::{Project, ancestors, closest_of, join, join_name, respell, split};
 use crate::check::refs::ids::{IdSet, mentions};
 use crate::check::refs::{Import, ImportKind, RefKind, Refs, Unresolved};
 
@@ -31,7 +31,7 @@ impl Project<'_> {
     pub(super) fn file(&self, path: &str, import: &Import, out: &mut Vec<Unresolved>) {
         let from_dir = split(path).0;
         let Some(target) = join(from_dir, &import.written) else { return };
-        if self.is_file(&target) || self.may_exist_elsewhere(&target) {
+        if self.is_file(&target) || self.may_exist_elsewhere(&target) || self.copied_by_build(path, import) {
             return;
         }
         let (dir, name) = split(&target);
@@ -50,6 +50,25 @@ impl Project<'_> {
             reference: import.written.clone(),
             reason: format!("does not exist ({target}){hint}"),
         });
+    }
+
+    /// Whether page `path` is a template a build copies into an output directory beside or
+    /// below it (`public/index.html` into `dist/`) where its link resolves: a copy of the page
+    /// of the same name is there, and so is the file it links (`dist/base.js`, which the
+    /// build copied from a package).
+    fn copied_by_build(&self, path: &str, import: &Import) -> bool {
+        if !matches!(import.kind, ImportKind::Html(_)) {
+            return false;
+        }
+        let (dir, page) = split(path);
+        let below = self.listing(dir).map(|l| l.dirs.iter().map(|d| join_name(dir, d)).collect::<Vec<_>>());
+        let beside = (!dir.is_empty()).then(|| split(dir).0).and_then(|parent| {
+            self.listing(parent).map(|l| l.dirs.iter().map(|d| join_name(parent, d)).collect())
+        });
+        below.into_iter().chain(beside).flatten().filter(|out| out != dir).any(|out| {
+            self.is_file(&join_name(&out, page))
+                && join(&out, &import.written).is_some_and(|t| self.is_file(&t))
+        })
     }
 
     // --- DOM ids --------------------------------------------------------------------------

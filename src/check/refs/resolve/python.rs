@@ -231,6 +231,22 @@ const PYTHON_STDLIB: &[&str] = &[
 ];
 
 /// Where a Python module import leads.
+/// The names every module has without defining them: `from m import __file__` always
+/// resolves. Other dunders (`__version__`, `__all__`) are defined like any name.
+const MODULE_DUNDERS: &[&str] = &[
+    "__name__",
+    "__file__",
+    "__doc__",
+    "__spec__",
+    "__loader__",
+    "__package__",
+    "__path__",
+    "__builtins__",
+    "__dict__",
+    "__cached__",
+    "__annotations__",
+];
+
 pub(super) enum PyTarget {
     /// A module (`file`: its `.py` or `__init__.py`; none for a namespace package), or a
     /// package (`package`: its directory). `opaque`: compiled or stubbed, names unknown.
@@ -338,7 +354,7 @@ impl Project<'_> {
             return;
         }
         for (name, line) in &import.names {
-            if name.starts_with("__") && name.ends_with("__") || module.names.contains(name) {
+            if MODULE_DUNDERS.contains(&name.as_str()) || module.names.contains(name) {
                 continue;
             }
             if package.is_some_and(|dir| self.python_submodule(dir, name)) {
@@ -436,8 +452,9 @@ impl Project<'_> {
         while !top.is_empty() && self.is_file(&join_name(&top, "__init__.py")) {
             top = split(&top).0.to_owned();
         }
+        // A script's own directory is `top` (it is no package); a module in a package has
+        // no implicit relative imports, so its directory is no root.
         roots.push(top);
-        roots.push(dir.clone());
         for d in ancestors(&dir) {
             let project = self.listing(d).is_some_and(|l| {
                 ["pyproject.toml", "setup.py", "setup.cfg"].iter().any(|f| l.files.contains(*f))
