@@ -379,7 +379,7 @@ fn measure(project: &Project, root: &Path, args: &Args, totals: &mut Totals) {
     g.1 += checked.len();
     g.2 += complaints.len();
     for c in &complaints {
-        println!("FALSE ALARM {label}: {}:{} [{}] `{}` {}", c.path, c.line, c.kind, c.reference, c.reason);
+        println!("COMPLAINT {label}: {}:{} [{}] `{}` {}", c.path, c.line, c.kind, c.reference, c.reason);
     }
     let complained: HashSet<String> = complaints.iter().map(|c| c.path.clone()).collect();
     totals.false_alarms.extend(complaints.into_iter().map(|c| (label.clone(), c)));
@@ -609,7 +609,14 @@ fn read_sites(disk: &Disk, checked: &HashSet<&String>) -> Sites {
     users.sort();
     for user in users {
         let Some(text) = disk.read(user) else { continue };
-        if has_ext(user, SCRIPTS) {
+        // A bundle's requires name the modules inside it (`{"./footer": 3}`): misspelling one
+        // breaks it only if the bundle's own table is not changed too, which no reader of
+        // the require alone can tell.
+        let bundle =
+            ["define('", "define(\"", "typeof require&&require", "&&require;", "__webpack_require__"]
+                .iter()
+                .any(|m| text.contains(m));
+        if has_ext(user, SCRIPTS) && !bundle {
             script_sites(disk, user, &text, &mut refs);
         } else if has_ext(user, &["py"]) {
             python_sites(disk, user, &text, &stdlib, &mut refs);
@@ -929,7 +936,9 @@ fn html_sites(disk: &Disk, user: &str, text: &str, out: &mut Vec<Site>) {
             // `href` loads a file on a link and a stylesheet's `<link>` (not an icon's).
             let tag_start = text[..range.0].rfind('<').unwrap_or(0);
             let tag = &text[tag_start..text[range.0..].find('>').map_or(text.len(), |e| range.0 + e)];
+            // `src` of what the check covers: scripts, images, frames (not `<video>` media).
             let loads = attribute == "src"
+                && ["<script", "<img", "<iframe"].iter().any(|t| tag.starts_with(t))
                 || tag.starts_with("<a ")
                 || tag.starts_with("<link") && tag.contains("stylesheet");
             if loads {
@@ -1303,7 +1312,9 @@ fn report(totals: &Totals, args: &Args, started: Instant) {
         "\n## References on working projects (seed {}, at most {} files each)\n",
         args.seed, args.max_files
     );
-    println!("| projects | count | files checked | complaints (false alarms, target 0) |");
+    println!(
+        "| projects | count | files checked | complaints (target 0 unless the reference is really broken) |"
+    );
     println!("|---|---:|---:|---:|");
     let (mut p, mut f, mut c) = (0, 0, 0);
     for (group, (projects, files, complaints)) in &totals.groups {

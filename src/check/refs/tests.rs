@@ -208,6 +208,14 @@ fn a_page_a_build_copies_beside_the_files_it_links_is_not_reported() {
     ]);
     // A copy of another page, or no copy at all, proves nothing.
     assert_eq!(mem.unresolved("site/index.html"), refs(&[(1, "./base.js"), (1, "app.js")]));
+    // A sibling example's page and files are its own, not a build's copy.
+    let mem = Mem::with(&[
+        ("examples/one/index.html", page),
+        ("examples/two/index.html", page),
+        ("examples/two/base.js", "var a;\n"),
+        ("examples/two/app.js", "var a;\n"),
+    ]);
+    assert_eq!(mem.unresolved("examples/one/index.html"), refs(&[(1, "./base.js"), (1, "app.js")]));
 }
 
 fn module_names() -> impl Strategy<Value = Vec<String>> {

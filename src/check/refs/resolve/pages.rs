@@ -52,7 +52,8 @@ impl Project<'_> {
         });
     }
 
-    /// Whether page `path` is a template a build copies into an output directory beside or
+    /// Whether page `path` is a template a build copies into an output directory (`dist/`,
+    /// `build/`: not a sibling example's directory, whose page and files are its own) beside or
     /// below it (`public/index.html` into `dist/`) where its link resolves: a copy of the page
     /// of the same name is there, and so is the file it links (`dist/base.js`, which the
     /// build copied from a package).
@@ -65,7 +66,7 @@ impl Project<'_> {
         let beside = (!dir.is_empty()).then(|| split(dir).0).and_then(|parent| {
             self.listing(parent).map(|l| l.dirs.iter().map(|d| join_name(parent, d)).collect())
         });
-        below.into_iter().chain(beside).flatten().filter(|out| out != dir).any(|out| {
+        below.into_iter().chain(beside).flatten().filter(|out| out != dir && is_output_dir(out)).any(|out| {
             self.is_file(&join_name(&out, page))
                 && join(&out, &import.written).is_some_and(|t| self.is_file(&t))
         })
@@ -178,4 +179,9 @@ impl Project<'_> {
             None => join(page_dir, src).filter(|p| self.is_file(p)),
         }
     }
+}
+
+/// Directories a build writes a site into.
+fn is_output_dir(path: &str) -> bool {
+    matches!(split(path).1, "dist" | "build" | "out" | "www" | "_site" | "public")
 }
