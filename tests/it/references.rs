@@ -425,3 +425,74 @@ async fn a_rust_file_built_only_under_a_cfg_declares_no_checked_module() {
     assert_eq!(files[1].refs, [r(1, "module", "mod gone;")], "{text}");
     assert_eq!(files[1].reasons[0], "has no file (src/gone.rs or src/gone/mod.rs)", "{text}");
 }
+
+// --- rules learned on real projects (benches/references.rs) ------------------------------
+
+#[tokio::test]
+async fn a_module_in_a_package_imports_absolutely_from_the_package_root_only() {
+    let root = Root::new()
+        .file("pkg/__init__.py", "")
+        .file("pkg/ext/__init__.py", "")
+        .file("pkg/ext/botocore/__init__.py", "")
+        .file("pkg/ext/boto.py", "from botocore.exceptions import ClientError\n")
+        .file("pkg/cloud/__init__.py", "from pkg.cloud.picklr import Pickler\n")
+        .file("pkg/cloud/pkg.py", "Pickler = 1\n");
+    let (files, text, _) = check(&root, &["pkg/ext/boto.py", "pkg/cloud/__init__.py"]).await;
+    // An installed `botocore`, not the package's `ext/botocore/`.
+    assert!(files[0].refs.is_empty(), "{text}");
+    // `pkg/cloud/pkg.py` is no top-level `pkg`: the misspelled module is reported.
+    assert_eq!(files[1].refs, [r(1, "module", "pkg.cloud.picklr")], "{text}");
+}
+
+#[tokio::test]
+async fn a_dunder_the_module_defines_is_a_name_like_any_other() {
+    let root = Root::new()
+        .file(
+            "pkg/__init__.py",
+            "from .version import __version__, __file__\nfrom .about import __author__\n",
+        )
+        .file("pkg/version.py", "VERSION = '1.0'\n")
+        .file("pkg/about.py", "__author__ = 'me'\n");
+    let (files, text, _) = check(&root, &["pkg/__init__.py"]).await;
+    assert_eq!(files[0].refs, [r(1, "name", "__version__")], "{text}");
+}
+
+#[tokio::test]
+async fn a_bundle_s_requires_are_its_own_modules_and_not_files() {
+    let root = Root::new()
+        .file(
+            "js/lib.js",
+            "define('lib/util/extend',[],function(){return {};});\ndefine('lib/promise',['require','./util/extend'],function(require){var e = require('./util/extend');return e;});\n",
+        )
+        .file("js/app.js", "const a = require('./missing');\nmodule.exports = a;\n");
+    let (files, text, _) = check(&root, &["js/lib.js", "js/app.js"]).await;
+    assert!(files[0].refs.is_empty(), "{text}");
+    assert_eq!(files[1].refs, [r(1, "module", "./missing")], "{text}");
+}
+
+#[tokio::test]
+async fn a_font_s_fallback_sources_are_not_each_required() {
+    let root = Root::new()
+        .file(
+            "css/fonts.css",
+            "@font-face { font-family: a; src: url(a.eot); src: url(a.eot?#iefix) format('embedded-opentype'), url(a.woff) format('woff'); }\n@font-face { font-family: b; src: url(b.woff2) format('woff2'); }\n",
+        )
+        .file("css/a.woff", "woff");
+    let (files, text, _) = check(&root, &["css/fonts.css"]).await;
+    assert_eq!(files[0].refs, [r(2, "file", "b.woff2")], "{text}");
+}
+
+#[tokio::test]
+async fn a_page_template_a_build_copies_beside_its_files_is_not_reported() {
+    let page = "<!doctype html>\n<script src=\"./base.js\"></script>\n<script src=\"app.js\"></script>\n";
+    let root = Root::new()
+        .file("public/index.html", page)
+        .file("dist/index.html", page)
+        .file("dist/base.js", "var a = 1;\n")
+        .file("dist/app.js", "var b = 2;\n")
+        .file("site/about.html", page);
+    // No copy of `about.html` beside `dist/base.js`: the page itself is served.
+    let (files, text, _) = check(&root, &["public/index.html", "site/about.html"]).await;
+    assert!(files[0].refs.is_empty(), "{text}");
+    assert_eq!(files[1].refs, [r(2, "file", "./base.js"), r(3, "file", "app.js")], "{text}");
+}

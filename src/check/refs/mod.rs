@@ -226,6 +226,10 @@ pub(crate) fn of_tree(path: &str, text: &str, tree: &Tree) -> Refs {
     match lang.name() {
         LanguageName::JavaScript | LanguageName::TypeScript | LanguageName::Tsx => {
             script::extract(text, root, 0, &index, &mut refs);
+            if script::is_bundle(text) {
+                // Its requires name the modules bundled in it, not files beside it.
+                refs.imports.retain(|i| !matches!(i.kind, ImportKind::Script { require: true }));
+            }
             refs.ids = ids::created_ids(text, true);
         }
         LanguageName::Python => python::extract(text, root, &index, &mut refs),

@@ -12,6 +12,20 @@ use crate::lines::LineIndex;
 
 /// Reads `text` (a whole file, or an inline script starting at `base` in the page that
 /// `index` is of) into `refs`.
+/// Whether `text` is a bundle of several modules, whose `require('./x')` calls name modules
+/// inside it: named AMD modules (`define('app/util/extend', ...)`, as r.js writes them),
+/// browserify's prelude, webpack's runtime.
+pub(super) fn is_bundle(text: &str) -> bool {
+    const MARKS: &[&str] = &[
+        "define('",
+        "define(\"",
+        "\"function\"==typeof require&&require",
+        "typeof require==\"function\"&&require",
+        "__webpack_require__",
+    ];
+    MARKS.iter().any(|m| text.contains(m))
+}
+
 pub(super) fn extract(text: &str, root: Node, base: usize, index: &LineIndex, refs: &mut Refs) {
     let reader = Reader { text, base, index };
     let mut exports = Exports { known: true, ..Exports::default() };

@@ -138,6 +138,86 @@ fn an_ignored_or_generated_path_is_not_reported() {
 }
 
 /// Module names: lower-case identifiers that are no Python keyword or standard module.
+#[test]
+fn a_module_in_a_package_imports_absolutely_from_the_top_not_from_its_directory() {
+    let mem = Mem::with(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/ext/__init__.py", ""),
+        ("pkg/ext/boto.py", "from botocore.exceptions import E\nfrom pkg.ext import botocore\n"),
+        ("pkg/ext/botocore/__init__.py", ""),
+        ("pkg/cloud/__init__.py", "from pkg.cloud.picklr import P\n"),
+        ("pkg/cloud/pkg.py", "P = 1\n"),
+        ("script_dir/main.py", "from helper import h\n"),
+        ("script_dir/helper.py", "h = 1\n"),
+    ]);
+    // `botocore` is an installed package, not `pkg/ext/botocore`.
+    assert_eq!(mem.unresolved("pkg/ext/boto.py"), refs(&[]));
+    // `pkg/cloud/pkg.py` does not make `pkg.cloud.picklr` resolve from `pkg/cloud/`.
+    assert_eq!(mem.unresolved("pkg/cloud/__init__.py"), refs(&[(1, "pkg.cloud.picklr")]));
+    assert_eq!(mem.unresolved("script_dir/main.py"), refs(&[]));
+}
+
+#[test]
+fn a_dunder_a_module_defines_is_checked_and_one_every_module_has_is_not() {
+    let mem = Mem::with(&[
+        ("pkg/__init__.py", "from .version import __version__, __file__\nfrom .other import __version__\n"),
+        ("pkg/version.py", "__version__ = '1.0'\n"),
+        ("pkg/other.py", "VERSION = '1.0'\n"),
+    ]);
+    assert_eq!(mem.unresolved("pkg/__init__.py"), refs(&[(2, "__version__")]));
+}
+
+#[test]
+fn a_bundle_s_requires_name_its_own_modules() {
+    let amd = "define('lib/util/extend',[],function(){return 1;});\n\
+               define('lib/util/promise',['require','./extend'],function(require){var e = require('./extend');});\n";
+    let browserify = "(function(){function r(e,n,t){var c=\"function\"==typeof require&&require;}return r})()\n\
+                      ({1:[function(require,module,exports){var s = require('./lib/secret');},{\"./lib/secret\":2}]});\n";
+    let mem = Mem::with(&[
+        ("js/amd.js", amd),
+        ("js/bundle.js", browserify),
+        ("js/app.js", "require('./missing');\n"),
+    ]);
+    assert_eq!(mem.unresolved("js/amd.js"), refs(&[]));
+    assert_eq!(mem.unresolved("js/bundle.js"), refs(&[]));
+    assert_eq!(mem.unresolved("js/app.js"), refs(&[(1, "./missing")]));
+}
+
+#[test]
+fn a_font_with_several_sources_is_a_fallback_chain() {
+    let css = "@font-face { font-family: a; src: url(a.eot); src: url(a.eot?#iefix) format('embedded-opentype'), url(a.woff) format('woff'); }\n\
+               @font-face { font-family: b; src: url(b.woff2) format('woff2'); }\n";
+    let mem = Mem::with(&[("css/fonts.css", css), ("css/a.woff", "")]);
+    assert_eq!(mem.unresolved("css/fonts.css"), refs(&[(2, "b.woff2")]));
+}
+
+#[test]
+fn a_page_a_build_copies_beside_the_files_it_links_is_not_reported() {
+    let page = "<script src=\"./base.js\"></script><script src=\"app.js\"></script>\n";
+    let mem = Mem::with(&[
+        ("public/index.html", page),
+        ("dist/index.html", page),
+        ("dist/base.js", "var a;\n"),
+        ("dist/app.js", "var b;\n"),
+    ]);
+    assert_eq!(mem.unresolved("public/index.html"), refs(&[]));
+    let mem = Mem::with(&[
+        ("site/index.html", page),
+        ("site/copy/other.html", page),
+        ("site/copy/base.js", "var a;\n"),
+    ]);
+    // A copy of another page, or no copy at all, proves nothing.
+    assert_eq!(mem.unresolved("site/index.html"), refs(&[(1, "./base.js"), (1, "app.js")]));
+    // A sibling example's page and files are its own, not a build's copy.
+    let mem = Mem::with(&[
+        ("examples/one/index.html", page),
+        ("examples/two/index.html", page),
+        ("examples/two/base.js", "var a;\n"),
+        ("examples/two/app.js", "var a;\n"),
+    ]);
+    assert_eq!(mem.unresolved("examples/one/index.html"), refs(&[(1, "./base.js"), (1, "app.js")]));
+}
+
 fn module_names() -> impl Strategy<Value = Vec<String>> {
     prop::collection::btree_set("m[a-z]{2,8}", 1..6).prop_map(|s| s.into_iter().collect())
 }
