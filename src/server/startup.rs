@@ -2,8 +2,8 @@
 //!
 //! Opening the root (its store, its threads) and parsing the tools' schemas are not needed
 //! for the `initialize` reply. Started on threads beside the protocol
-//! from the first instant, they took the cores the reply needed (BENCHMARKS.md has the
-//! profile and the times, 2026-11-25 evening). So their threads are started only once the
+//! from the first instant, they took the cores the reply needed (BENCHMARKS.md's history has
+//! the profile and the times, 2026-11-25 evening). So their threads are started only once the
 //! first reply line has been written ([`Gate::proceed`] on [`GATE`]), or when a request needs
 //! the root before that (an MCP 2026-07-28 client sends no `initialize`), or after
 //! [`AT_MOST`] (a timer `main` starts): a client that sends nothing still learns soon that
