@@ -1,13 +1,10 @@
-//! `list_directory`: a bounded, sorted listing that honours `.gitignore` and never follows a
+//! `list_directory`: a bounded, sorted listing that honours `.gitignore` and `.ignore` files
+//! (the same rules as `find_files` and `search_files`, in `ignore_rules`) and never follows a
 //! symlink.
-//!
-//! `.gitignore` files are read through the sandbox and matched with the `ignore` crate's
-//! matcher against virtual paths, so nothing here touches a host path.
 
-use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-
+use super::ignore_rules::{Rules, rules_above, rules_in};
 use crate::error::Result;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -24,7 +21,7 @@ pub struct ListOptions {
     pub depth: usize,
     /// Show names starting with `.`.
     pub include_hidden: bool,
-    /// Leave out what `.gitignore` files ignore.
+    /// Leave out what `.gitignore` and `.ignore` files ignore (and `.git`).
     pub gitignore: bool,
 }
 
@@ -42,7 +39,7 @@ pub struct Listing {
     /// The listing hit its limit before reading every directory within the depth, so
     /// `omitted` is a lower bound.
     pub stopped: bool,
-    /// Entries left out by .gitignore.
+    /// Entries left out by .gitignore or .ignore (and `.git`).
     pub ignored: usize,
     /// Hidden entries (names starting with `.`) left out.
     pub hidden: usize,
@@ -51,8 +48,8 @@ pub struct Listing {
 /// Lists `dir` (the root when None).
 pub fn list(ws: &Workspace, dir: Option<&RootPath>, options: ListOptions) -> Result<Listing> {
     let mut listing = Listing { entries: Vec::new(), omitted: 0, stopped: false, ignored: 0, hidden: 0 };
-    let mut matchers = if options.gitignore { matchers_above(ws, dir) } else { Vec::new() };
-    walk(ws, dir, 1, options, &mut matchers, &mut listing)?;
+    let above = if options.gitignore { rules_above(ws, dir) } else { None };
+    walk(ws, dir, 1, options, above, &mut listing)?;
     Ok(listing)
 }
 
@@ -61,18 +58,11 @@ fn walk(
     dir: Option<&RootPath>,
     depth: usize,
     options: ListOptions,
-    matchers: &mut Vec<Gitignore>,
+    above: Option<Arc<Rules>>,
     out: &mut Listing,
 ) -> Result<()> {
-    let pushed = options.gitignore && {
-        match gitignore_of(ws, dir) {
-            Some(m) => {
-                matchers.push(m);
-                true
-            }
-            None => false,
-        }
-    };
+    let rules = if options.gitignore { rules_in(ws, dir, above) } else { None };
+    let mut scratch = std::path::PathBuf::new();
     let mut items = ws.list(dir)?;
     items.sort_by(|a, b| {
         let rank = |k: FileKind| if k == FileKind::Directory { 0 } else { 1 };
@@ -84,7 +74,10 @@ fn walk(
             out.hidden += 1;
             continue;
         }
-        if options.gitignore && (item.name() == ".git" || ignored(matchers, &item.path, is_dir)) {
+        if options.gitignore
+            && (item.name() == ".git"
+                || rules.as_ref().is_some_and(|r| r.ignore(&item.path, is_dir, &mut scratch)))
+        {
             out.ignored += 1;
             continue;
         }
@@ -99,86 +92,11 @@ fn walk(
             if out.entries.len() >= MAX_ENTRIES {
                 out.stopped = true;
             } else {
-                walk(ws, Some(&path), depth + 1, options, matchers, out)?;
+                walk(ws, Some(&path), depth + 1, options, rules.clone(), out)?;
             }
         }
     }
-    if pushed {
-        matchers.pop();
-    }
     Ok(())
-}
-
-/// The `.gitignore` matchers of the directories above `dir` (the root first), which apply to
-/// everything below `dir` too.
-pub(super) fn matchers_above(ws: &Workspace, dir: Option<&RootPath>) -> Vec<Gitignore> {
-    let mut above = Vec::new();
-    if let Some(d) = dir {
-        let mut prefix = PathBuf::new();
-        above.push(None);
-        for comp in d.as_path().parent().into_iter().flat_map(Path::components) {
-            prefix.push(comp);
-            above.push(Some(prefix.clone()));
-        }
-    }
-    above
-        .into_iter()
-        .filter_map(|level| gitignore_of(ws, level.as_ref().and_then(|p| RootPath::from_path(p)).as_ref()))
-        .collect()
-}
-
-/// The matcher of `dir`'s own `.gitignore`, if it has a readable one.
-pub(super) fn gitignore_of(ws: &Workspace, dir: Option<&RootPath>) -> Option<Gitignore> {
-    ignore_file_of(ws, dir, ".gitignore")
-}
-
-/// The largest ignore file read.
-pub(super) const MAX_IGNORE_FILE: u64 = 1 << 20;
-
-/// The matcher of `dir`'s own ignore file `name` (`.gitignore`, `.ignore`), if it has a
-/// readable one.
-pub(super) fn ignore_file_of(ws: &Workspace, dir: Option<&RootPath>, name: &str) -> Option<Gitignore> {
-    let file = match dir {
-        Some(d) => d.child(name),
-        None => RootPath::from_name(name)?,
-    };
-    let bytes = ws.read(&file, MAX_IGNORE_FILE).ok()?;
-    matcher_of(dir, &bytes)
-}
-
-/// The matcher of the ignore file `bytes` found in `dir` (the root when None).
-pub(super) fn matcher_of(dir: Option<&RootPath>, bytes: &[u8]) -> Option<Gitignore> {
-    let base = virtual_path(dir.map(RootPath::as_path));
-    let mut builder = GitignoreBuilder::new(&base);
-    for line in String::from_utf8_lossy(bytes).lines() {
-        // A bad pattern is skipped, as git does.
-        let _ = builder.add_line(None, line);
-    }
-    builder.build().ok()
-}
-
-/// Deepest matcher first: a nested `.gitignore` overrides its parents (including `!` rules).
-pub(super) fn ignored(matchers: &[Gitignore], path: &RootPath, is_dir: bool) -> bool {
-    let virtual_file = virtual_path(Some(path.as_path()));
-    for m in matchers.iter().rev() {
-        let matched = m.matched(&virtual_file, is_dir);
-        if matched.is_ignore() {
-            return true;
-        }
-        if matched.is_whitelist() {
-            return false;
-        }
-    }
-    false
-}
-
-/// Matchers work on paths; ours are rooted at a fixed virtual `/`, never the host root.
-fn virtual_path(relative: Option<&Path>) -> PathBuf {
-    let mut p = PathBuf::from("/");
-    if let Some(r) = relative {
-        p.push(r);
-    }
-    p
 }
 
 #[cfg(test)]
@@ -234,6 +152,16 @@ mod tests {
         std::fs::write(t.path().join("src/debug.log"), "x").unwrap();
         let l = list(&ws, Some(&ws.resolve("src").unwrap()), DEFAULT).unwrap();
         assert_eq!(paths(&l), ["src/nested", "src/keep.log", "src/main.rs"]);
+    }
+
+    #[test]
+    fn an_ignore_file_is_honoured_and_overrides_a_gitignore() {
+        let (t, ws) = setup();
+        // As ripgrep and fd read them, and as find_files and search_files do.
+        std::fs::write(t.path().join(".ignore"), "README.md\n!app.log\n").unwrap();
+        let l = list(&ws, None, DEFAULT).unwrap();
+        assert_eq!(paths(&l), ["src", "app.log"]);
+        assert_eq!(l.ignored, 2, "target/ and README.md");
     }
 
     #[test]

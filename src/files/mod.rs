@@ -9,6 +9,7 @@ mod edit;
 pub mod encoding;
 mod find;
 mod glob;
+mod ignore_rules;
 mod list;
 pub mod matcher;
 pub mod media;
@@ -24,10 +25,11 @@ pub use digest::Digests;
 pub use edit::{Edit, Edited, apply as apply_edits, unified_diff};
 pub use find::{Found, FoundFile, find};
 pub use glob::PathGlob;
+pub use ignore_rules::is_ignored;
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};
 pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, Window, number_lines, read};
 pub use search::{FileHits, HitLine, MAX_CONTEXT, Query, Searched, search};
-pub use walk::{FileAt, MAX_VISITED, Walk, Walked, is_ignored, walk_files};
+pub use walk::{FileAt, MAX_VISITED, Walk, Walked, walk_files};
 pub use write::{Written, land, stage, write};
 
 /// Hex sha256 of a file's bytes: what the journal records, results report and

@@ -27,7 +27,7 @@
 //! it (see [`super::cores`]). Each holds one directory and one file open at a time (see
 //! [`super::tree`]). Files are selected by name or path with a [`super::PathGlob`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -36,16 +36,13 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::cores::on_threads;
-use super::list::{MAX_IGNORE_FILE, ignore_file_of, matcher_of};
+use super::ignore_rules::{IGNORE_FILES, MAX_IGNORE_FILE, Rules, ignore_file_of, matcher_of, rules_above};
 use super::tree::{Entry, Read, Tree, TreeDir};
 use crate::error::{Error, Result};
 use crate::workspace::{FileInfo, FileKind, RootPath, Workspace};
 
 /// Directory entries looked at, at most, before a walk stops (and says so).
 pub const MAX_VISITED: usize = 100_000;
-
-/// The names of the ignore files a walk honours.
-const IGNORE_FILES: [&str; 2] = [".ignore", ".gitignore"];
 
 /// What a walk left out. The field docs are the wire's (in `find_files` and `search_files`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, JsonSchema)]
@@ -163,23 +160,6 @@ impl<T: Sync> Walk<T> {
     }
 }
 
-/// Whether a `.ignore` or `.gitignore` of the root or of a directory above `path` leaves it
-/// out (as a walk would).
-pub fn is_ignored(ws: &Workspace, path: &RootPath, is_dir: bool) -> bool {
-    let mut scratch = std::path::PathBuf::new();
-    let mut ignored = |at: &RootPath, is_dir| {
-        rules_above(ws, Some(at)).is_some_and(|rules| rules.ignore(at, is_dir, &mut scratch))
-    };
-    // A walk never enters an ignored directory: what is below one is left out with it.
-    let mut above = Vec::new();
-    let mut prefix = std::path::PathBuf::new();
-    for comp in path.as_path().parent().into_iter().flat_map(Path::components) {
-        prefix.push(comp);
-        above.extend(RootPath::from_path(&prefix));
-    }
-    above.iter().any(|dir| ignored(dir, true)) || ignored(path, is_dir)
-}
-
 /// Lists the tree under `dir` (the root when None) and keeps the regular files for which
 /// `keep` gives something, with it. `keep` runs on the listing threads, while the file's
 /// directory is open.
@@ -213,76 +193,6 @@ fn walk_at_most<T: Send>(
 
 fn path_bytes(path: Option<&RootPath>) -> &[u8] {
     path.map_or(b"", |p| p.as_path().as_os_str().as_encoded_bytes())
-}
-
-/// The ignore files' patterns that apply in one directory: its own files', then its
-/// parent's, up to the root's.
-#[derive(Debug)]
-struct Rules {
-    ignore: Option<Gitignore>,
-    gitignore: Option<Gitignore>,
-    parent: Option<Arc<Rules>>,
-}
-
-impl Rules {
-    /// The chain `parent` with `ignore` and `gitignore` below it; `parent` itself when
-    /// neither file is there.
-    fn below(
-        parent: Option<Arc<Rules>>,
-        ignore: Option<Gitignore>,
-        gitignore: Option<Gitignore>,
-    ) -> Option<Arc<Rules>> {
-        if ignore.is_none() && gitignore.is_none() {
-            return parent;
-        }
-        Some(Arc::new(Rules { ignore, gitignore, parent }))
-    }
-
-    fn chain(&self) -> impl Iterator<Item = &Rules> {
-        std::iter::successors(Some(self), |r| r.parent.as_deref())
-    }
-
-    /// Whether the entry at `path` is ignored: the deepest `.ignore` match decides, else the
-    /// deepest `.gitignore` match (ripgrep's precedence).
-    fn ignore(&self, path: &RootPath, is_dir: bool, scratch: &mut PathBuf) -> bool {
-        // The path as the matchers see it (rooted at a virtual `/`), in memory reused from
-        // entry to entry.
-        scratch.as_mut_os_string().clear();
-        scratch.push("/");
-        scratch.push(path.as_path());
-        let virtual_file = scratch.as_path();
-        let picks: [fn(&Rules) -> Option<&Gitignore>; 2] = [|r| r.ignore.as_ref(), |r| r.gitignore.as_ref()];
-        for pick in picks {
-            for matcher in self.chain().filter_map(pick) {
-                let matched = matcher.matched(virtual_file, is_dir);
-                if matched.is_ignore() {
-                    return true;
-                }
-                if matched.is_whitelist() {
-                    return false;
-                }
-            }
-        }
-        false
-    }
-}
-
-/// The rules of the directories above `dir` (the root first), which apply to everything
-/// below `dir` too.
-fn rules_above(ws: &Workspace, dir: Option<&RootPath>) -> Option<Arc<Rules>> {
-    let mut rules = None;
-    let dir = dir?;
-    let mut levels = vec![None];
-    let mut prefix = PathBuf::new();
-    for comp in dir.as_path().parent().into_iter().flat_map(Path::components) {
-        prefix.push(comp);
-        levels.push(RootPath::from_path(&prefix));
-    }
-    for level in levels {
-        let [ignore, gitignore] = IGNORE_FILES.map(|name| ignore_file_of(ws, level.as_ref(), name));
-        rules = Rules::below(rules, ignore, gitignore);
-    }
-    rules
 }
 
 /// One directory to list, with the rules that apply above it.
@@ -589,6 +499,8 @@ impl Queue {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
     use crate::workspace::temp_workspace;
 
@@ -723,19 +635,5 @@ mod tests {
         });
         let expected = [("gone/b.txt", false), ("gone/c.txt", false), ("keep/a.txt", true)];
         assert_eq!(read, expected.map(|(p, ok)| (p.to_string(), ok)));
-    }
-
-    #[test]
-    fn a_path_is_ignored_by_the_gitignore_of_any_directory_above_it() {
-        let (t, ws) = temp_workspace();
-        std::fs::create_dir_all(t.path().join("web")).unwrap();
-        std::fs::write(t.path().join(".gitignore"), "dist/\n").unwrap();
-        std::fs::write(t.path().join("web/.gitignore"), "*.gen.js\n").unwrap();
-        let path = |p: &str| ws.resolve(p).unwrap();
-        assert!(is_ignored(&ws, &path("dist/app.js"), false));
-        assert!(is_ignored(&ws, &path("web/dist"), true));
-        assert!(is_ignored(&ws, &path("web/a.gen.js"), false));
-        assert!(!is_ignored(&ws, &path("a.gen.js"), false));
-        assert!(!is_ignored(&ws, &path("web/app.js"), false));
     }
 }

@@ -217,7 +217,7 @@ pub struct ListArgs {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     pub include_hidden: Option<bool>,
-    /// Leave out what .gitignore files ignore (default true).
+    /// Leave out what .gitignore and .ignore files ignore (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     pub gitignore: Option<bool>,

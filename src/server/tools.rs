@@ -408,9 +408,9 @@ impl FilewrightServer {
     }
 
     /// List a directory: entries with type and size, directories first, to `depth` levels
-    /// (default 1). Honours .gitignore unless `gitignore: false`; hidden names only with
-    /// `include_hidden`. Symlinks are shown, never followed. At most 500 entries, with a count
-    /// of the rest.
+    /// (default 1). Honours .gitignore and .ignore files, as find_files and search_files do,
+    /// unless `gitignore: false`; hidden names only with `include_hidden`. Symlinks are shown,
+    /// never followed. At most 500 entries, with a count of the rest.
     #[tool(
         input_schema = schemas::input("list_directory"),
         output_schema = schemas::output("list_directory"),

@@ -1,4 +1,4 @@
-//! `list_directory`: a bounded listing of a directory, honouring `.gitignore`.
+//! `list_directory`: a bounded listing of a directory, honouring `.gitignore` and `.ignore`.
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -80,5 +80,15 @@ async fn dot_ignore_files_leave_out_what_they_name_and_override_gitignore() {
     let searched: Vec<&str> =
         reply.json()["files"].as_array().into_iter().flatten().filter_map(|f| f["path"].as_str()).collect();
     assert_eq!(searched, ["logs/c.ts", "src/a.ts"], "search sees what find sees: {}", reply.text());
+    let reply = server.call("list_directory", json!({"depth": 2})).await.ok();
+    let listed: Vec<&str> =
+        reply.json()["entries"].as_array().into_iter().flatten().filter_map(|e| e["path"].as_str()).collect();
+    assert_eq!(
+        listed,
+        ["logs", "logs/c.ts", "src", "src/a.ts"],
+        "list sees what find sees: {}",
+        reply.text()
+    );
+    assert!(reply.text().contains("1 ignored by .gitignore or .ignore"), "{}", reply.text());
     server.stop().await;
 }

@@ -228,7 +228,7 @@ impl Rendered for ListOutcome {
             ));
         }
         if listing.ignored > 0 {
-            left_out.push(format!("{} ignored by .gitignore", listing.ignored));
+            left_out.push(format!("{} ignored by .gitignore or .ignore", listing.ignored));
         }
         if listing.hidden > 0 {
             left_out.push(format!("{} hidden", listing.hidden));
