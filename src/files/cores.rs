@@ -62,6 +62,9 @@ pub fn in_order<T: Sync, W, R: Send>(
             let send = send.clone();
             let (next, stop, handed, moved, worker, work) = (&next, &stop, &handed, &moved, &worker, &work);
             scope.spawn(move || {
+                // A thread that panics stops the others, which could otherwise wait forever
+                // for its item's result; the scope then passes the panic on to the caller.
+                let _on_panic = StopOnPanic { stop, moved, handed };
                 let mut state = worker();
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
@@ -97,6 +100,24 @@ pub fn in_order<T: Sync, W, R: Send>(
         }
         ControlFlow::Continue(())
     })
+}
+
+/// Stops the threads of an [`in_order`] call when the thread that holds it panics.
+struct StopOnPanic<'a> {
+    stop: &'a AtomicBool,
+    moved: &'a Condvar,
+    handed: &'a Mutex<usize>,
+}
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.stop.store(true, Ordering::Relaxed);
+            // Under the lock, so that no thread is between its check and its wait.
+            let _first = self.handed.lock().unwrap_or_else(|e| e.into_inner());
+            self.moved.notify_all();
+        }
+    }
 }
 
 /// A bound on the bytes the threads of one call work on at once: each takes a file's size
@@ -225,6 +246,36 @@ mod tests {
         assert_eq!(seen, 11);
         // The threads run at most AHEAD items past the last result handed on.
         assert!(started.load(Ordering::Relaxed) <= 11 + AHEAD + threads(), "{started:?}");
+    }
+
+    #[test]
+    fn a_panicking_item_fails_the_call_instead_of_leaving_the_others_waiting() {
+        // Item 0 panics once the other threads have run AHEAD items past it and wait for its
+        // result; the call must end (with the panic), not wait forever.
+        let (send, receive) = mpsc::channel();
+        std::thread::spawn(move || {
+            let items: Vec<usize> = (0..10 * AHEAD).collect();
+            let ran = AtomicUsize::new(0);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                in_order(
+                    &items,
+                    || (),
+                    |_, &i| {
+                        if i == 0 {
+                            while ran.load(Ordering::SeqCst) < AHEAD - 1 && threads() > 1 {
+                                std::thread::yield_now();
+                            }
+                            panic!("a check that panics");
+                        }
+                        ran.fetch_add(1, Ordering::SeqCst);
+                    },
+                    |_, ()| ControlFlow::Continue(()),
+                )
+            }));
+            let _ = send.send(outcome.is_err());
+        });
+        let failed = receive.recv_timeout(std::time::Duration::from_secs(120));
+        assert_eq!(failed, Ok(true), "the call must end, and with the panic");
     }
 
     #[test]
