@@ -126,17 +126,7 @@ impl TreeDir<'_> {
 
     /// What `name` is, when the directory listing did not say (some file systems do not).
     fn kind_of(&self, name: &OsStr) -> io::Result<FileKind> {
-        let meta = self.handle().symlink_metadata(name)?;
-        let file_type = meta.file_type();
-        Ok(if file_type.is_symlink() {
-            FileKind::Symlink
-        } else if file_type.is_dir() {
-            FileKind::Directory
-        } else if file_type.is_file() {
-            FileKind::File
-        } else {
-            FileKind::Other
-        })
+        Ok(FileKind::of(self.handle().symlink_metadata(name)?.file_type()))
     }
 
     fn is_state_dir(&self, name: &OsStr) -> bool {

@@ -146,15 +146,7 @@ impl Workspace {
             {
                 continue;
             }
-            let kind = if file_type.is_symlink() {
-                FileKind::Symlink
-            } else if file_type.is_dir() {
-                FileKind::Directory
-            } else if file_type.is_file() {
-                FileKind::File
-            } else {
-                FileKind::Other
-            };
+            let kind = FileKind::of(file_type);
             let name = entry.file_name().to_string_lossy().into_owned();
             let Some(path) = (match dir {
                 Some(d) => Some(d.child(&name)),

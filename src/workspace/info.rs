@@ -21,6 +21,21 @@ pub enum FileKind {
     Other,
 }
 
+impl FileKind {
+    /// What a file type (not following symlinks) is to the tools.
+    pub fn of(file_type: cap_std::fs::FileType) -> FileKind {
+        if file_type.is_symlink() {
+            FileKind::Symlink
+        } else if file_type.is_dir() {
+            FileKind::Directory
+        } else if file_type.is_file() {
+            FileKind::File
+        } else {
+            FileKind::Other
+        }
+    }
+}
+
 /// One entry of a directory listing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct DirEntry {
