@@ -122,12 +122,6 @@ impl Backend {
 }
 
 impl Store {
-    /// Whether every use of the store may run on a thread that drives async tasks. Not with
-    /// PostgreSQL: its client blocks on a runtime of its own, which tokio forbids there.
-    pub fn blocks_no_runtime(&self) -> bool {
-        self.sqlite
-    }
-
     /// The database, once it is open (see [`Store::open_sqlite_later`]).
     fn backend(&self) -> &Backend {
         self.backend.wait()
