@@ -34,6 +34,7 @@ mod script;
 
 use std::cell::OnceCell;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
@@ -275,7 +276,8 @@ impl<'t> File<'t> {
             }
             true
         });
-        self.placeholder_comments(&comments, found);
+        let spans: Vec<Range<usize>> = comments.iter().map(|c| c.byte_range()).collect();
+        self.placeholder_comments(&spans, found);
     }
 
     /// Comments made only of placeholder words. Consecutive full-line comments are read
@@ -283,9 +285,10 @@ impl<'t> File<'t> {
     /// prose, not a placeholder. A text ends where the next comment starts a sentence
     /// (`// existing code here` above `// Reexport` is a placeholder) and at a block
     /// comment (`/* */`, `<!-- -->`), which is complete in itself.
-    fn placeholder_comments(&self, comments: &[Node], found: &mut Vec<Found>) {
+    /// `comments`: where each comment of the text is, in text order.
+    fn placeholder_comments(&self, comments: &[Range<usize>], found: &mut Vec<Found>) {
         let text = self.text;
-        let views: Vec<CommentView> = comments.iter().map(|&c| CommentView::of(c, text)).collect();
+        let views: Vec<CommentView> = comments.iter().map(|c| CommentView::of(c.clone(), text)).collect();
         let mut group_start = 0;
         for i in 0..views.len() {
             let continues = views.get(i + 1).is_some_and(|next| {
@@ -332,8 +335,8 @@ struct CommentView<'t> {
 }
 
 impl<'t> CommentView<'t> {
-    fn of(node: Node, text: &'t str) -> Self {
-        let (start, end) = (node.start_byte(), node.end_byte());
+    fn of(span: Range<usize>, text: &'t str) -> Self {
+        let Range { start, end } = span;
         let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
         let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
         CommentView {
@@ -487,11 +490,17 @@ fn statements<'a>(node: Node<'a>) -> Vec<Node<'a>> {
 /// grammar may attach a comment before the first statement to the function rather
 /// than to its body), plus `extra` text.
 fn comment_words(file: &File, body: Node, extra: &str) -> Vec<String> {
-    let mut all = String::from(extra);
     let around = body.parent().map(child_comments).unwrap_or_default();
-    for c in child_comments(body).into_iter().chain(around) {
+    let texts = child_comments(body).into_iter().chain(around).map(|c| file.text_of(c));
+    words_of(extra, texts)
+}
+
+/// The placeholder words of `extra` and `comments`, read as one text.
+fn words_of<'a>(extra: &str, comments: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut all = String::from(extra);
+    for comment in comments {
         all.push(' ');
-        all.push_str(file.text_of(c));
+        all.push_str(comment);
     }
     placeholder::words(&all)
 }
@@ -501,13 +510,22 @@ fn comment_words(file: &File, body: Node, extra: &str) -> Vec<String> {
 fn comment_only_body(file: &File, body: Node, name: &str, found: &mut Vec<Found>) {
     let comments = child_comments(body);
     let Some(first) = comments.first() else { return };
-    if !statements(body).is_empty() || placeholder::noop_like(name) {
-        return;
+    if statements(body).is_empty() {
+        let words = comment_words(file, body, "");
+        if let Some(stub) = comments_say_code_goes_here(file, first.start_byte(), name, &words) {
+            found.push(stub);
+        }
     }
-    if placeholder::says_code_goes_here(&comment_words(file, body, "")) {
+}
+
+/// The stub a body with no statements is when its comments' `words` say the code goes
+/// here, reported at its first comment (`first`, an offset in the text scanned): any
+/// parser's reading of [`comment_only_body`].
+fn comments_say_code_goes_here(file: &File, first: usize, name: &str, words: &[String]) -> Option<Found> {
+    (!placeholder::noop_like(name) && placeholder::says_code_goes_here(words)).then(|| {
         let message = format!("body of `{name}` is only a comment saying the code goes here");
-        found.push(file.found(first.start_byte(), StubKind::StubBody, message));
-    }
+        file.found(first, StubKind::StubBody, message)
+    })
 }
 
 #[cfg(test)]
