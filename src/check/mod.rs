@@ -39,6 +39,7 @@ pub mod outline;
 mod parsers;
 pub mod refs;
 mod report;
+mod script_tree;
 pub mod stubs;
 mod syntax;
 
@@ -117,7 +118,7 @@ pub fn survey_checked(path: &str, text: &str, parses: bool) -> Survey {
         return Survey::default();
     }
     let mut refs = refs::Refs::default();
-    let stubs = stubs::find_all_stubs_and(path, text, |tree| refs = refs::of_tree(path, text, tree));
+    let stubs = stubs::find_all_stubs_and(path, text, |syntax| refs = refs::of_syntax(path, text, syntax));
     Survey { stubs, refs }
 }
 

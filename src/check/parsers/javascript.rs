@@ -3,7 +3,7 @@
 //! continue a program.
 
 use oxc_allocator::Allocator;
-use oxc_parser::{ParseOptions, Parser};
+use oxc_parser::{ParseOptions, Parser, ParserReturn};
 use oxc_span::{GetSpan, SourceType};
 
 use super::{Failure, Parsed, last_start_before, sentence};
@@ -273,12 +273,7 @@ fn closer(open: char) -> Option<char> {
 
 fn parse_once(text: &str, dialect: Dialect) -> Once {
     let allocator = Allocator::default();
-    let options = ParseOptions {
-        allow_return_outside_function: dialect == Dialect::CommonJs,
-        enable_ident_hashes: false,
-        ..ParseOptions::default()
-    };
-    let parsed = Parser::new(&allocator, text, dialect.source_type()).with_options(options).parse();
+    let parsed = parse_program(&allocator, text, dialect);
     let reported = parsed.diagnostics.errors().filter(|d| !compares_two_places(&d.message)).map(|d| {
         let label = d.labels.first();
         let opened = d
@@ -300,6 +295,17 @@ fn parse_once(text: &str, dialect: Dialect) -> Once {
     let starts =
         directives.chain(parsed.program.body.iter().map(|stmt| stmt.span().start as usize)).collect();
     Once { failure, panicked: parsed.panicked, starts }
+}
+
+/// oxc's parse of `text` as `dialect`, with the options every reading of a script shares:
+/// the verdict's, and the survey's (stubs and references, see `check::script_tree`).
+pub(crate) fn parse_program<'a>(allocator: &'a Allocator, text: &'a str, dialect: Dialect) -> ParserReturn<'a> {
+    let options = ParseOptions {
+        allow_return_outside_function: dialect == Dialect::CommonJs,
+        enable_ident_hashes: false,
+        ..ParseOptions::default()
+    };
+    Parser::new(allocator, text, dialect.source_type()).with_options(options).parse()
 }
 
 /// One error oxc reported, in byte offsets.

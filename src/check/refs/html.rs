@@ -10,7 +10,8 @@
 
 use tree_sitter::Node;
 
-use super::super::languages::{LanguageName, language_named};
+use super::super::parsers::javascript::Dialect;
+use super::super::script_tree;
 use super::super::stubs::{
     attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
 };
@@ -115,14 +116,12 @@ fn inline_script(text: &str, element: Node, raw: Node, index: &LineIndex, refs: 
         return;
     }
     refs.ids.extend(&ids::created_ids(body, true));
-    let Some(lang) = language_named(LanguageName::JavaScript) else { return };
-    let deadline = std::time::Instant::now() + super::PARSE_BUDGET;
-    if let Some(tree) = super::super::syntax::parse_until(lang, body, None, deadline) {
-        let mut inner = Refs::default();
-        script::extract(body, tree.root_node(), raw.start_byte(), index, &mut inner);
-        refs.imports.extend(inner.imports);
-        refs.lookups.extend(inner.lookups);
-    }
+    // Where a `.js` file would be a module, so is an inline script.
+    let dialect = Dialect::of("inline.js", body);
+    let mut inner = Refs::default();
+    script_tree::read(body, dialect, |script| script::extract(body, script, raw.start_byte(), index, &mut inner));
+    refs.imports.extend(inner.imports);
+    refs.lookups.extend(inner.lookups);
 }
 
 /// The site path of a static file a template names through its framework's route:

@@ -40,11 +40,13 @@ use std::collections::BTreeSet;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use tree_sitter::Tree;
 
 pub use resolve::{Entry, Files, Project};
 
 use super::languages::{LanguageName, language_for};
+use super::parsers::javascript::Dialect;
+use super::script_tree;
+use super::stubs::Syntax;
 use crate::lines::LineIndex;
 use ids::IdSet;
 
@@ -208,8 +210,12 @@ pub fn extract(path: &str, text: &str) -> Refs {
     if text.len() > super::MAX_CHECK_BYTES || text.contains('\0') {
         return Refs::default();
     }
+    if is_script(lang.name()) {
+        let dialect = Dialect::of(path, text);
+        return script_tree::read(text, dialect, |script| of_syntax(path, text, Syntax::Script(script)));
+    }
     match super::syntax::parse_until(lang, text, None, std::time::Instant::now() + PARSE_BUDGET) {
-        Some(tree) => of_tree(path, text, &tree),
+        Some(tree) => of_syntax(path, text, Syntax::Tree(&tree)),
         None => Refs::default(),
     }
 }
@@ -217,21 +223,33 @@ pub fn extract(path: &str, text: &str) -> Refs {
 /// Time allowed for the parse of a file read only for what it offers.
 const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// Whether files of this language are read off oxc's tree.
+fn is_script(name: LanguageName) -> bool {
+    matches!(name, LanguageName::JavaScript | LanguageName::TypeScript | LanguageName::Tsx)
+}
+
 /// The references of `text`, read off its tree (the one the stub scan parsed).
-pub(crate) fn of_tree(path: &str, text: &str, tree: &Tree) -> Refs {
+pub(crate) fn of_syntax(path: &str, text: &str, syntax: Syntax) -> Refs {
     let Some(lang) = language_for(path) else { return Refs::default() };
     let index = LineIndex::new(text);
-    let root = tree.root_node();
-    let mut refs = Refs { broken: root.has_error(), ..Refs::default() };
-    match lang.name() {
-        LanguageName::JavaScript | LanguageName::TypeScript | LanguageName::Tsx => {
-            script::extract(text, root, 0, &index, &mut refs);
-            if script::is_bundle(text) {
-                // Its requires name the modules bundled in it, not files beside it.
-                refs.imports.retain(|i| !matches!(i.kind, ImportKind::Script { require: true }));
+    let mut refs = Refs::default();
+    let root = match syntax {
+        Syntax::Script(script) => {
+            refs.broken = !script.whole;
+            if is_script(lang.name()) {
+                script::extract(text, script, 0, &index, &mut refs);
+                if script::is_bundle(text) {
+                    // Its requires name the modules bundled in it, not files beside it.
+                    refs.imports.retain(|i| !matches!(i.kind, ImportKind::Script { require: true }));
+                }
+                refs.ids = ids::created_ids(text, true);
             }
-            refs.ids = ids::created_ids(text, true);
+            return refs;
         }
+        Syntax::Tree(tree) => tree.root_node(),
+    };
+    refs.broken = root.has_error();
+    match lang.name() {
         LanguageName::Python => python::extract(text, root, &index, &mut refs),
         LanguageName::Rust => rust::extract(text, root, &index, &mut refs),
         LanguageName::Css => css::extract(text, root, &index, &mut refs),

@@ -1,17 +1,22 @@
-//! JavaScript and TypeScript, on tree-sitter's JavaScript, TypeScript and TSX trees: the
-//! modules a file loads (`import`, `export ... from`, `require`, `import()`), the names it
-//! imports from them, what it exports (ES modules and CommonJS), and the DOM ids it looks up.
+//! JavaScript and TypeScript, on oxc's tree (see `check::script_tree`): the modules a file
+//! loads (`import`, `export ... from`, `require`, `import()`), the names it imports from
+//! them, what it exports (ES modules and CommonJS), and the DOM ids it looks up.
 
 use std::collections::BTreeSet;
 
-use tree_sitter::Node;
+use oxc_ast::AstKind;
+use oxc_ast::ast::{
+    Argument, BinaryOperator, BindingPattern, CallExpression, Declaration, ExportDefaultDeclarationKind,
+    Expression, ImportDeclarationSpecifier, ModuleExportName, ObjectExpression, ObjectPropertyKind,
+    PropertyKey, TSModuleReference, UnaryOperator,
+};
+use oxc_ast_visit::Visit;
+use oxc_span::{GetSpan, Span};
 
-use super::{Exports, Import, ImportKind, Lookup, Refs, string_value};
-use crate::check::syntax::preorder;
+use super::{Exports, Import, ImportKind, Lookup, Refs};
+use crate::check::script_tree::{Ancestors, Script, literal, text_of};
 use crate::lines::LineIndex;
 
-/// Reads `text` (a whole file, or an inline script starting at `base` in the page that
-/// `index` is of) into `refs`.
 /// Whether `text` is a bundle of several modules, whose `require('./x')` calls name modules
 /// inside it: named AMD modules (`define('app/util/extend', ...)`, as r.js writes them),
 /// browserify's prelude, webpack's runtime.
@@ -26,33 +31,21 @@ pub(super) fn is_bundle(text: &str) -> bool {
     MARKS.iter().any(|m| text.contains(m))
 }
 
-pub(super) fn extract(text: &str, root: Node, base: usize, index: &LineIndex, refs: &mut Refs) {
-    let reader = Reader { text, base, index };
-    let mut exports = Exports { known: true, ..Exports::default() };
-    let (mut esm, mut cjs) = (false, false);
-    preorder(root, |node| {
-        match node.kind() {
-            "import_statement" => {
-                esm = true;
-                reader.import_statement(node, refs);
-            }
-            "export_statement" => {
-                esm = true;
-                reader.export_statement(node, refs, &mut exports);
-            }
-            "call_expression" => reader.call(node, refs, &mut exports),
-            "identifier" if reader.text_of(node) == "exports" => {
-                cjs = true;
-                reader.exports_use(node, &mut exports);
-            }
-            "member_expression" if reader.is_module_exports(node) => {
-                cjs = true;
-                reader.module_exports_use(node, &mut exports);
-            }
-            _ => {}
-        }
-        true
-    });
+/// Reads `script` (of `text`: a whole file, or an inline script starting at `base` in the
+/// page that `index` is of) into `refs`.
+pub(super) fn extract(text: &str, script: &Script, base: usize, index: &LineIndex, refs: &mut Refs) {
+    let mut reader = Reader {
+        text,
+        base,
+        index,
+        ancestors: Ancestors::default(),
+        refs,
+        exports: Exports { known: true, ..Exports::default() },
+        esm: false,
+        cjs: false,
+    };
+    reader.visit_program(script.program);
+    let Reader { mut exports, esm, cjs, .. } = reader;
     if esm && cjs {
         exports.known = false;
     }
@@ -60,165 +53,190 @@ pub(super) fn extract(text: &str, root: Node, base: usize, index: &LineIndex, re
     refs.exports = Some(exports);
 }
 
-struct Reader<'t, 'i> {
+struct Reader<'t, 'i, 'r, 'a> {
     text: &'t str,
     base: usize,
     index: &'i LineIndex<'i>,
+    ancestors: Ancestors<'a>,
+    refs: &'r mut Refs,
+    exports: Exports,
+    /// ES module syntax seen (`import`, `export`).
+    esm: bool,
+    /// CommonJS exports seen (`exports`, `module.exports`).
+    cjs: bool,
 }
 
-impl<'t> Reader<'t, '_> {
-    fn text_of(&self, node: Node) -> &'t str {
-        self.text.get(node.byte_range()).unwrap_or_default()
+impl<'a> Visit<'a> for Reader<'_, '_, '_, 'a> {
+    fn enter_node(&mut self, kind: AstKind<'a>) {
+        self.ancestors.enter(kind);
+        match kind {
+            AstKind::ImportDeclaration(import) => {
+                self.esm = true;
+                let names = self.imported_names(import.specifiers.as_ref().map_or(&[][..], |s| &s[..]));
+                let written = self.specifier_of(import.source.span);
+                self.import(import.span, written, false, names);
+            }
+            AstKind::TSImportEqualsDeclaration(import) => {
+                // `import x = require('./x')`.
+                self.esm = true;
+                if let TSModuleReference::ExternalModuleReference(module) = &import.module_reference {
+                    let written = self.specifier_of(module.expression.span);
+                    self.import(import.span, written, false, Vec::new());
+                }
+            }
+            AstKind::ExportNamedDeclaration(export) => {
+                // `export { a, b as c }`.
+                self.esm = true;
+                for spec in &export.specifiers {
+                    self.exports.names.insert(self.name_of(&spec.exported).to_owned());
+                }
+            }
+            AstKind::ExportFromDeclaration(export) => {
+                // `export { a, b as c } from './x'`.
+                self.esm = true;
+                let mut taken = Vec::new();
+                for spec in &export.specifiers {
+                    self.exports.names.insert(self.name_of(&spec.exported).to_owned());
+                    taken.push((self.name_of(&spec.local).to_owned(), self.line(spec.span)));
+                }
+                let written = self.specifier_of(export.source.span);
+                self.import(export.span, written, false, taken);
+            }
+            AstKind::ExportDeclaration(export) => {
+                // `export const a = 1`, `export function f() {}`.
+                self.esm = true;
+                declared_names(self.text, &export.declaration, &mut self.exports.names);
+            }
+            AstKind::ExportDefaultDeclaration(export) => {
+                self.esm = true;
+                self.exports.names.insert("default".to_owned());
+                let id = match &export.declaration {
+                    ExportDefaultDeclarationKind::FunctionDeclaration(f) => f.id.as_ref(),
+                    ExportDefaultDeclarationKind::ClassDeclaration(c) => c.id.as_ref(),
+                    ExportDefaultDeclarationKind::TSInterfaceDeclaration(i) => Some(&i.id),
+                    _ => None,
+                };
+                if let Some(id) = id {
+                    self.exports.names.insert(text_of(self.text, id.span).to_owned());
+                }
+            }
+            AstKind::ExportAllDeclaration(export) => {
+                self.esm = true;
+                let written = self.specifier_of(export.source.span);
+                match &export.exported {
+                    Some(name) => {
+                        self.exports.names.insert(self.name_of(name).to_owned());
+                    }
+                    None => self.exports.stars.extend(written.clone()),
+                }
+                self.import(export.span, written, false, Vec::new());
+            }
+            AstKind::TSExportAssignment(_) => {
+                // `export = value`: the module is that value.
+                self.esm = true;
+                self.exports.known = false;
+            }
+            AstKind::TSNamespaceExportDeclaration(_) => self.esm = true,
+            AstKind::CallExpression(call) => self.call(call),
+            AstKind::ImportExpression(import) => {
+                let written = literal(self.text, &import.source).map(str::to_owned);
+                self.import(import.span, written, false, Vec::new());
+            }
+            AstKind::IdentifierReference(id) if id.name == "exports" => self.exports_use(id.span),
+            AstKind::BindingIdentifier(id) if id.name == "exports" => self.exports_use(id.span),
+            AstKind::StaticMemberExpression(member)
+                if member.property.name == "exports"
+                    && matches!(&member.object, Expression::Identifier(o) if o.name == "module") =>
+            {
+                self.cjs = true;
+                self.module_exports_use(member.span);
+            }
+            _ => {}
+        }
     }
 
-    fn line(&self, node: Node) -> usize {
-        self.index.line_of(self.base + node.start_byte())
+    fn leave_node(&mut self, _kind: AstKind<'a>) {
+        self.ancestors.leave();
+    }
+}
+
+impl<'t> Reader<'t, '_, '_, '_> {
+    fn line(&self, span: Span) -> usize {
+        self.index.line_of(self.base + span.start as usize)
     }
 
-    /// A module specifier: the text of a plain string literal.
-    fn specifier(&self, node: Option<Node>) -> Option<String> {
-        let node = node?;
-        matches!(node.kind(), "string" | "template_string")
-            .then(|| string_value(self.text, node))?
-            .map(str::to_owned)
+    /// A module specifier: the value of a string literal, as written.
+    fn specifier_of(&self, span: Span) -> Option<String> {
+        let raw = text_of(self.text, span);
+        let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+        let quoted = raw.starts_with(['"', '\'', '`']) && raw.ends_with(&raw[..1]);
+        (quoted && !inner.contains('\\')).then(|| inner.to_owned())
     }
 
-    fn import(&self, at: Node, written: String, require: bool, names: Vec<(String, usize)>) -> Import {
-        Import {
+    /// A name in an import or export clause, as written.
+    fn name_of(&self, name: &ModuleExportName) -> &'t str {
+        text_of(self.text, name.span())
+    }
+
+    fn import(&mut self, at: Span, written: Option<String>, require: bool, names: Vec<(String, usize)>) {
+        let Some(written) = written else { return };
+        let import = Import {
             line: self.line(at),
             written,
             kind: ImportKind::Script { require },
             names,
-            optional: in_try_block(at),
-        }
-    }
-
-    /// `import d, { a, b as c } from './x'`, `import * as ns from`, `import './x'`,
-    /// TypeScript's `import x = require('./x')`.
-    fn import_statement(&self, node: Node, refs: &mut Refs) {
-        let (source, names) = match child_of_kind(node, "import_require_clause") {
-            Some(clause) => (clause.child_by_field_name("source"), Vec::new()),
-            None => (node.child_by_field_name("source"), self.imported_names(node)),
+            optional: self.in_try_block(),
         };
-        if let Some(written) = self.specifier(source) {
-            refs.imports.push(self.import(node, written, false, names));
-        }
+        self.refs.imports.push(import);
     }
 
-    /// The names an import statement takes from its module (`default` for a default
-    /// import); none when part of it did not parse (Flow's `import type` in a `.js` file).
-    fn imported_names(&self, node: Node) -> Vec<(String, usize)> {
-        if child_of_kind(node, "ERROR").is_some() {
-            return Vec::new();
-        }
-        let Some(clause) = child_of_kind(node, "import_clause") else { return Vec::new() };
-        let mut names = Vec::new();
-        let mut cursor = clause.walk();
-        for part in clause.named_children(&mut cursor) {
-            match part.kind() {
-                "identifier" => names.push(("default".to_owned(), self.line(part))),
-                "named_imports" => {
-                    let mut inner = part.walk();
-                    for spec in part.named_children(&mut inner).filter(|s| s.kind() == "import_specifier") {
-                        if let Some(name) = spec.child_by_field_name("name") {
-                            names.push((self.text_of(name).to_owned(), self.line(spec)));
-                        }
-                    }
+    /// The names an import takes from its module (`default` for a default import).
+    fn imported_names(&self, specifiers: &[ImportDeclarationSpecifier]) -> Vec<(String, usize)> {
+        specifiers
+            .iter()
+            .filter_map(|spec| match spec {
+                ImportDeclarationSpecifier::ImportDefaultSpecifier(d) => {
+                    Some(("default".to_owned(), self.line(d.span)))
                 }
-                _ => {}
-            }
-        }
-        names
+                ImportDeclarationSpecifier::ImportSpecifier(s) => {
+                    Some((self.name_of(&s.imported).to_owned(), self.line(s.span)))
+                }
+                ImportDeclarationSpecifier::ImportNamespaceSpecifier(_) => None,
+            })
+            .collect()
     }
 
-    /// `export ... from`, `export { a }`, `export const a`, `export default`, `export =`.
-    fn export_statement(&self, node: Node, refs: &mut Refs, exports: &mut Exports) {
-        if child_of_kind(node, "ERROR").is_some() {
-            exports.known = false;
-        }
-        let mut cursor = node.walk();
-        let tokens: Vec<Node> = node.children(&mut cursor).collect();
-        if tokens.iter().any(|t| !t.is_named() && t.kind() == "=") {
-            // TypeScript's `export = value`: the module is that value.
-            exports.known = false;
-            return;
-        }
-        if tokens.iter().any(|t| !t.is_named() && t.kind() == "default") {
-            exports.names.insert("default".to_owned());
-        }
-        let source = self.specifier(node.child_by_field_name("source"));
-        let mut taken = Vec::new();
-        if let Some(clause) = child_of_kind(node, "export_clause") {
-            let mut inner = clause.walk();
-            for spec in clause.named_children(&mut inner).filter(|s| s.kind() == "export_specifier") {
-                let Some(name) = spec.child_by_field_name("name") else { continue };
-                let exported = spec.child_by_field_name("alias").unwrap_or(name);
-                exports.names.insert(self.text_of(exported).to_owned());
-                taken.push((self.text_of(name).to_owned(), self.line(spec)));
-            }
-        }
-        if let Some(namespace) = child_of_kind(node, "namespace_export") {
-            if let Some(name) = namespace.named_child(0) {
-                exports.names.insert(self.text_of(name).to_owned());
-            }
-        } else if let Some(spec) = &source
-            && tokens.iter().any(|t| !t.is_named() && t.kind() == "*")
-        {
-            exports.stars.push(spec.clone());
-        }
-        if let Some(declaration) = node.child_by_field_name("declaration") {
-            declared_names(self.text, declaration, &mut exports.names);
-        }
-        if let Some(written) = source {
-            refs.imports.push(self.import(node, written, false, taken));
-        }
-    }
-
-    /// `require('./x')`, `import('./x')`, `getElementById('x')`, `querySelector('#x')`,
+    /// `require('./x')`, `getElementById('x')`, `querySelector('#x')`,
     /// `Object.defineProperty(exports, 'x', ...)`.
-    fn call(&self, node: Node, refs: &mut Refs, exports: &mut Exports) {
-        let (Some(function), Some(args)) =
-            (node.child_by_field_name("function"), node.child_by_field_name("arguments"))
-        else {
-            return;
-        };
-        let mut cursor = args.walk();
-        let arguments: Vec<Node> =
-            args.named_children(&mut cursor).filter(|a| a.kind() != "comment").collect();
-        match function.kind() {
-            "identifier" if self.text_of(function) == "require" && arguments.len() == 1 => {
-                if let Some(written) = self.specifier(arguments.first().copied()) {
-                    let names = self.destructured(node);
-                    refs.imports.push(self.import(node, written, true, names));
+    fn call(&mut self, call: &CallExpression) {
+        let arguments: Vec<Option<&Expression>> = call.arguments.iter().map(Argument::as_expression).collect();
+        let first = arguments.first().copied().flatten();
+        let first_value = first.and_then(|a| literal(self.text, a));
+        match &call.callee {
+            Expression::Identifier(callee) if callee.name == "require" && arguments.len() == 1 => {
+                if let Some(written) = first_value {
+                    let names = self.destructured(call.span);
+                    self.import(call.span, Some(written.to_owned()), true, names);
                 }
             }
-            "import" => {
-                if let Some(written) = self.specifier(arguments.first().copied()) {
-                    refs.imports.push(self.import(node, written, false, Vec::new()));
-                }
-            }
-            "member_expression" => {
-                let property =
-                    function.child_by_field_name("property").map(|p| self.text_of(p)).unwrap_or_default();
-                let object =
-                    function.child_by_field_name("object").map(|o| self.text_of(o)).unwrap_or_default();
-                let first = arguments.first().and_then(|a| string_value(self.text, *a));
-                match (object, property) {
+            Expression::StaticMemberExpression(member) => {
+                let object = text_of(self.text, member.object.span());
+                match (object, member.property.name.as_str()) {
                     ("Object", "defineProperty") => {
-                        if arguments.first().is_some_and(|a| self.text_of(*a) == "exports")
-                            && let Some(name) = arguments.get(1).and_then(|a| string_value(self.text, *a))
+                        if first.is_some_and(|a| text_of(self.text, a.span()) == "exports")
+                            && let Some(name) = arguments.get(1).copied().flatten().and_then(|a| literal(self.text, a))
                         {
-                            exports.names.insert(name.to_owned());
+                            self.exports.names.insert(name.to_owned());
                         }
                     }
                     (_, "getElementById") if arguments.len() == 1 => {
-                        if let Some(id) = first.filter(plain_id) {
-                            self.lookup(node, id, refs);
+                        if let Some(id) = first_value.filter(plain_id) {
+                            self.lookup(call.span, id);
                         }
                     }
                     (_, "querySelector") if arguments.len() == 1 => {
-                        if let Some(id) = first.and_then(selector_id) {
-                            self.lookup(node, id, refs);
+                        if let Some(id) = first_value.and_then(selector_id) {
+                            self.lookup(call.span, id);
                         }
                     }
                     _ => {}
@@ -228,263 +246,232 @@ impl<'t> Reader<'t, '_> {
         }
     }
 
-    fn lookup(&self, call: Node, id: &str, refs: &mut Refs) {
+    fn lookup(&mut self, call: Span, id: &str) {
         if !self.guarded(call) {
-            refs.lookups.push(Lookup { id: id.to_owned(), line: self.line(call) });
+            let lookup = Lookup { id: id.to_owned(), line: self.line(call) };
+            self.refs.lookups.push(lookup);
         }
     }
 
-    /// Whether the code handles a lookup finding nothing: `?.` after it, the lookup as a
-    /// condition (`if (document.getElementById('x'))`, `... && `), or the variable it is
-    /// stored in tested later (`if (el)`, `if (!el) return`, `el?.`, `el && `).
-    fn guarded(&self, call: Node) -> bool {
-        if self.text[call.end_byte()..].trim_start().starts_with("?.") {
+    /// Whether the code handles the lookup `call` (the node being visited) finding nothing:
+    /// `?.` after it, the lookup as a condition (`if (document.getElementById('x'))`,
+    /// `... && `), or the variable it is stored in tested later (`if (el)`, `if (!el)
+    /// return`, `el?.`, `el && `).
+    fn guarded(&self, call: Span) -> bool {
+        if self.text[call.end as usize..].trim_start().starts_with("?.") {
             return true;
         }
         let mut node = call;
-        while let Some(parent) = node.parent() {
-            match parent.kind() {
-                "if_statement" | "while_statement" | "ternary_expression"
-                    if parent.child_by_field_name("condition").is_some_and(|c| c.id() == node.id()) =>
+        for parent in self.ancestors.up().skip(1) {
+            match parent {
+                AstKind::IfStatement(s) if s.test.span() == node => return true,
+                AstKind::WhileStatement(s) if s.test.span() == node => return true,
+                AstKind::ConditionalExpression(e) if e.test.span() == node => return true,
+                AstKind::LogicalExpression(_) => return true,
+                AstKind::BinaryExpression(e)
+                    if matches!(
+                        e.operator,
+                        BinaryOperator::Equality
+                            | BinaryOperator::StrictEquality
+                            | BinaryOperator::Inequality
+                            | BinaryOperator::StrictInequality
+                    ) =>
                 {
                     return true;
                 }
-                "binary_expression"
-                | "unary_expression"
-                | "parenthesized_expression"
-                | "await_expression" => {
-                    if parent.kind() != "parenthesized_expression" && parent.kind() != "await_expression" {
-                        let op = parent
-                            .child_by_field_name("operator")
-                            .map(|o| self.text_of(o))
-                            .unwrap_or_default();
-                        if matches!(op, "&&" | "||" | "??" | "!" | "==" | "===" | "!=" | "!==") {
-                            return true;
-                        }
-                    }
-                }
-                "variable_declarator" | "assignment_expression" => {
-                    let name =
-                        parent.child_by_field_name("name").or_else(|| parent.child_by_field_name("left"));
-                    let scope = enclosing_scope(parent);
-                    return name.is_some_and(|n| {
-                        let rest = self.text.get(parent.end_byte()..scope.end_byte()).unwrap_or_default();
-                        tested(rest, self.text_of(n))
-                    });
-                }
+                AstKind::UnaryExpression(e) if e.operator == UnaryOperator::LogicalNot => return true,
+                AstKind::BinaryExpression(_)
+                | AstKind::UnaryExpression(_)
+                | AstKind::ParenthesizedExpression(_)
+                | AstKind::AwaitExpression(_)
+                | AstKind::ChainExpression(_) => {}
+                AstKind::VariableDeclarator(d) => return self.tested_after(d.span, d.id.span()),
+                AstKind::AssignmentExpression(a) => return self.tested_after(a.span, a.left.span()),
                 _ => return false,
             }
-            node = parent;
+            node = parent.span();
         }
         false
     }
 
-    /// The names `const { a, b: c } = require('./x')` takes and calls.
-    fn destructured(&self, call: Node) -> Vec<(String, usize)> {
-        let Some(declarator) = call.parent().filter(|p| p.kind() == "variable_declarator") else {
+    /// Whether the variable at `name`, stored to by the statement part at `store`, is tested
+    /// for being there in the rest of its scope.
+    fn tested_after(&self, store: Span, name: Span) -> bool {
+        let scope_end = self
+            .ancestors
+            .up()
+            .find(|kind| {
+                matches!(
+                    kind,
+                    AstKind::BlockStatement(_)
+                        | AstKind::FunctionBody(_)
+                        | AstKind::StaticBlock(_)
+                        | AstKind::Program(_)
+                        | AstKind::ClassBody(_)
+                )
+            })
+            .map_or(self.text.len(), |scope| scope.span().end as usize);
+        let rest = self.text.get(store.end as usize..scope_end).unwrap_or_default();
+        tested(rest, text_of(self.text, name))
+    }
+
+    /// The names `const { a, b: c } = require('./x')` (the call at `call`) takes and calls.
+    fn destructured(&self, call: Span) -> Vec<(String, usize)> {
+        let Some(AstKind::VariableDeclarator(declarator)) = self.ancestors.parent() else { return Vec::new() };
+        let (BindingPattern::ObjectPattern(pattern), Some(init)) = (&declarator.id, &declarator.init) else {
             return Vec::new();
         };
-        let Some(pattern) = declarator.child_by_field_name("name").filter(|p| p.kind() == "object_pattern")
-        else {
+        if init.span() != call {
             return Vec::new();
-        };
+        }
         let mut names = Vec::new();
-        let mut cursor = pattern.walk();
-        for part in pattern.named_children(&mut cursor) {
-            let key = match part.kind() {
-                "shorthand_property_identifier_pattern" => Some(part),
-                "pair_pattern" => {
-                    part.child_by_field_name("key").filter(|k| k.kind() == "property_identifier")
-                }
-                "object_assignment_pattern" => part.child_by_field_name("left"),
-                _ => None,
-            };
+        for property in &pattern.properties {
+            let PropertyKey::StaticIdentifier(key) = &property.key else { continue };
+            if property.computed {
+                continue;
+            }
             // A name that is not there is `undefined`, which the code survives unless it
             // calls it: only names called are checked.
-            if let Some(key) = key.filter(|k| called(self.text, self.text_of(*k))) {
-                names.push((self.text_of(key).to_owned(), self.line(part)));
+            if called(self.text, &key.name) {
+                names.push((key.name.to_string(), self.line(property.span)));
             }
         }
         names
     }
 
-    /// `module.exports`.
-    fn is_module_exports(&self, node: Node) -> bool {
-        node.child_by_field_name("object")
-            .is_some_and(|o| o.kind() == "identifier" && self.text_of(o) == "module")
-            && node.child_by_field_name("property").is_some_and(|p| self.text_of(p) == "exports")
+    /// Whether the node being visited sits in the block of a `try` (not its `catch` or
+    /// `finally`).
+    fn in_try_block(&self) -> bool {
+        let mut child: Option<Span> = None;
+        for kind in self.ancestors.up() {
+            if let AstKind::TryStatement(t) = kind
+                && child == Some(t.block.span)
+            {
+                return true;
+            }
+            child = Some(kind.span());
+        }
+        false
     }
 
-    /// `exports.a = ...` exports `a`; reading `exports.a` changes nothing; any other use of
-    /// `exports` (passed to a function, indexed) makes the exports computed.
-    fn exports_use(&self, node: Node, exports: &mut Exports) {
-        let Some(parent) = node.parent() else { return };
-        match parent.kind() {
-            "member_expression"
-                if parent.child_by_field_name("object").is_some_and(|o| o.id() == node.id()) =>
-            {
-                if assigned_to(parent)
-                    && let Some(property) = parent.child_by_field_name("property")
+    /// A use of `exports` (at `at`, the node being visited): `exports.a = ...` exports `a`;
+    /// reading `exports.a` changes nothing; any other use (passed to a function, indexed,
+    /// bound as a parameter) makes the exports computed. `{ exports }` names a property.
+    fn exports_use(&mut self, at: Span) {
+        let parents: Vec<AstKind> = self.ancestors.up().skip(1).take(2).collect();
+        let mut up = parents.into_iter();
+        let Some(parent) = up.next() else { return };
+        match parent {
+            AstKind::ObjectProperty(p) if p.shorthand => return,
+            AstKind::BindingProperty(p) if p.shorthand => return,
+            _ => {}
+        }
+        self.cjs = true;
+        match parent {
+            AstKind::StaticMemberExpression(member) if member.object.span() == at => {
+                if let Some(AstKind::AssignmentExpression(a)) = up.next()
+                    && a.left.span() == member.span
                 {
-                    exports.names.insert(self.text_of(property).to_owned());
+                    self.exports.names.insert(member.property.name.to_string());
                 }
             }
             // `Object.defineProperty(exports, 'a', ...)`, read in `call`.
-            "arguments"
-                if parent
-                    .parent()
-                    .is_some_and(|call| self.text_of(call).starts_with("Object.defineProperty")) => {}
-            _ => exports.known = false,
+            AstKind::CallExpression(call)
+                if call.callee.span() != at && text_of(self.text, call.span).starts_with("Object.defineProperty") => {}
+            _ => self.exports.known = false,
         }
     }
 
     /// `module.exports = { a, b }` exports `a` and `b`; `module.exports.a = ` exports `a`;
     /// `module.exports = anything else` makes the exports computed.
-    fn module_exports_use(&self, node: Node, exports: &mut Exports) {
-        let Some(parent) = node.parent() else { return };
-        match parent.kind() {
-            "assignment_expression"
-                if parent.child_by_field_name("left").is_some_and(|l| l.id() == node.id()) =>
-            {
-                match parent.child_by_field_name("right").filter(|r| r.kind() == "object") {
-                    Some(object) => self.object_keys(object, exports),
-                    None => exports.known = false,
-                }
-            }
-            "member_expression"
-                if parent.child_by_field_name("object").is_some_and(|o| o.id() == node.id()) =>
-            {
-                if assigned_to(parent)
-                    && let Some(property) = parent.child_by_field_name("property")
+    fn module_exports_use(&mut self, at: Span) {
+        let parents: Vec<AstKind> = self.ancestors.up().skip(1).take(2).collect();
+        let mut up = parents.into_iter();
+        match up.next() {
+            Some(AstKind::AssignmentExpression(a)) if a.left.span() == at => match &a.right {
+                Expression::ObjectExpression(object) => self.object_keys(object),
+                _ => self.exports.known = false,
+            },
+            Some(AstKind::StaticMemberExpression(member)) if member.object.span() == at => {
+                if let Some(AstKind::AssignmentExpression(a)) = up.next()
+                    && a.left.span() == member.span
                 {
-                    exports.names.insert(self.text_of(property).to_owned());
+                    self.exports.names.insert(member.property.name.to_string());
                 }
             }
-            _ => exports.known = false,
+            _ => self.exports.known = false,
         }
     }
 
     /// The keys of an object literal assigned to `module.exports`.
-    fn object_keys(&self, object: Node, exports: &mut Exports) {
-        let mut cursor = object.walk();
-        for part in object.named_children(&mut cursor) {
-            let key = match part.kind() {
-                "shorthand_property_identifier" => Some(part),
-                "pair" | "method_definition" => {
-                    part.child_by_field_name("key").or_else(|| part.child_by_field_name("name"))
-                }
-                "comment" => continue,
+    fn object_keys(&mut self, object: &ObjectExpression) {
+        for property in &object.properties {
+            let ObjectPropertyKind::ObjectProperty(property) = property else {
+                self.exports.known = false;
+                continue;
+            };
+            let name = match &property.key {
+                _ if property.computed => None,
+                PropertyKey::StaticIdentifier(key) => Some(key.name.as_str()),
+                PropertyKey::StringLiteral(_) => property.key.as_expression().and_then(|k| literal(self.text, k)),
                 _ => None,
             };
-            match key {
-                Some(k) if k.kind() == "string" => match string_value(self.text, k) {
-                    Some(name) => {
-                        exports.names.insert(name.to_owned());
-                    }
-                    None => exports.known = false,
-                },
-                Some(k)
-                    if matches!(
-                        k.kind(),
-                        "property_identifier" | "shorthand_property_identifier" | "identifier"
-                    ) =>
-                {
-                    exports.names.insert(self.text_of(k).to_owned());
+            match name {
+                Some(name) => {
+                    self.exports.names.insert(name.to_owned());
                 }
-                _ => exports.known = false,
+                None => self.exports.known = false,
             }
         }
     }
 }
 
 /// The names a declaration after `export` declares.
-fn declared_names(text: &str, declaration: Node, out: &mut BTreeSet<String>) {
-    match declaration.kind() {
-        "lexical_declaration" | "variable_declaration" => {
-            let mut cursor = declaration.walk();
-            for declarator in
-                declaration.named_children(&mut cursor).filter(|d| d.kind() == "variable_declarator")
-            {
-                if let Some(pattern) = declarator.child_by_field_name("name") {
-                    pattern_names(text, pattern, out);
-                }
+fn declared_names(text: &str, declaration: &Declaration, out: &mut BTreeSet<String>) {
+    let mut name = |span: Span| {
+        out.insert(text_of(text, span).to_owned());
+    };
+    match declaration {
+        Declaration::VariableDeclaration(v) => {
+            for declarator in &v.declarations {
+                pattern_names(text, &declarator.id, out);
             }
         }
-        "ambient_declaration" => {
-            let mut cursor = declaration.walk();
-            for inner in declaration.named_children(&mut cursor) {
-                declared_names(text, inner, out);
-            }
-        }
-        _ => {
-            let name = declaration.child_by_field_name("name").or_else(|| {
-                // `export import A = B.C` has no name field.
-                (declaration.kind() == "import_alias").then(|| declaration.named_child(0)).flatten()
-            });
-            if let Some(name) = name {
-                out.insert(text.get(name.byte_range()).unwrap_or_default().to_owned());
-            }
-        }
+        Declaration::FunctionDeclaration(f) => f.id.iter().for_each(|id| name(id.span)),
+        Declaration::ClassDeclaration(c) => c.id.iter().for_each(|id| name(id.span)),
+        Declaration::TSTypeAliasDeclaration(d) => name(d.id.span),
+        Declaration::TSInterfaceDeclaration(d) => name(d.id.span),
+        Declaration::TSEnumDeclaration(d) => name(d.id.span),
+        Declaration::TSNamespaceDeclaration(d) => name(d.id.span),
+        Declaration::TSImportEqualsDeclaration(d) => name(d.id.span),
+        Declaration::TSExternalModuleDeclaration(_) | Declaration::TSGlobalDeclaration(_) => {}
     }
 }
 
 /// The names a binding pattern binds: `a`, `{ a, b: [c] }`, `[d, ...e]`, `f = 1`.
-fn pattern_names(text: &str, pattern: Node, out: &mut BTreeSet<String>) {
-    match pattern.kind() {
-        "identifier" | "shorthand_property_identifier_pattern" => {
-            out.insert(text.get(pattern.byte_range()).unwrap_or_default().to_owned());
+fn pattern_names(text: &str, pattern: &BindingPattern, out: &mut BTreeSet<String>) {
+    match pattern {
+        BindingPattern::BindingIdentifier(id) => {
+            out.insert(text_of(text, id.span).to_owned());
         }
-        "pair_pattern" => {
-            if let Some(value) = pattern.child_by_field_name("value") {
-                pattern_names(text, value, out);
+        BindingPattern::ObjectPattern(object) => {
+            for property in &object.properties {
+                pattern_names(text, &property.value, out);
+            }
+            if let Some(rest) = &object.rest {
+                pattern_names(text, &rest.argument, out);
             }
         }
-        "assignment_pattern" | "object_assignment_pattern" => {
-            if let Some(left) = pattern.child_by_field_name("left") {
-                pattern_names(text, left, out);
+        BindingPattern::ArrayPattern(array) => {
+            for element in array.elements.iter().flatten() {
+                pattern_names(text, element, out);
+            }
+            if let Some(rest) = &array.rest {
+                pattern_names(text, &rest.argument, out);
             }
         }
-        _ => {
-            let mut cursor = pattern.walk();
-            for child in pattern.named_children(&mut cursor) {
-                pattern_names(text, child, out);
-            }
-        }
+        BindingPattern::AssignmentPattern(assignment) => pattern_names(text, &assignment.left, out),
     }
-}
-
-/// Whether a member expression is assigned to (`x.a = 1`).
-fn assigned_to(member: Node) -> bool {
-    member.parent().is_some_and(|p| {
-        p.kind() == "assignment_expression"
-            && p.child_by_field_name("left").is_some_and(|l| l.id() == member.id())
-    })
-}
-
-/// Whether `node` sits in the block of a `try` (not its `catch` or `finally`).
-fn in_try_block(node: Node) -> bool {
-    let mut node = node;
-    while let Some(parent) = node.parent() {
-        if parent.kind() == "try_statement"
-            && parent.child_by_field_name("body").is_some_and(|b| b.id() == node.id())
-        {
-            return true;
-        }
-        node = parent;
-    }
-    false
-}
-
-/// The block or program a declaration's name is visible in.
-fn enclosing_scope(node: Node) -> Node {
-    let mut scope = node;
-    while let Some(parent) = scope.parent() {
-        scope = parent;
-        if matches!(scope.kind(), "statement_block" | "program" | "class_body") {
-            break;
-        }
-    }
-    scope
 }
 
 /// Whether `rest` tests `name` for being there: `if (name)`, `!name`, `name?.`, `name &&`,
@@ -538,11 +525,6 @@ fn selector_id(selector: &str) -> Option<&str> {
     let (id, after) = rest.split_at(end);
     let boundary = after.is_empty() || after.starts_with([' ', '>', '+', '~', '.', ':', '[']);
     (!id.is_empty() && boundary && !id.starts_with(|c: char| c.is_ascii_digit())).then_some(id)
-}
-
-fn child_of_kind<'a>(node: Node<'a>, kind: &str) -> Option<Node<'a>> {
-    let mut cursor = node.walk();
-    node.children(&mut cursor).find(|c| c.kind() == kind)
 }
 
 #[cfg(test)]

@@ -52,9 +52,7 @@ fn embedded(file: &File, element: Node, language: LanguageName, found: &mut Vec<
         return;
     };
     let inner = File::new(file.path, lang, file.text_of(raw), file.base + raw.start_byte(), file.deadline);
-    if let Some(tree) = inner.parse() {
-        inner.scan(tree.root_node(), found);
-    }
+    inner.scan_alone(found);
 }
 
 /// Whether a `<script>` holds JavaScript: no `type`, or a JavaScript or module type

@@ -42,7 +42,9 @@ use serde::Serialize;
 use tree_sitter::Node;
 
 use super::languages::{Language, language_for};
+use super::parsers::javascript::Dialect;
 use super::report::source_text;
+use super::script_tree::{self, Script};
 use super::syntax::{parse_until, preorder};
 use crate::lines::LineIndex;
 
@@ -137,24 +139,37 @@ pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
     find_all_stubs_and(path, text, |_| {})
 }
 
+/// The tree a survey reads a text off: tree-sitter's, or oxc's for a script.
+pub(crate) enum Syntax<'s, 'a> {
+    Tree(&'s tree_sitter::Tree),
+    Script(&'s Script<'s, 'a>),
+}
+
 /// [`find_all_stubs`], handing the syntax tree it parsed to `also` (when there is one), so
 /// that another reading of the file needs no parse of its own (see [`super::survey`]).
-pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(&tree_sitter::Tree)) -> Vec<Stub> {
+pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(Syntax)) -> Vec<Stub> {
     let mut found = Vec::new();
-    if let Some(file) = File::of_path(path, text)
-        && let Some(tree) = file.parse()
-    {
-        also(&tree);
-        let root = tree.root_node();
-        if !has_code(root, text) && !idiomatically_empty(path) {
-            // At the first comment, or at the top of an empty file.
-            let (at, message) = match text.len() - text.trim_start().len() {
-                _ if text.trim().is_empty() => (0, "no code: the file is empty".to_owned()),
-                first => (first, format!("no code: the file holds only {}", what_it_holds(root, text))),
-            };
-            found.push(Found::new(at, StubKind::NoCode, message));
+    match File::of_path(path, text) {
+        Some(file) if file.lang.spec().stubs == Rules::Script => {
+            script_tree::read(text, Dialect::of(path, text), |script| {
+                also(Syntax::Script(script));
+                if !script::holds_code(script.program) && script.whole {
+                    found.push(no_code(text, || script::what_it_holds(text, script)));
+                }
+                script::scan(&file, script, &mut found);
+            });
         }
-        file.scan(root, &mut found);
+        Some(file) => {
+            if let Some(tree) = file.parse() {
+                also(Syntax::Tree(&tree));
+                let root = tree.root_node();
+                if !has_code(root, text) && !idiomatically_empty(path) {
+                    found.push(no_code(text, || what_it_holds(root, text)));
+                }
+                file.scan(root, &mut found);
+            }
+        }
+        None => {}
     }
     found.sort_by_key(|f| f.at);
     let index = LineIndex::new(text);
@@ -174,6 +189,14 @@ pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(&tree
     stubs
 }
 
+/// The finding for a file with no code: at its first comment, or at the top of an empty file.
+fn no_code(text: &str, holds: impl FnOnce() -> String) -> Found {
+    match text.len() - text.trim_start().len() {
+        _ if text.trim().is_empty() => Found::new(0, StubKind::NoCode, "no code: the file is empty"),
+        first => Found::new(first, StubKind::NoCode, format!("no code: the file holds only {}", holds())),
+    }
+}
+
 /// Whether the survey of Rust `text`, which parses without problem, certainly finds no stub
 /// and no `mod name;`, decided without a parse (see `prefilter.rs`): most files of a crate
 /// hold no placeholder and declare no module, and the parse is most of what their finish
@@ -190,6 +213,12 @@ pub(crate) fn rust_survey_is_empty(text: &str) -> bool {
 /// docstring and a `"use strict"` directive are not code.
 pub fn holds_code(path: &str, text: &str) -> Option<bool> {
     let file = File::of_path(path, text)?;
+    if file.lang.spec().stubs == Rules::Script {
+        // A text that does not parse holds something besides comments.
+        return Some(script_tree::read(text, Dialect::of(path, text), |s| {
+            !s.whole || script::holds_code(s.program)
+        }));
+    }
     let tree = file.parse()?;
     Some(has_code(tree.root_node(), text))
 }
@@ -248,6 +277,18 @@ impl<'t> File<'t> {
         parse_until(self.lang, self.text, None, self.deadline)
     }
 
+    /// Every placeholder and stub body of the text, parsed on its own: an inline `<script>`
+    /// or `<style>` of a page.
+    fn scan_alone(&self, found: &mut Vec<Found>) {
+        if self.lang.spec().stubs == Rules::Script {
+            // Where a `.js` file would be a module, so is an inline script.
+            let dialect = Dialect::of("inline.js", self.text);
+            script_tree::read(self.text, dialect, |script| script::scan(self, script, found));
+        } else if let Some(tree) = self.parse() {
+            self.scan(tree.root_node(), found);
+        }
+    }
+
     /// The text of a node.
     fn text_of(&self, node: Node) -> &'t str {
         self.text.get(node.byte_range()).unwrap_or_default()
@@ -269,10 +310,10 @@ impl<'t> File<'t> {
             }
             match rules {
                 Rules::Python => python::visit(self, node, found),
-                Rules::Script => script::visit(self, node, found),
                 Rules::Rust => rust::visit(self, node, found),
                 Rules::Html => html::visit(self, node, found),
-                Rules::Comments | Rules::None => {}
+                // Scripts are read off oxc's tree (`scan_alone`).
+                Rules::Script | Rules::Comments | Rules::None => {}
             }
             true
         });

@@ -1,0 +1,94 @@
+//! JavaScript and TypeScript for the survey (stubs and references), read off oxc's tree: the
+//! parser the verdict trusts, and at several times tree-sitter's speed. Tree-sitter's parse
+//! and the walk over its tree were three quarters of the finish check's time on scripts.
+//!
+//! oxc's parser does not recover from an error: a text that does not parse gives no
+//! statements. So the survey of such a text reads the statements before the one that breaks
+//! it (the prefix the verdict's check resumes from), and every comment the parse read
+//! before it stopped: an unfinished file still has its placeholders found.
+
+use std::ops::Range;
+
+use oxc_allocator::Allocator;
+use oxc_ast::AstKind;
+use oxc_ast::ast::{Expression, Program};
+use oxc_span::{GetSpan, Span};
+
+use super::parsers::javascript::{self, Dialect};
+
+/// One script as the survey reads it.
+pub(crate) struct Script<'s, 'a> {
+    /// The statements: the whole text's, or those of the prefix that parses.
+    pub(crate) program: &'s Program<'a>,
+    /// Every comment the parse read, in text order.
+    pub(crate) comments: Vec<Range<usize>>,
+    /// The whole text parsed: false when `program` holds only a prefix of it.
+    pub(crate) whole: bool,
+}
+
+/// Reads `text`, parsed as `dialect`, with `read`.
+pub(crate) fn read<R>(text: &str, dialect: Dialect, read: impl FnOnce(&Script) -> R) -> R {
+    let allocator = Allocator::default();
+    let parsed = javascript::parse_program(&allocator, text, dialect);
+    let comments = parsed.program.comments.iter().map(|c| range(c.span)).collect();
+    if !parsed.panicked {
+        return read(&Script { program: &parsed.program, comments, whole: true });
+    }
+    let resume = javascript::parse(text, dialect).resume.min(text.len());
+    let prefix = text.get(..resume).unwrap_or_default();
+    let allocator = Allocator::default();
+    let before = javascript::parse_program(&allocator, prefix, dialect);
+    read(&Script { program: &before.program, comments, whole: false })
+}
+
+/// A span as a range of byte offsets.
+pub(crate) fn range(span: Span) -> Range<usize> {
+    span.start as usize..span.end as usize
+}
+
+/// The text of `span` in `text`.
+pub(crate) fn text_of(text: &str, span: Span) -> &str {
+    text.get(range(span)).unwrap_or_default()
+}
+
+/// The value of a string literal or a template without substitutions, as written between its
+/// quotes; None for any other expression, and when it holds an escape (the value is then not
+/// what is written).
+pub(crate) fn literal<'t>(text: &'t str, expression: &Expression) -> Option<&'t str> {
+    match expression {
+        Expression::StringLiteral(_) => {}
+        Expression::TemplateLiteral(t) if t.expressions.is_empty() => {}
+        _ => return None,
+    }
+    let raw = text_of(text, expression.span());
+    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+    let quoted = raw.starts_with(['"', '\'', '`']) && raw.ends_with(&raw[..1]);
+    (quoted && !inner.contains('\\')).then_some(inner)
+}
+
+/// The nodes from the root down to the node being visited, kept by a visitor's
+/// `enter_node` and `leave_node`: the way up that oxc's tree does not store.
+#[derive(Default)]
+pub(crate) struct Ancestors<'a> {
+    stack: Vec<AstKind<'a>>,
+}
+
+impl<'a> Ancestors<'a> {
+    pub(crate) fn enter(&mut self, kind: AstKind<'a>) {
+        self.stack.push(kind);
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.stack.pop();
+    }
+
+    /// The parent of the node last entered.
+    pub(crate) fn parent(&self) -> Option<AstKind<'a>> {
+        self.up().nth(1)
+    }
+
+    /// The node last entered, then its parent, and so on to the root.
+    pub(crate) fn up(&self) -> impl Iterator<Item = AstKind<'a>> + '_ {
+        self.stack.iter().rev().copied()
+    }
+}
