@@ -4,17 +4,22 @@
 //!
 //! oxc's parser does not recover from an error: a text that does not parse gives no
 //! statements. So the survey of such a text reads the statements before the one that breaks
-//! it (the prefix the verdict's check resumes from), and every comment the parse read
-//! before it stopped: an unfinished file still has its placeholders found.
+//! it (the prefix the verdict's check resumes from), and every comment of the text, found by
+//! tree-sitter's parse, which recovers: an unfinished or broken file still has its
+//! placeholder comments found, after the mistake too. Its stub bodies and references after
+//! the mistake are not read (a reference in a broken file is not judged anyway).
 
 use std::ops::Range;
+use std::time::{Duration, Instant};
 
 use oxc_allocator::Allocator;
 use oxc_ast::AstKind;
 use oxc_ast::ast::{Expression, Program};
 use oxc_span::{GetSpan, Span};
 
+use super::languages::{LanguageName, language_named};
 use super::parsers::javascript::{self, Dialect};
+use super::syntax::{parse_until, preorder};
 
 /// One script as the survey reads it.
 pub(crate) struct Script<'s, 'a> {
@@ -30,16 +35,47 @@ pub(crate) struct Script<'s, 'a> {
 pub(crate) fn read<R>(text: &str, dialect: Dialect, read: impl FnOnce(&Script) -> R) -> R {
     let allocator = Allocator::default();
     let parsed = javascript::parse_program(&allocator, text, dialect);
-    let comments = parsed.program.comments.iter().map(|c| range(c.span)).collect();
     if !parsed.panicked {
+        let comments = parsed.program.comments.iter().map(|c| range(c.span)).collect();
         return read(&Script { program: &parsed.program, comments, whole: true });
     }
-    let resume = javascript::parse(text, dialect).resume.min(text.len());
-    let prefix = text.get(..resume).unwrap_or_default();
+    let (comments, parses_until) = recover(text, dialect);
+    let prefix = text.get(..parses_until).unwrap_or_default();
     let allocator = Allocator::default();
     let before = javascript::parse_program(&allocator, prefix, dialect);
     read(&Script { program: &before.program, comments, whole: false })
 }
+
+/// Every comment of `text`, a text oxc's parser stops in, and where the first top-level
+/// statement that does not parse starts: read off tree-sitter's parse, which recovers from
+/// errors, so that a placeholder after a mistake is still found (oxc's lexer stops where its
+/// parser does).
+fn recover(text: &str, dialect: Dialect) -> (Vec<Range<usize>>, usize) {
+    let grammar = match dialect {
+        Dialect::Module | Dialect::CommonJs => LanguageName::JavaScript,
+        Dialect::TypeScript | Dialect::Declarations => LanguageName::TypeScript,
+        Dialect::Tsx => LanguageName::Tsx,
+    };
+    let deadline = Instant::now() + RECOVERY_BUDGET;
+    let Some(tree) = language_named(grammar).and_then(|lang| parse_until(lang, text, None, deadline)) else {
+        return (Vec::new(), 0);
+    };
+    let mut comments = Vec::new();
+    preorder(tree.root_node(), |node| {
+        let comment = node.kind().ends_with("comment");
+        if comment {
+            comments.push(node.byte_range());
+        }
+        !comment
+    });
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let broken = root.children(&mut cursor).find(|n| n.is_error() || n.has_error() || n.is_missing());
+    (comments, broken.map_or(0, |n| n.start_byte()))
+}
+
+/// Time allowed for the parse that finds the comments of a text oxc's parser stops in.
+const RECOVERY_BUDGET: Duration = Duration::from_secs(1);
 
 /// A span as a range of byte offsets.
 pub(crate) fn range(span: Span) -> Range<usize> {

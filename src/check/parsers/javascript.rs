@@ -299,7 +299,11 @@ fn parse_once(text: &str, dialect: Dialect) -> Once {
 
 /// oxc's parse of `text` as `dialect`, with the options every reading of a script shares:
 /// the verdict's, and the survey's (stubs and references, see `check::script_tree`).
-pub(crate) fn parse_program<'a>(allocator: &'a Allocator, text: &'a str, dialect: Dialect) -> ParserReturn<'a> {
+pub(crate) fn parse_program<'a>(
+    allocator: &'a Allocator,
+    text: &'a str,
+    dialect: Dialect,
+) -> ParserReturn<'a> {
     let options = ParseOptions {
         allow_return_outside_function: dialect == Dialect::CommonJs,
         enable_ident_hashes: false,

@@ -119,7 +119,9 @@ fn inline_script(text: &str, element: Node, raw: Node, index: &LineIndex, refs: 
     // Where a `.js` file would be a module, so is an inline script.
     let dialect = Dialect::of("inline.js", body);
     let mut inner = Refs::default();
-    script_tree::read(body, dialect, |script| script::extract(body, script, raw.start_byte(), index, &mut inner));
+    script_tree::read(body, dialect, |script| {
+        script::extract(body, script, raw.start_byte(), index, &mut inner)
+    });
     refs.imports.extend(inner.imports);
     refs.lookups.extend(inner.lookups);
 }

@@ -209,7 +209,8 @@ impl<'t> Reader<'t, '_, '_, '_> {
     /// `require('./x')`, `getElementById('x')`, `querySelector('#x')`,
     /// `Object.defineProperty(exports, 'x', ...)`.
     fn call(&mut self, call: &CallExpression) {
-        let arguments: Vec<Option<&Expression>> = call.arguments.iter().map(Argument::as_expression).collect();
+        let arguments: Vec<Option<&Expression>> =
+            call.arguments.iter().map(Argument::as_expression).collect();
         let first = arguments.first().copied().flatten();
         let first_value = first.and_then(|a| literal(self.text, a));
         match &call.callee {
@@ -224,7 +225,8 @@ impl<'t> Reader<'t, '_, '_, '_> {
                 match (object, member.property.name.as_str()) {
                     ("Object", "defineProperty") => {
                         if first.is_some_and(|a| text_of(self.text, a.span()) == "exports")
-                            && let Some(name) = arguments.get(1).copied().flatten().and_then(|a| literal(self.text, a))
+                            && let Some(name) =
+                                arguments.get(1).copied().flatten().and_then(|a| literal(self.text, a))
                         {
                             self.exports.names.insert(name.to_owned());
                         }
@@ -317,7 +319,9 @@ impl<'t> Reader<'t, '_, '_, '_> {
 
     /// The names `const { a, b: c } = require('./x')` (the call at `call`) takes and calls.
     fn destructured(&self, call: Span) -> Vec<(String, usize)> {
-        let Some(AstKind::VariableDeclarator(declarator)) = self.ancestors.parent() else { return Vec::new() };
+        let Some(AstKind::VariableDeclarator(declarator)) = self.ancestors.parent() else {
+            return Vec::new();
+        };
         let (BindingPattern::ObjectPattern(pattern), Some(init)) = (&declarator.id, &declarator.init) else {
             return Vec::new();
         };
@@ -377,7 +381,8 @@ impl<'t> Reader<'t, '_, '_, '_> {
             }
             // `Object.defineProperty(exports, 'a', ...)`, read in `call`.
             AstKind::CallExpression(call)
-                if call.callee.span() != at && text_of(self.text, call.span).starts_with("Object.defineProperty") => {}
+                if call.callee.span() != at
+                    && text_of(self.text, call.span).starts_with("Object.defineProperty") => {}
             _ => self.exports.known = false,
         }
     }
@@ -413,7 +418,9 @@ impl<'t> Reader<'t, '_, '_, '_> {
             let name = match &property.key {
                 _ if property.computed => None,
                 PropertyKey::StaticIdentifier(key) => Some(key.name.as_str()),
-                PropertyKey::StringLiteral(_) => property.key.as_expression().and_then(|k| literal(self.text, k)),
+                PropertyKey::StringLiteral(_) => {
+                    property.key.as_expression().and_then(|k| literal(self.text, k))
+                }
                 _ => None,
             };
             match name {

@@ -82,14 +82,20 @@ impl Bodies<'_, '_, '_> {
             .filter(|c| inside(c, body.span) && !body.statements.iter().any(|s| inside(c, s.span())))
             .collect();
         let between = self.comments.iter().filter(|c| {
-            inside(c, around) && !inside(c, body.span) && !inside(c, params) && c.start < body.span.start as usize
+            inside(c, around)
+                && !inside(c, body.span)
+                && !inside(c, params)
+                && c.start < body.span.start as usize
         });
         let words = || words_of("", in_body.iter().copied().chain(between.clone()).map(|c| &text[c.clone()]));
         if let ([Statement::ThrowStatement(throw)], 1) = (&body.statements[..], statements)
             && let Some(message) = not_implemented_throw(text, throw)
         {
             let intended = placeholder::explains_no_op(&words());
-            if !placeholder::says_abstract(message) && !self.in_abstract_class() && !self.on_a_prototype() && !intended
+            if !placeholder::says_abstract(message)
+                && !self.in_abstract_class()
+                && !self.on_a_prototype()
+                && !intended
             {
                 let what = format!("body of `{name}` only throws a not-implemented error");
                 self.found.push(self.file.found(throw.span.start as usize, StubKind::StubBody, what));
@@ -183,9 +189,10 @@ pub(super) fn what_it_holds(text: &str, script: &Script) -> String {
     let program = script.program;
     let statements: Vec<Span> =
         program.directives.iter().map(|d| d.span).chain(program.body.iter().map(GetSpan::span)).collect();
-    let top_comments = script.comments.iter().filter(|c| {
-        !statements.iter().any(|s| c.start >= s.start as usize && c.end <= s.end as usize)
-    });
+    let top_comments = script
+        .comments
+        .iter()
+        .filter(|c| !statements.iter().any(|s| c.start >= s.start as usize && c.end <= s.end as usize));
     let mut parts: Vec<(usize, String)> = top_comments.map(|c| (c.start, "comments".to_owned())).collect();
     for directive in &program.directives {
         parts.push((directive.span.start as usize, lone_string(text_of(text, directive.span))));

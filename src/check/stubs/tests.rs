@@ -252,6 +252,18 @@ fn javascript_and_typescript_not_implemented_throws_are_stubs() {
 }
 
 #[test]
+fn a_script_that_does_not_parse_still_has_its_placeholders_and_earlier_stub_bodies_found() {
+    // oxc stops at `(1;`: the placeholder after it comes from tree-sitter's recovering parse,
+    // the stub body before it from the statements that parse.
+    let js = "function a() {\n  throw new Error('not implemented');\n}\nlet x = (1;\nfunction b() {\n  // ... existing code unchanged ...\n}\n";
+    assert_eq!(found("a.js", js), vec![(2, StubBody), (6, PlaceholderComment)]);
+    // Unfinished: still being written, with its placeholder already there.
+    let ts = "export function run(): void {\n  go();\n  // ... rest of the code ...\n";
+    assert_eq!(found("a.ts", ts), vec![(3, PlaceholderComment)]);
+    assert_eq!(holds_code("a.js", "let x = (1;\n"), Some(true));
+}
+
+#[test]
 fn javascript_bodies_that_are_only_a_todo_comment_are_stubs() {
     let js = "const a = 1;\nfunction startTimer() {\n  // TODO: implement the timer logic here\n}\n";
     assert_eq!(found("a.js", js), vec![(3, StubBody)]);
