@@ -122,6 +122,41 @@ pub fn survey_checked(path: &str, text: &str, parses: bool) -> Survey {
     Survey { stubs, refs }
 }
 
+/// The check of a file's `bytes` (see [`check_bytes_as`]) and the survey of its `text` (their
+/// [`crate::files::encoding::lossy_text`]; see [`survey_checked`]), as the finish check needs
+/// both. A script that parses is parsed once, by oxc, for the verdict, the stubs and the
+/// references: the parse is most of what the check of a script costs.
+pub fn check_and_survey(path: &str, bytes: &[u8], text: &str, edition: RustEdition) -> (Report, Survey) {
+    if let Some(both) = script_checked_and_surveyed(path, bytes, text) {
+        return both;
+    }
+    let report = check_bytes_as(path, bytes, edition);
+    let survey = survey_checked(path, text, report.status == Status::Ok);
+    (report, survey)
+}
+
+/// [`check_and_survey`] of a JavaScript or TypeScript file from one parse, when its text
+/// parses without problem; None for any other text (the two run apart, as for any file).
+fn script_checked_and_surveyed(path: &str, bytes: &[u8], text: &str) -> Option<(Report, Survey)> {
+    let lang = language_for(path)?;
+    // What `check_bytes_as` and `check_from` decide before any parse: too large, binary,
+    // nested deeper than the caller's stack holds.
+    let plain = lang.spec().validator == Validator::JavaScript
+        && bytes.len() <= MAX_CHECK_BYTES
+        && text.len() <= MAX_CHECK_BYTES
+        && memchr::memchr(0, text.as_bytes()).is_none()
+        && nesting_depth(text) <= SHALLOW_NESTING;
+    if !plain {
+        return None;
+    }
+    let dialect = parsers::javascript::Dialect::of(path, text);
+    script_tree::read_if_it_parses(text, dialect, |script| Survey {
+        stubs: stubs::find_all_stubs_of_script(path, text, script),
+        refs: refs::of_syntax(path, text, stubs::Syntax::Script(script)),
+    })
+    .map(|survey| (Report::ok(lang.name()), survey))
+}
+
 /// The report for a check of `path` that stopped on a fault of its own: not checked.
 pub fn check_failed(path: &str) -> Report {
     Report::not_checked(language_for(path).map(Language::name), NotChecked::Failed)
@@ -469,6 +504,36 @@ fn problems(text: &str, found: &[Finding], status: Status) -> Vec<Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_script_checked_and_surveyed_from_one_parse_gets_what_the_two_apart_get() {
+        let texts = [
+            ("sample.js", include_str!("testdata/sample.js")),
+            ("sample.ts", include_str!("testdata/sample.ts")),
+            ("sample.tsx", include_str!("testdata/sample.tsx")),
+            ("a.js", "import { a } from './a';\nconst el = document.getElementById('x');\nel.focus();\n"),
+            ("a.js", "function f() {\n  // ... rest of the code ...\n}\nmodule.exports = { f };\n"),
+            ("a.ts", "export {};\n"),
+            ("a.mjs", "export function run() {\n  throw new Error('not implemented');\n}\n"),
+            ("a.cjs", "return;\n"),
+            ("a.js", "let x = (1;\n// ... existing code ...\n"),
+            ("a.ts", "export function f(): void {\n  go();\n"),
+            ("a.js", ""),
+        ];
+        for (path, text) in texts {
+            let (report, survey) = check_and_survey(path, text.as_bytes(), text, RustEdition::default());
+            let apart = check_bytes(path, text.as_bytes());
+            let surveyed = survey_checked(path, text, apart.status == Status::Ok);
+            assert_eq!(format!("{report:?}"), format!("{apart:?}"), "{path}: {text:?}");
+            assert_eq!(format!("{survey:?}"), format!("{surveyed:?}"), "{path}: {text:?}");
+            let once = script_checked_and_surveyed(path, text.as_bytes(), text).is_some();
+            assert_eq!(
+                once,
+                apart.status == Status::Ok,
+                "one parse for a script that parses: {path}: {text:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_rust_survey_spared_its_parse_finds_what_the_parse_finds() {

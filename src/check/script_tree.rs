@@ -46,6 +46,21 @@ pub(crate) fn read<R>(text: &str, dialect: Dialect, read: impl FnOnce(&Script) -
     read(&Script { program: &before.program, comments, whole: false })
 }
 
+/// [`read`] of a text that parses without problem (the verdict on it is "ok"), from the one
+/// parse that decides it; None when it has a problem.
+pub(crate) fn read_if_it_parses<R>(
+    text: &str,
+    dialect: Dialect,
+    read: impl FnOnce(&Script) -> R,
+) -> Option<R> {
+    let allocator = Allocator::default();
+    let parsed = javascript::parse_program(&allocator, text, dialect);
+    javascript::parses_without_problem(&parsed).then(|| {
+        let comments = parsed.program.comments.iter().map(|c| range(c.span)).collect();
+        read(&Script { program: &parsed.program, comments, whole: true })
+    })
+}
+
 /// Every comment of `text`, a text oxc's parser stops in, and where the first top-level
 /// statement that does not parse starts: read off tree-sitter's parse, which recovers from
 /// errors, so that a placeholder after a mistake is still found (oxc's lexer stops where its

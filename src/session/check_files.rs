@@ -326,14 +326,14 @@ impl Session {
         };
         // Held until the file's parses are done.
         let _taken = run.budget.take(bytes.len());
-        let syntax = match check::language_for(&name).map(|l| l.name()) {
-            Some(LanguageName::Rust) => check::check_bytes_as(&name, &bytes, self.rust_edition(path, run)),
-            _ => check::check_bytes(&name, &bytes),
+        let edition = match check::language_for(&name).map(|l| l.name()) {
+            Some(LanguageName::Rust) => self.rust_edition(path, run),
+            _ => RustEdition::default(),
         };
         // Decoded in the file's encoding; a binary file's bytes as they are.
         let text = encoding::lossy_text(&bytes);
-        let check::Survey { stubs: mut found, refs } =
-            check::survey_checked(&name, &text, syntax.status == Status::Ok);
+        let (syntax, check::Survey { stubs: mut found, refs }) =
+            check::check_and_survey(&name, &bytes, &text, edition);
         if check::language_for(&name).is_some_and(|l| l.name() == LanguageName::Html) {
             found.extend(self.linked_asset_problems(path, &text));
             found.sort_by_key(|s| s.line);

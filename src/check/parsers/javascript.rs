@@ -312,6 +312,12 @@ pub(crate) fn parse_program<'a>(
     Parser::new(allocator, text, dialect.source_type()).with_options(options).parse()
 }
 
+/// Whether `parsed` has no problem the verdict reports: what [`parse`] calls a text without
+/// failure, decided on a parse already made.
+pub(crate) fn parses_without_problem(parsed: &ParserReturn) -> bool {
+    !parsed.panicked && parsed.diagnostics.errors().all(|d| compares_two_places(&d.message))
+}
+
 /// One error oxc reported, in byte offsets.
 struct Reported {
     at: usize,

@@ -153,10 +153,7 @@ pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(Synta
         Some(file) if file.lang.spec().stubs == Rules::Script => {
             script_tree::read(text, Dialect::of(path, text), |script| {
                 also(Syntax::Script(script));
-                if !script::holds_code(script.program) && script.whole {
-                    found.push(no_code(text, || script::what_it_holds(text, script)));
-                }
-                script::scan(&file, script, &mut found);
+                script_stubs(&file, script, &mut found);
             });
         }
         Some(file) => {
@@ -171,6 +168,29 @@ pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(Synta
         }
         None => {}
     }
+    located(text, found)
+}
+
+/// Every stub [`find_all_stubs`] finds in a script, on a parse already made (see
+/// [`crate::check::check_and_survey`]).
+pub(crate) fn find_all_stubs_of_script(path: &str, text: &str, script: &Script) -> Vec<Stub> {
+    let mut found = Vec::new();
+    if let Some(file) = File::of_path(path, text) {
+        script_stubs(&file, script, &mut found);
+    }
+    located(text, found)
+}
+
+/// The stubs of a script: no code, placeholder comments, stub bodies.
+fn script_stubs(file: &File, script: &Script, found: &mut Vec<Found>) {
+    if !script::holds_code(script.program) && script.whole {
+        found.push(no_code(file.text, || script::what_it_holds(file.text, script)));
+    }
+    script::scan(file, script, found);
+}
+
+/// The findings as stubs, in text order, at most one per line.
+fn located(text: &str, mut found: Vec<Found>) -> Vec<Stub> {
     found.sort_by_key(|f| f.at);
     let index = LineIndex::new(text);
     let mut stubs: Vec<Stub> = found
