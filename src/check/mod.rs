@@ -40,6 +40,7 @@ mod parsers;
 pub mod refs;
 mod report;
 pub mod stubs;
+mod survey;
 mod syntax;
 
 use std::time::{Duration, Instant};
@@ -48,6 +49,7 @@ pub use languages::{Language, LanguageName, language_for};
 pub use parsers::rust::RustEdition;
 pub use parsers::toml::{ManifestEdition, rust_edition_of_manifest};
 pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, NotChecked, Problem, Report, Status};
+pub use survey::{Survey, check_bytes_surveyed, survey, survey_checked};
 pub use syntax::parse_tree;
 
 use languages::Validator;
@@ -93,34 +95,6 @@ pub fn check(path: &str, text: &str) -> Report {
     check_within(path, text, DEFAULT_DEADLINE)
 }
 
-/// What the finish check reads off a file beyond its syntax: its stubs and its references
-/// to other files, from one parse of its syntax tree.
-#[derive(Debug, Clone, Default)]
-pub struct Survey {
-    /// Every stub [`stubs::find_all_stubs`] finds.
-    pub stubs: Vec<stubs::Stub>,
-    /// What the file refers to and offers (see [`refs`]).
-    pub refs: refs::Refs,
-}
-
-/// The stubs and references of `text`, as the file type of `path`.
-pub fn survey(path: &str, text: &str) -> Survey {
-    survey_checked(path, text, false)
-}
-
-/// [`survey`] of a text whose syntax check found no problem (`parses`), which spares the
-/// parse of a Rust file that certainly holds neither stubs nor module declarations (see
-/// [`stubs::rust_survey_is_empty`]). The survey is the same.
-pub fn survey_checked(path: &str, text: &str, parses: bool) -> Survey {
-    let rust = language_for(path).is_some_and(|l| l.name() == LanguageName::Rust);
-    if parses && rust && stubs::rust_survey_is_empty(text) {
-        return Survey::default();
-    }
-    let mut refs = refs::Refs::default();
-    let stubs = stubs::find_all_stubs_and(path, text, |tree| refs = refs::of_tree(path, text, tree));
-    Survey { stubs, refs }
-}
-
 /// The report for a check of `path` that stopped on a fault of its own: not checked.
 pub fn check_failed(path: &str) -> Report {
     Report::not_checked(language_for(path).map(Language::name), NotChecked::Failed)
@@ -142,7 +116,9 @@ pub fn check_bytes_as(path: &str, bytes: &[u8], edition: RustEdition) -> Report 
         return Report::not_checked(Some(lang.name()), NotChecked::TooLarge);
     }
     match crate::files::encoding::text_of(bytes) {
-        Some(text) => check_from(path, &text, None, 0, Instant::now() + DEFAULT_DEADLINE, edition).0,
+        Some(text) => {
+            check_from(path, &text, None, 0, Instant::now() + DEFAULT_DEADLINE, RustRead::in_edition(edition)).0
+        }
         None => Report::not_checked(Some(lang.name()), NotChecked::Binary),
     }
 }
@@ -150,7 +126,7 @@ pub fn check_bytes_as(path: &str, bytes: &[u8], edition: RustEdition) -> Report 
 /// [`check`] with a time budget other than [`DEFAULT_DEADLINE`] for its tree-sitter
 /// parses; past it the report is NotChecked("timed out").
 pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
-    check_from(path, text, None, 0, Instant::now() + budget, RustEdition::default()).0
+    check_from(path, text, None, 0, Instant::now() + budget, RustRead::default()).0
 }
 
 /// [`check`] that reuses `prior`, what the check of an earlier version of this text
@@ -158,7 +134,7 @@ pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
 /// and returns what this check leaves for next time. Appending 4 KB to 1 MB then costs
 /// a few milliseconds instead of a full parse. The verdict is the same as [`check`]'s.
 pub(crate) fn check_incremental(path: &str, text: &str, prior: Option<Prior>) -> (Report, Option<Prior>) {
-    check_from(path, text, prior, 0, Instant::now() + DEFAULT_DEADLINE, RustEdition::default())
+    check_from(path, text, prior, 0, Instant::now() + DEFAULT_DEADLINE, RustRead::default())
 }
 
 /// [`check_incremental`] after an append, where the check that left `prior` was of
@@ -170,7 +146,22 @@ pub(crate) fn check_appended(
     checked: usize,
 ) -> (Report, Option<Prior>) {
     let checked = if prior.is_some() { checked.min(text.len()) } else { 0 };
-    check_from(path, text, prior, checked, Instant::now() + DEFAULT_DEADLINE, RustEdition::default())
+    check_from(path, text, prior, checked, Instant::now() + DEFAULT_DEADLINE, RustRead::default())
+}
+
+/// How a Rust text is read: in its crate's edition, and by whom besides the verdict (the
+/// survey, which reads the same parse: see `survey.rs`).
+#[derive(Default)]
+struct RustRead<'r> {
+    edition: RustEdition,
+    /// Handed every step of the walk over a parse of the whole text.
+    reader: Option<parsers::rust::Reader<'r>>,
+}
+
+impl RustRead<'_> {
+    fn in_edition(edition: RustEdition) -> Self {
+        RustRead { edition, reader: None }
+    }
 }
 
 /// The one path every check takes.
@@ -182,7 +173,7 @@ fn check_from(
     prior: Option<Prior>,
     clean: usize,
     deadline: Instant,
-    edition: RustEdition,
+    rust: RustRead<'_>,
 ) -> (Report, Option<Prior>) {
     let Some(lang) = language_for(path) else {
         return (Report::not_checked(None, NotChecked::UnknownFileType), None);
@@ -217,7 +208,7 @@ fn check_from(
                 },
                 _ => (0, Some(Vec::new()), None),
             };
-            check_with_parser(lang, path, text, from, before, dialect, edition)
+            check_with_parser(lang, path, text, from, before, dialect, rust)
         }
     }
 }
@@ -258,7 +249,7 @@ fn check_with_parser(
     from: usize,
     before: Option<Vec<usize>>,
     dialect: Option<parsers::javascript::Dialect>,
-    edition: RustEdition,
+    rust: RustRead<'_>,
 ) -> (Report, Option<Prior>) {
     let name = lang.name();
     let depth = nesting_depth(&text[from..]);
@@ -270,7 +261,7 @@ fn check_with_parser(
     let dialect = (lang.spec().validator == Validator::JavaScript)
         .then(|| dialect.unwrap_or_else(|| parsers::javascript::Dialect::of(path, text)));
     let Parsed { failure, resume, statements } =
-        reference_parse(lang, path, text, from, depth, dialect, edition);
+        reference_parse(lang, path, text, from, depth, dialect, rust);
     let prior = match (before, statements, dialect) {
         (Some(mut starts), Some(part), Some(dialect)) if failure.is_none() => {
             starts.extend(part);
@@ -309,16 +300,18 @@ fn reference_parse(
     from: usize,
     depth: usize,
     dialect: Option<parsers::javascript::Dialect>,
-    edition: RustEdition,
+    rust: RustRead<'_>,
 ) -> Parsed {
     let part = &text[from..];
-    let judge = || match lang.spec().validator {
+    // A reader reads the whole text, with offsets in it.
+    let reader = rust.reader.filter(|_| from == 0);
+    let judge = move || match lang.spec().validator {
         Validator::Python => parsers::python::parse(part, path.to_ascii_lowercase().ends_with(".pyi")),
         Validator::JavaScript => parsers::javascript::parse(
             part,
             dialect.unwrap_or_else(|| parsers::javascript::Dialect::of(path, text)),
         ),
-        Validator::Rust => parsers::rust::parse(part, edition),
+        Validator::Rust => parsers::rust::parse_read(part, rust.edition, reader),
         Validator::Json => parsers::json::parse(part),
         Validator::Toml => parsers::toml::parse(part),
         Validator::Yaml => parsers::yaml::parse(part),

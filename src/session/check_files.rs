@@ -326,14 +326,17 @@ impl Session {
         };
         // Held until the file's parses are done.
         let _taken = run.budget.take(bytes.len());
-        let syntax = match check::language_for(&name).map(|l| l.name()) {
-            Some(LanguageName::Rust) => check::check_bytes_as(&name, &bytes, self.rust_edition(path, run)),
-            _ => check::check_bytes(&name, &bytes),
+        // A Rust file's survey comes from its verdict's parse, when it parses.
+        let (syntax, survey) = match check::language_for(&name).map(|l| l.name()) {
+            Some(LanguageName::Rust) => {
+                check::check_bytes_surveyed(&name, &bytes, self.rust_edition(path, run))
+            }
+            _ => (check::check_bytes(&name, &bytes), None),
         };
         // Decoded in the file's encoding; a binary file's bytes as they are.
         let text = encoding::lossy_text(&bytes);
         let check::Survey { stubs: mut found, refs } =
-            check::survey_checked(&name, &text, syntax.status == Status::Ok);
+            survey.unwrap_or_else(|| check::survey_checked(&name, &text, syntax.status == Status::Ok));
         if check::language_for(&name).is_some_and(|l| l.name() == LanguageName::Html) {
             found.extend(self.linked_asset_problems(path, &text));
             found.sort_by_key(|s| s.line);

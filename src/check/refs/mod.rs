@@ -43,6 +43,7 @@ use serde::Serialize;
 use tree_sitter::Tree;
 
 pub use resolve::{Entry, Files, Project};
+pub(crate) use rust::Reading as RustReading;
 
 use super::languages::{LanguageName, language_for};
 use crate::lines::LineIndex;

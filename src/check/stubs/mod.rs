@@ -47,6 +47,7 @@ use super::syntax::{parse_until, preorder};
 use crate::lines::LineIndex;
 
 pub use html::{Linked, linked_assets};
+pub(crate) use rust::Reading as RustReading;
 pub(crate) use html::{
     attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
 };
@@ -146,15 +147,32 @@ pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(&tree
     {
         also(&tree);
         let root = tree.root_node();
-        if !has_code(root, text) && !idiomatically_empty(path) {
-            // At the first comment, or at the top of an empty file.
-            let (at, message) = match text.len() - text.trim_start().len() {
-                _ if text.trim().is_empty() => (0, "no code: the file is empty".to_owned()),
-                first => (first, format!("no code: the file holds only {}", what_it_holds(root, text))),
-            };
-            found.push(Found::new(at, StubKind::NoCode, message));
+        if !has_code(root, text) {
+            found.extend(no_code(path, text, || what_it_holds(root, text)));
         }
         file.scan(root, &mut found);
+    }
+    located(text, found)
+}
+
+/// The "no code" finding of a file that holds no code (`holds` says what it holds instead),
+/// unless empty is its usual form.
+fn no_code(path: &str, text: &str, holds: impl FnOnce() -> String) -> Option<Found> {
+    if idiomatically_empty(path) {
+        return None;
+    }
+    // At the first comment, or at the top of an empty file.
+    let (at, message) = match text.len() - text.trim_start().len() {
+        _ if text.trim().is_empty() => (0, "no code: the file is empty".to_owned()),
+        first => (first, format!("no code: the file holds only {}", holds())),
+    };
+    Some(Found::new(at, StubKind::NoCode, message))
+}
+
+/// `found` in `text` as stubs: in text order, at most one per line.
+fn located(text: &str, mut found: Vec<Found>) -> Vec<Stub> {
+    if found.is_empty() {
+        return Vec::new();
     }
     found.sort_by_key(|f| f.at);
     let index = LineIndex::new(text);

@@ -1,0 +1,312 @@
+//! What the finish check reads off a file beyond its syntax: its stubs and its references to
+//! other files.
+//!
+//! Two readings, one set of rules (in `stubs/` and `refs/`): off the tree-sitter tree of the
+//! file's language, and, for a Rust text that parses, off rust-analyzer's parse, which the
+//! verdict needed anyway ([`check_bytes_surveyed`] reads both off one lex and parse). Parsed
+//! with tree-sitter too, a Rust file cost about 2.5 times as much time, and its tree ~24x its
+//! source in memory. A Rust text that does not parse is read off tree-sitter's tree, which
+//! recovers from errors.
+
+use std::time::Instant;
+
+use ra_ap_parser::SyntaxKind;
+
+use super::parsers::rust::Step;
+use super::{
+    DEFAULT_DEADLINE, LanguageName, MAX_CHECK_BYTES, NotChecked, Report, RustEdition, RustRead, Status,
+    check_from, language_for, refs, stubs,
+};
+
+/// What the finish check reads off a file beyond its syntax: its stubs and its references
+/// to other files, from one parse.
+#[derive(Debug, Clone, Default)]
+pub struct Survey {
+    /// Every stub [`stubs::find_all_stubs`] finds.
+    pub stubs: Vec<stubs::Stub>,
+    /// What the file refers to and offers (see [`refs`]).
+    pub refs: refs::Refs,
+}
+
+/// The stubs and references of `text`, as the file type of `path`.
+pub fn survey(path: &str, text: &str) -> Survey {
+    survey_checked(path, text, false)
+}
+
+/// [`survey`] of a text whose syntax check found no problem (`parses`): a Rust one is read
+/// off rust-analyzer's parse (in the 2021 edition; off tree-sitter's tree if that finds a
+/// problem), and not parsed at all when it certainly holds neither stubs nor module
+/// declarations (see [`stubs::rust_survey_is_empty`]). The survey is the same.
+pub fn survey_checked(path: &str, text: &str, parses: bool) -> Survey {
+    if parses && is_rust(path) {
+        if stubs::rust_survey_is_empty(text) {
+            return Survey::default();
+        }
+        if let Some(mut reading) = RustReading::new(path, text) {
+            let mut read = |step: Step<'_>, open: &[SyntaxKind]| reading.step(step, open);
+            let parsed = super::parsers::rust::parse_read(text, RustEdition::default(), Some(&mut read));
+            if parsed.failure.is_none() {
+                return reading.finish();
+            }
+        }
+    }
+    read_tree(path, text)
+}
+
+/// [`super::check_bytes_as`] on a file's bytes, and, for a Rust text that parses, its
+/// [`survey`] read off the same parse; None for any other text (survey it with
+/// [`survey_checked`]).
+pub fn check_bytes_surveyed(path: &str, bytes: &[u8], edition: RustEdition) -> (Report, Option<Survey>) {
+    if !is_rust(path) || bytes.len() > MAX_CHECK_BYTES {
+        return (super::check_bytes_as(path, bytes, edition), None);
+    }
+    let Some(text) = crate::files::encoding::text_of(bytes) else {
+        return (Report::not_checked(Some(LanguageName::Rust), NotChecked::Binary), None);
+    };
+    let deadline = Instant::now() + DEFAULT_DEADLINE;
+    let reading = (!stubs::rust_survey_is_empty(&text)).then(|| RustReading::new(path, &text)).flatten();
+    let Some(mut reading) = reading else {
+        let (report, _) = check_from(path, &text, None, 0, deadline, RustRead::in_edition(edition));
+        let survey = (report.status == Status::Ok).then(Survey::default);
+        return (report, survey);
+    };
+    let mut read = |step: Step<'_>, open: &[SyntaxKind]| reading.step(step, open);
+    let (report, _) = check_from(path, &text, None, 0, deadline, RustRead { edition, reader: Some(&mut read) });
+    let survey = (report.status == Status::Ok).then(|| reading.finish());
+    (report, survey)
+}
+
+fn is_rust(path: &str) -> bool {
+    language_for(path).is_some_and(|l| l.name() == LanguageName::Rust)
+}
+
+/// The survey off the tree-sitter tree of `path`'s language: one parse for stubs and
+/// references.
+fn read_tree(path: &str, text: &str) -> Survey {
+    let mut refs = refs::Refs::default();
+    let stubs = stubs::find_all_stubs_and(path, text, |tree| refs = refs::of_tree(path, text, tree));
+    Survey { stubs, refs }
+}
+
+/// The survey of a Rust text that parses, read as rust-analyzer's parse is walked.
+struct RustReading<'t> {
+    text: &'t str,
+    stubs: stubs::RustReading<'t>,
+    refs: refs::RustReading,
+}
+
+impl<'t> RustReading<'t> {
+    /// None for a text the stub rules do not read (too large, NUL bytes).
+    fn new(path: &'t str, text: &'t str) -> Option<Self> {
+        let stubs = stubs::RustReading::new(path, text)?;
+        Some(RustReading { text, stubs, refs: refs::RustReading::default() })
+    }
+
+    fn step(&mut self, step: Step<'_>, open: &[SyntaxKind]) {
+        self.stubs.step(step, open);
+        self.refs.step(self.text, step, open);
+    }
+
+    fn finish(self) -> Survey {
+        Survey { stubs: self.stubs.finish(), refs: self.refs.finish(self.text) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::stubs::StubKind::{self, NoCode, PlaceholderComment, StubBody};
+
+    /// The survey of `text` read off rust-analyzer's parse, the shortcut left out.
+    fn read(text: &str) -> Survey {
+        let mut reading = RustReading::new("lib.rs", text).expect("a text the rules read");
+        let mut read = |step: Step<'_>, open: &[SyntaxKind]| reading.step(step, open);
+        let parsed = super::super::parsers::rust::parse_read(text, RustEdition::E2021, Some(&mut read));
+        assert_eq!(parsed.failure, None, "{text}");
+        reading.finish()
+    }
+
+    /// The stubs of `text` as (line, kind, message), read off rust-analyzer's parse and
+    /// checked against tree-sitter's reading.
+    fn stubs(text: &str) -> Vec<(usize, StubKind, String)> {
+        let (new, old) = (read(text), read_tree("lib.rs", text));
+        assert_eq!(new.stubs, old.stubs, "{text}");
+        new.stubs.into_iter().map(|s| (s.line, s.kind, s.message)).collect()
+    }
+
+    /// The `mod name;` declarations of `text` as (line, name, inline modules), read both ways.
+    fn mods(text: &str) -> Vec<(usize, String, Vec<String>)> {
+        let (new, old) = (read(text), read_tree("lib.rs", text));
+        assert_eq!(new.refs.imports, old.refs.imports, "{text}");
+        new.refs
+            .imports
+            .into_iter()
+            .map(|i| match i.kind {
+                refs::ImportKind::RustMod { inline } => (i.line, i.written, inline),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    fn stub(line: usize, kind: StubKind, message: &str) -> (usize, StubKind, String) {
+        (line, kind, message.to_owned())
+    }
+
+    #[test]
+    fn todo_anywhere_in_code_is_a_stub_at_its_name() {
+        let text = "const X: u8 = todo!();\nfn f() -> u32 {\n    let x = std::todo!(\"later\");\n    x\n}\n// note\n#[cfg(unix)]\ntodo! {}\n";
+        let todo = "`todo!()` stands in for code";
+        assert_eq!(stubs(text), vec![stub(1, StubBody, todo), stub(3, StubBody, todo), stub(8, StubBody, todo)]);
+    }
+
+    #[test]
+    fn unimplemented_is_a_stub_without_a_message_or_with_one_that_says_so() {
+        let text = "fn f() {\n    unimplemented!()\n}\nfn g() {\n    unimplemented!(\"not yet implemented\")\n}\nfn h() {\n    unimplemented!(\"not supported on this platform\")\n}\n";
+        let message = "`unimplemented!()` stands in for code";
+        assert_eq!(stubs(text), vec![stub(2, StubBody, message), stub(5, StubBody, message)]);
+    }
+
+    /// Both parsers leave another macro's arguments as tokens; comments and strings are not
+    /// code.
+    #[test]
+    fn macro_calls_in_token_trees_comments_and_strings_are_not_stubs() {
+        let text = "fn f() -> Vec<u8> {\n    println!(\"{}\", todo!());\n    let s = \"todo!()\"; // todo!()\n    vec![todo!()]\n}\nmacro_rules! m {\n    () => { todo!() };\n}\n";
+        assert_eq!(stubs(text), vec![]);
+    }
+
+    #[test]
+    fn a_body_of_only_a_comment_saying_the_code_goes_here_is_a_stub() {
+        let text = "fn start() {\n    // TODO: timer logic\n}\nfn stop() {\n    // TODO: timer logic\n    drop(1);\n}\nfn noop() {\n    // TODO\n}\n";
+        let message = "body of `start` is only a comment saying the code goes here";
+        assert_eq!(stubs(text), vec![stub(2, StubBody, message)]);
+        // A body with only `;` or an inner attribute has a statement.
+        assert_eq!(stubs("fn f() {\n    ;\n    // TODO\n}\nfn g() {\n    #![allow(unused)]\n    // TODO\n}\n"), vec![]);
+    }
+
+    /// The function's own comments count with its body's (tree-sitter's function node holds
+    /// those after its visibility or `fn`), and its doc comments and attributes' do not.
+    #[test]
+    fn the_comments_of_a_body_are_read_with_the_function_s_own_but_not_its_docs() {
+        let text = "/// Does nothing: a hook.\n#[inline] // nothing\nfn f() {\n    // TODO\n}\n";
+        let message = "body of `f` is only a comment saying the code goes here";
+        assert_eq!(stubs(text), vec![stub(4, StubBody, message)]);
+        assert_eq!(stubs("fn f() // nothing to do: a hook\n{\n    // TODO\n}\n"), vec![]);
+        assert_eq!(stubs("pub /* a hook */ fn f() {\n    // TODO\n}\n"), vec![]);
+        assert_eq!(stubs("fn f() -> /* a hook */ () {\n    // TODO\n}\n"), vec![]);
+    }
+
+    #[test]
+    fn placeholder_comments_are_stubs() {
+        let text = "fn f() {}\n// ... rest of the code ...\nfn g() {}\n";
+        let message = "placeholder comment stands in for code";
+        assert_eq!(stubs(text), vec![stub(2, PlaceholderComment, message)]);
+        // Doc comments are examples, never placeholders.
+        assert_eq!(stubs("/// ... rest of the code ...\nfn g() {}\n"), vec![]);
+    }
+
+    /// tree-sitter-rust's line doc comment holds its newline, so the comment on the next line
+    /// is read on its own: a placeholder here, where read with the doc line it is not.
+    #[test]
+    fn a_line_doc_comment_ends_with_its_newline_as_in_tree_sitter() {
+        let text = "fn f() {}\n/// Reads.\n// rest of the code\nfn g() {}\n";
+        let message = "placeholder comment stands in for code";
+        assert_eq!(stubs(text), vec![stub(3, PlaceholderComment, message)]);
+    }
+
+    #[test]
+    fn a_file_with_no_code_is_a_stub() {
+        let comments = "no code: the file holds only comments";
+        assert_eq!(stubs("\n// only a comment\n/* and another */\n"), vec![stub(2, NoCode, comments)]);
+        assert_eq!(stubs("//! Docs.\n"), vec![stub(1, NoCode, comments)]);
+        assert_eq!(stubs(""), vec![stub(1, NoCode, "no code: the file is empty")]);
+        assert_eq!(stubs(" \n\n"), vec![stub(1, NoCode, "no code: the file is empty")]);
+        assert_eq!(stubs("#![allow(dead_code)]\n"), vec![]);
+    }
+
+    #[test]
+    fn module_declarations_are_read_with_their_lines_and_inline_modules() {
+        let text = "mod a;\n/// Docs.\n#[allow(unused)]\npub(crate) mod r#type;\nmod outer {\n    mod inner {\n        pub mod b;\n    }\n    mod c;\n}\nmod d;\n";
+        let inline = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            mods(text),
+            vec![
+                (1, "a".to_owned(), vec![]),
+                (4, "type".to_owned(), vec![]),
+                (7, "b".to_owned(), inline(&["outer", "inner"])),
+                (9, "c".to_owned(), inline(&["outer"])),
+                (11, "d".to_owned(), vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn conditional_modules_and_modules_in_macros_are_not_read() {
+        let text = "#[cfg(test)]\nmod a;\n#[path = \"x.rs\"]\nmod b;\n#[cfg_attr(unix, path = \"u.rs\")]\nmod c;\n#[cfg(test)]\nmod d {\n    mod e;\n}\nmod f {\n    #![cfg(unix)]\n    mod g;\n}\ncfg_if::cfg_if! {\n    if #[cfg(unix)] {\n        mod h;\n    }\n}\nmod i;\n";
+        assert_eq!(mods(text), vec![(20, "i".to_owned(), vec![])]);
+        // The file itself may not be built.
+        assert_eq!(mods("#![cfg(unix)]\nmod a;\n"), vec![]);
+        assert_eq!(mods("#![allow(unused)]\nmod a;\n"), vec![(2, "a".to_owned(), vec![])]);
+    }
+
+    /// What the finish check runs: the verdict's parse gives the survey.
+    #[test]
+    fn a_check_surveys_a_rust_text_that_parses_off_its_own_parse() {
+        let text = "mod store;\nfn f() {\n    todo!()\n}\n";
+        let (report, survey) = check_bytes_surveyed("lib.rs", text.as_bytes(), RustEdition::E2021);
+        assert_eq!(report.status, Status::Ok);
+        let survey = survey.expect("a survey");
+        assert_eq!(survey.stubs.iter().map(|s| s.line).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(survey.refs.imports.len(), 1);
+        // One that does not parse is left to tree-sitter; other languages are not read.
+        assert!(check_bytes_surveyed("lib.rs", b"fn f() {", RustEdition::E2021).1.is_none());
+        assert!(check_bytes_surveyed("a.py", b"x = 1\n", RustEdition::E2021).1.is_none());
+        // `async` is a name in 2015: the crate's edition decides what parses.
+        let old = "fn f(async: u8) {\n    todo!()\n}\n";
+        assert!(check_bytes_surveyed("lib.rs", old.as_bytes(), RustEdition::E2015).1.is_some());
+    }
+
+    /// Every `.rs` file of the cargo registry's sources (`CARGO_HOME`, else `~/.cargo`) that
+    /// parses is surveyed alike off either parse. Run with
+    /// `cargo test --lib check::survey -- --ignored`.
+    #[test]
+    #[ignore = "reads the cargo registry: minutes"]
+    fn registry_rust_surveys_alike_off_either_parse() {
+        let home = std::env::var("CARGO_HOME")
+            .unwrap_or_else(|_| format!("{}/.cargo", std::env::var("HOME").unwrap_or_default()));
+        let mut stack = vec![std::path::PathBuf::from(home).join("registry/src")];
+        let mut files = Vec::new();
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(path),
+                    Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "rs") => files.push(path),
+                    _ => {}
+                }
+            }
+        }
+        files.sort();
+        let (mut compared, mut mismatched) = (0, Vec::new());
+        for file in &files {
+            let Ok(bytes) = std::fs::read(file) else { continue };
+            let Some(text) = crate::files::encoding::text_of(&bytes) else { continue };
+            let Some(mut reading) = RustReading::new("lib.rs", &text) else { continue };
+            let mut read = |step: Step<'_>, open: &[SyntaxKind]| reading.step(step, open);
+            let parsed = super::super::parsers::rust::parse_read(&text, RustEdition::E2021, Some(&mut read));
+            if parsed.failure.is_some() {
+                continue;
+            }
+            let (new, old) = (reading.finish(), read_tree("lib.rs", &text));
+            compared += 1;
+            if new.stubs != old.stubs || new.refs.imports != old.refs.imports {
+                mismatched.push(file.display().to_string());
+                if mismatched.len() <= 40 {
+                    println!("{}\n  new: {:?} {:?}\n  old: {:?} {:?}", file.display(), new.stubs, new.refs.imports, old.stubs, old.refs.imports);
+                }
+            }
+        }
+        println!("{} files, {compared} parse and were compared, {} differ", files.len(), mismatched.len());
+        assert!(compared > 1000, "the registry has few Rust files: {compared}");
+        assert_eq!(mismatched, Vec::<String>::new());
+    }
+}
