@@ -117,7 +117,8 @@ pub fn check_bytes_as(path: &str, bytes: &[u8], edition: RustEdition) -> Report 
     }
     match crate::files::encoding::text_of(bytes) {
         Some(text) => {
-            check_from(path, &text, None, 0, Instant::now() + DEFAULT_DEADLINE, RustRead::in_edition(edition)).0
+            check_from(path, &text, None, 0, Instant::now() + DEFAULT_DEADLINE, RustRead::in_edition(edition))
+                .0
         }
         None => Report::not_checked(Some(lang.name()), NotChecked::Binary),
     }

@@ -47,10 +47,10 @@ use super::syntax::{parse_until, preorder};
 use crate::lines::LineIndex;
 
 pub use html::{Linked, linked_assets};
-pub(crate) use rust::Reading as RustReading;
 pub(crate) use html::{
     attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
 };
+pub(crate) use rust::Reading as RustReading;
 
 /// At most this many stubs are listed by [`find_stubs`]: the model needs the first
 /// few to see the pattern, and a long list costs tokens for nothing.

@@ -223,7 +223,8 @@ impl<'t> Reading<'t> {
     /// Where a comment ends as tree-sitter-rust spans it: a line doc comment (`///`, `//!`)
     /// with its newline, other comments at their last character.
     fn comment_end(&self, comment: &str, end: usize) -> usize {
-        let line_doc = comment.starts_with("//!") || comment.starts_with("///") && !comment.starts_with("////");
+        let line_doc =
+            comment.starts_with("//!") || comment.starts_with("///") && !comment.starts_with("////");
         match line_doc && self.file.text.as_bytes().get(end) == Some(&b'\n') {
             true => end + 1,
             false => end,
