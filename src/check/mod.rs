@@ -20,6 +20,8 @@
 //!   the same tree, and its resolution against the project's files through a
 //!   [`refs::Files`] the caller implements (`check_files` uses it; [`survey`] parses once for
 //!   both).
+//! - `survey.rs`: [`Survey`], stubs and references from one parse: a Rust text that parses
+//!   is read off rust-analyzer's parse, in the walk that gives its verdict.
 //!
 //! # Incomplete or broken
 //! An agent writes a file in appends, so most checks see a prefix. A real parser

@@ -9,7 +9,8 @@
 //! The language comes from the one table in `languages.rs` (its `stubs` column says
 //! which rules apply) and the text is parsed with that row's tree-sitter grammar, so a
 //! comment is a comment node, a string is never mistaken for one, and a function body
-//! is the grammar's body. What is looked for:
+//! is the grammar's body. A Rust text that parses is read off rust-analyzer's parse
+//! instead, with the same rules (`rust.rs`). What is looked for:
 //! - [`StubKind::NoCode`]: a file with only comments and whitespace (a module
 //!   docstring or a `"use strict"` directive counts as a comment here). An empty or
 //!   comment-only `__init__.py` is idiomatic and not flagged.
