@@ -11,7 +11,7 @@
 //! | `setpriority` of one thread | [`crate::background::lower_priority`] | background work at the normal priority |
 //! | `statfs` filesystem type | `store::sqlite` | no warning about a network filesystem |
 //! | `F_SETPIPE_SZ` on stdout | `main.rs` | the system's pipe size |
-//! | `mallopt(M_ARENA_MAX)` (glibc) | `main.rs` | the allocator's default arenas |
+//! | `mallopt(M_ARENA_MAX, M_MMAP_THRESHOLD)` (glibc) | `main.rs` | the allocator's defaults |
 //!
 //! Those paths would be dead code on Linux, where the tests run, so a Linux build takes them
 //! all when `FILEWRIGHT_PORTABLE` is set (`FILEWRIGHT_PORTABLE=1 cargo test` runs the whole

@@ -20,6 +20,8 @@
 //!   the same tree, and its resolution against the project's files through a
 //!   [`refs::Files`] the caller implements (`check_files` uses it; [`survey`] parses once for
 //!   both).
+//! - `survey.rs`: [`Survey`], stubs and references from one parse: a Rust text that parses
+//!   is read off rust-analyzer's parse, in the walk that gives its verdict.
 //!
 //! # Incomplete or broken
 //! An agent writes a file in appends, so most checks see a prefix. A real parser
@@ -41,6 +43,7 @@ pub mod refs;
 mod report;
 mod script_tree;
 pub mod stubs;
+mod survey;
 mod syntax;
 
 use std::time::{Duration, Instant};
@@ -49,6 +52,7 @@ pub use languages::{Language, LanguageName, language_for};
 pub use parsers::rust::RustEdition;
 pub use parsers::toml::{ManifestEdition, rust_edition_of_manifest};
 pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, NotChecked, Problem, Report, Status};
+pub use survey::{Survey, check_and_survey, survey};
 pub use syntax::parse_tree;
 
 use languages::Validator;
@@ -94,69 +98,6 @@ pub fn check(path: &str, text: &str) -> Report {
     check_within(path, text, DEFAULT_DEADLINE)
 }
 
-/// What the finish check reads off a file beyond its syntax: its stubs and its references
-/// to other files, from one parse of its syntax tree.
-#[derive(Debug, Clone, Default)]
-pub struct Survey {
-    /// Every stub [`stubs::find_all_stubs`] finds.
-    pub stubs: Vec<stubs::Stub>,
-    /// What the file refers to and offers (see [`refs`]).
-    pub refs: refs::Refs,
-}
-
-/// The stubs and references of `text`, as the file type of `path`.
-pub fn survey(path: &str, text: &str) -> Survey {
-    survey_checked(path, text, false)
-}
-
-/// [`survey`] of a text whose syntax check found no problem (`parses`), which spares the
-/// parse of a Rust file that certainly holds neither stubs nor module declarations (see
-/// [`stubs::rust_survey_is_empty`]). The survey is the same.
-pub fn survey_checked(path: &str, text: &str, parses: bool) -> Survey {
-    let rust = language_for(path).is_some_and(|l| l.name() == LanguageName::Rust);
-    if parses && rust && stubs::rust_survey_is_empty(text) {
-        return Survey::default();
-    }
-    let mut refs = refs::Refs::default();
-    let stubs = stubs::find_all_stubs_and(path, text, |syntax| refs = refs::of_syntax(path, text, syntax));
-    Survey { stubs, refs }
-}
-
-/// The check of a file's `bytes` (see [`check_bytes_as`]) and the survey of its `text` (their
-/// [`crate::files::encoding::lossy_text`]; see [`survey_checked`]), as the finish check needs
-/// both. A script that parses is parsed once, by oxc, for the verdict, the stubs and the
-/// references: the parse is most of what the check of a script costs.
-pub fn check_and_survey(path: &str, bytes: &[u8], text: &str, edition: RustEdition) -> (Report, Survey) {
-    if let Some(both) = script_checked_and_surveyed(path, bytes, text) {
-        return both;
-    }
-    let report = check_bytes_as(path, bytes, edition);
-    let survey = survey_checked(path, text, report.status == Status::Ok);
-    (report, survey)
-}
-
-/// [`check_and_survey`] of a JavaScript or TypeScript file from one parse, when its text
-/// parses without problem; None for any other text (the two run apart, as for any file).
-fn script_checked_and_surveyed(path: &str, bytes: &[u8], text: &str) -> Option<(Report, Survey)> {
-    let lang = language_for(path)?;
-    // What `check_bytes_as` and `check_from` decide before any parse: too large, binary,
-    // nested deeper than the caller's stack holds.
-    let plain = lang.spec().validator == Validator::JavaScript
-        && bytes.len() <= MAX_CHECK_BYTES
-        && text.len() <= MAX_CHECK_BYTES
-        && memchr::memchr(0, text.as_bytes()).is_none()
-        && nesting_depth(text) <= SHALLOW_NESTING;
-    if !plain {
-        return None;
-    }
-    let dialect = parsers::javascript::Dialect::of(path, text);
-    script_tree::read_if_it_parses(text, dialect, |script| Survey {
-        stubs: stubs::find_all_stubs_of_script(path, text, script),
-        refs: refs::of_syntax(path, text, stubs::Syntax::Script(script)),
-    })
-    .map(|survey| (Report::ok(lang.name()), survey))
-}
-
 /// The report for a check of `path` that stopped on a fault of its own: not checked.
 pub fn check_failed(path: &str) -> Report {
     Report::not_checked(language_for(path).map(Language::name), NotChecked::Failed)
@@ -178,7 +119,10 @@ pub fn check_bytes_as(path: &str, bytes: &[u8], edition: RustEdition) -> Report 
         return Report::not_checked(Some(lang.name()), NotChecked::TooLarge);
     }
     match crate::files::encoding::text_of(bytes) {
-        Some(text) => check_from(path, &text, None, 0, Instant::now() + DEFAULT_DEADLINE, edition).0,
+        Some(text) => {
+            check_from(path, &text, None, 0, Instant::now() + DEFAULT_DEADLINE, RustRead::in_edition(edition))
+                .0
+        }
         None => Report::not_checked(Some(lang.name()), NotChecked::Binary),
     }
 }
@@ -186,7 +130,7 @@ pub fn check_bytes_as(path: &str, bytes: &[u8], edition: RustEdition) -> Report 
 /// [`check`] with a time budget other than [`DEFAULT_DEADLINE`] for its tree-sitter
 /// parses; past it the report is NotChecked("timed out").
 pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
-    check_from(path, text, None, 0, Instant::now() + budget, RustEdition::default()).0
+    check_from(path, text, None, 0, Instant::now() + budget, RustRead::default()).0
 }
 
 /// [`check`] that reuses `prior`, what the check of an earlier version of this text
@@ -194,7 +138,7 @@ pub fn check_within(path: &str, text: &str, budget: Duration) -> Report {
 /// and returns what this check leaves for next time. Appending 4 KB to 1 MB then costs
 /// a few milliseconds instead of a full parse. The verdict is the same as [`check`]'s.
 pub(crate) fn check_incremental(path: &str, text: &str, prior: Option<Prior>) -> (Report, Option<Prior>) {
-    check_from(path, text, prior, 0, Instant::now() + DEFAULT_DEADLINE, RustEdition::default())
+    check_from(path, text, prior, 0, Instant::now() + DEFAULT_DEADLINE, RustRead::default())
 }
 
 /// [`check_incremental`] after an append, where the check that left `prior` was of
@@ -206,7 +150,22 @@ pub(crate) fn check_appended(
     checked: usize,
 ) -> (Report, Option<Prior>) {
     let checked = if prior.is_some() { checked.min(text.len()) } else { 0 };
-    check_from(path, text, prior, checked, Instant::now() + DEFAULT_DEADLINE, RustEdition::default())
+    check_from(path, text, prior, checked, Instant::now() + DEFAULT_DEADLINE, RustRead::default())
+}
+
+/// How a Rust text is read: in its crate's edition, and by whom besides the verdict (the
+/// survey, which reads the same parse: see `survey.rs`).
+#[derive(Default)]
+struct RustRead<'r> {
+    edition: RustEdition,
+    /// Handed every step of the walk over a parse of the whole text.
+    reader: Option<parsers::rust::Reader<'r>>,
+}
+
+impl RustRead<'_> {
+    fn in_edition(edition: RustEdition) -> Self {
+        RustRead { edition, reader: None }
+    }
 }
 
 /// The one path every check takes.
@@ -218,7 +177,7 @@ fn check_from(
     prior: Option<Prior>,
     clean: usize,
     deadline: Instant,
-    edition: RustEdition,
+    rust: RustRead<'_>,
 ) -> (Report, Option<Prior>) {
     let Some(lang) = language_for(path) else {
         return (Report::not_checked(None, NotChecked::UnknownFileType), None);
@@ -253,7 +212,7 @@ fn check_from(
                 },
                 _ => (0, Some(Vec::new()), None),
             };
-            check_with_parser(lang, path, text, from, before, dialect, edition)
+            check_with_parser(lang, path, text, from, before, dialect, rust)
         }
     }
 }
@@ -294,7 +253,7 @@ fn check_with_parser(
     from: usize,
     before: Option<Vec<usize>>,
     dialect: Option<parsers::javascript::Dialect>,
-    edition: RustEdition,
+    rust: RustRead<'_>,
 ) -> (Report, Option<Prior>) {
     let name = lang.name();
     let depth = nesting_depth(&text[from..]);
@@ -306,7 +265,7 @@ fn check_with_parser(
     let dialect = (lang.spec().validator == Validator::JavaScript)
         .then(|| dialect.unwrap_or_else(|| parsers::javascript::Dialect::of(path, text)));
     let Parsed { failure, resume, statements } =
-        reference_parse(lang, path, text, from, depth, dialect, edition);
+        reference_parse(lang, path, text, from, depth, dialect, rust);
     let prior = match (before, statements, dialect) {
         (Some(mut starts), Some(part), Some(dialect)) if failure.is_none() => {
             starts.extend(part);
@@ -345,16 +304,18 @@ fn reference_parse(
     from: usize,
     depth: usize,
     dialect: Option<parsers::javascript::Dialect>,
-    edition: RustEdition,
+    rust: RustRead<'_>,
 ) -> Parsed {
     let part = &text[from..];
-    let judge = || match lang.spec().validator {
+    // A reader reads the whole text, with offsets in it.
+    let reader = rust.reader.filter(|_| from == 0);
+    let judge = move || match lang.spec().validator {
         Validator::Python => parsers::python::parse(part, path.to_ascii_lowercase().ends_with(".pyi")),
         Validator::JavaScript => parsers::javascript::parse(
             part,
             dialect.unwrap_or_else(|| parsers::javascript::Dialect::of(path, text)),
         ),
-        Validator::Rust => parsers::rust::parse(part, edition),
+        Validator::Rust => parsers::rust::parse_read(part, rust.edition, reader),
         Validator::Json => parsers::json::parse(part),
         Validator::Toml => parsers::toml::parse(part),
         Validator::Yaml => parsers::yaml::parse(part),
@@ -504,66 +465,6 @@ fn problems(text: &str, found: &[Finding], status: Status) -> Vec<Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_script_checked_and_surveyed_from_one_parse_gets_what_the_two_apart_get() {
-        let texts = [
-            ("sample.js", include_str!("testdata/sample.js")),
-            ("sample.ts", include_str!("testdata/sample.ts")),
-            ("sample.tsx", include_str!("testdata/sample.tsx")),
-            ("a.js", "import { a } from './a';\nconst el = document.getElementById('x');\nel.focus();\n"),
-            ("a.js", "function f() {\n  // ... rest of the code ...\n}\nmodule.exports = { f };\n"),
-            ("a.ts", "export {};\n"),
-            ("a.mjs", "export function run() {\n  throw new Error('not implemented');\n}\n"),
-            ("a.cjs", "return;\n"),
-            ("a.js", "let x = (1;\n// ... existing code ...\n"),
-            ("a.ts", "export function f(): void {\n  go();\n"),
-            ("a.js", ""),
-        ];
-        for (path, text) in texts {
-            let (report, survey) = check_and_survey(path, text.as_bytes(), text, RustEdition::default());
-            let apart = check_bytes(path, text.as_bytes());
-            let surveyed = survey_checked(path, text, apart.status == Status::Ok);
-            assert_eq!(format!("{report:?}"), format!("{apart:?}"), "{path}: {text:?}");
-            assert_eq!(format!("{survey:?}"), format!("{surveyed:?}"), "{path}: {text:?}");
-            let once = script_checked_and_surveyed(path, text.as_bytes(), text).is_some();
-            assert_eq!(
-                once,
-                apart.status == Status::Ok,
-                "one parse for a script that parses: {path}: {text:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_rust_survey_spared_its_parse_finds_what_the_parse_finds() {
-        let texts = [
-            "pub fn f() -> u32 { 1 }\n",
-            "// only a comment\n",
-            "/// doc\n//! inner\n",
-            "#![allow(dead_code)]\n",
-            "mod store;\nfn main() {}\n",
-            "mod r#type ;\n",
-            "mod tests {\n    #[test]\n    fn t() {}\n}\n",
-            "fn f() { todo!() }\n",
-            "fn f() {\n    // code goes here\n}\n",
-            "fn f() { unimplemented!() }\n",
-            "const S: &str = \"mod x;\";\n",
-            "/* fn f() {} */\n",
-            "fn f() { let s = \"// nothing\"; }\n",
-            "",
-            "\n\n",
-            include_str!("testdata/sample.rs"),
-        ];
-        for text in texts {
-            if check("lib.rs", text).status != Status::Ok {
-                continue;
-            }
-            let (spared, parsed) = (survey_checked("lib.rs", text, true), survey("lib.rs", text));
-            assert_eq!(format!("{:?}", spared.stubs), format!("{:?}", parsed.stubs), "{text}");
-            assert_eq!(spared.refs.imports, parsed.refs.imports, "{text}");
-        }
-    }
     use proptest::prelude::*;
 
     /// A valid ~60-line Python file: classes, docstrings, decorators, multi-line dicts

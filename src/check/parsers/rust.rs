@@ -53,9 +53,27 @@ impl RustEdition {
     }
 }
 
+/// One step of the walk over a parse, as a reader of the text beyond its verdict sees it
+/// (the survey: see `check::survey`). Offsets are in the text parsed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Step<'t> {
+    /// A node opens here: after the trivia before it, except the comments rust-analyzer
+    /// attaches to an item (its doc comments), which come next, inside it.
+    Enter(SyntaxKind, usize),
+    /// The node closes here, at the end of its last token.
+    Exit(SyntaxKind, usize),
+    /// A token (whitespace and comments included), where it starts and its text.
+    Token(SyntaxKind, usize, &'t str),
+}
+
+/// A reader of the walk over a parse: each step, with the kinds of the nodes open around it,
+/// outermost first (for an `Enter` or `Exit`, the node's parents).
+pub(crate) type Reader<'r> = &'r mut (dyn FnMut(Step<'_>, &[SyntaxKind]) + Send);
+
 /// The verdict on `text` read in `edition`, with the start of its last top-level item before
-/// the first error as the resume point.
-pub(crate) fn parse(text: &str, edition: RustEdition) -> Parsed {
+/// the first error as the resume point. Every step of its walk over the parse is handed to
+/// `reader` too: one lex and parse for the verdict and for what else is read off the text.
+pub(crate) fn parse_read(text: &str, edition: RustEdition, mut reader: Option<Reader<'_>>) -> Parsed {
     let edition = edition.parser_edition();
     let lexed = LexedStr::new(edition, text);
     let output = TopEntryPoint::SourceFile.parse(&lexed.to_input(edition));
@@ -79,6 +97,9 @@ pub(crate) fn parse(text: &str, edition: RustEdition) -> Parsed {
     let mut misplaced_item: Option<String> = None;
     lexed.intersperse_trivia(&output, &mut |step| match step {
         StrStep::Token { kind, text: token } => {
+            if let Some(read) = reader.as_mut() {
+                read(Step::Token(kind, pos, token), &open);
+            }
             if kind == SyntaxKind::COMMENT && is_outer_doc(token) && !open.contains(&SyntaxKind::TOKEN_TREE) {
                 pending_doc = Some(pos);
             } else if !kind.is_trivia() {
@@ -107,10 +128,16 @@ pub(crate) fn parse(text: &str, edition: RustEdition) -> Parsed {
             if open.len() == 1 {
                 item_starts.push(pos);
             }
+            if let Some(read) = reader.as_mut() {
+                read(Step::Enter(kind, pos), &open);
+            }
             open.push(kind);
         }
         StrStep::Exit => {
-            open.pop();
+            let kind = open.pop();
+            if let (Some(read), Some(kind)) = (reader.as_mut(), kind) {
+                read(Step::Exit(kind, pos), &open);
+            }
         }
         StrStep::Error { msg, pos } => note(pos, msg.to_owned()),
     });
@@ -371,6 +398,10 @@ fn token_names() -> &'static HashMap<String, &'static str> {
 mod tests {
     use super::*;
     use crate::lines::LineIndex;
+
+    fn parse(text: &str, edition: RustEdition) -> Parsed {
+        parse_read(text, edition, None)
+    }
 
     fn failure(text: &str) -> Failure {
         parse(text, RustEdition::E2021).failure.expect("a syntax error")

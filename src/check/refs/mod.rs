@@ -6,7 +6,8 @@
 //!
 //! # Two steps
 //! 1. **What a file refers to and what it offers**, read off the same tree-sitter tree the
-//!    stub scan uses (one parse per file; see [`super::survey`]): `script.rs` (JavaScript
+//!    stub scan uses (one parse per file; see [`super::survey`]; a Rust text that parses,
+//!    off rust-analyzer's parse): `script.rs` (JavaScript
 //!    and TypeScript imports, requires, exports and DOM lookups), `python.rs` (imports and
 //!    the names a module defines), `rust.rs` (`mod x;`), `css.rs` (`@import`, `url()`),
 //!    `html.rs` (`src`, `href`, ids and inline scripts), `ids.rs` (ids a text creates).
@@ -42,6 +43,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 pub use resolve::{Entry, Files, Project};
+pub(crate) use rust::Reading as RustReading;
 
 use super::languages::{LanguageName, language_for};
 use super::parsers::javascript::Dialect;

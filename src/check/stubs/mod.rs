@@ -9,7 +9,8 @@
 //! The language comes from the one table in `languages.rs` (its `stubs` column says
 //! which rules apply) and the text is parsed with that row's tree-sitter grammar, so a
 //! comment is a comment node, a string is never mistaken for one, and a function body
-//! is the grammar's body. What is looked for:
+//! is the grammar's body. A Rust text that parses is read off rust-analyzer's parse
+//! instead, with the same rules (`rust.rs`). What is looked for:
 //! - [`StubKind::NoCode`]: a file with only comments and whitespace (a module
 //!   docstring or a `"use strict"` directive counts as a comment here). An empty or
 //!   comment-only `__init__.py` is idiomatic and not flagged.
@@ -52,6 +53,7 @@ pub use html::{Linked, linked_assets};
 pub(crate) use html::{
     attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
 };
+pub(crate) use rust::Reading as RustReading;
 
 /// At most this many stubs are listed by [`find_stubs`]: the model needs the first
 /// few to see the pattern, and a long list costs tokens for nothing.
@@ -160,8 +162,8 @@ pub(crate) fn find_all_stubs_and(path: &str, text: &str, also: impl FnOnce(Synta
             if let Some(tree) = file.parse() {
                 also(Syntax::Tree(&tree));
                 let root = tree.root_node();
-                if !has_code(root, text) && !idiomatically_empty(path) {
-                    found.push(no_code(text, || what_it_holds(root, text)));
+                if !has_code(root, text) {
+                    found.extend(no_code(path, text, || what_it_holds(root, text)));
                 }
                 file.scan(root, &mut found);
             }
@@ -184,13 +186,30 @@ pub(crate) fn find_all_stubs_of_script(path: &str, text: &str, script: &Script) 
 /// The stubs of a script: no code, placeholder comments, stub bodies.
 fn script_stubs(file: &File, script: &Script, found: &mut Vec<Found>) {
     if !script::holds_code(script.program) && script.whole {
-        found.push(no_code(file.text, || script::what_it_holds(file.text, script)));
+        found.extend(no_code(file.path, file.text, || script::what_it_holds(file.text, script)));
     }
     script::scan(file, script, found);
 }
 
-/// The findings as stubs, in text order, at most one per line.
+/// The "no code" finding of a file that holds no code (`holds` says what it holds instead),
+/// unless empty is its usual form.
+fn no_code(path: &str, text: &str, holds: impl FnOnce() -> String) -> Option<Found> {
+    if idiomatically_empty(path) {
+        return None;
+    }
+    // At the first comment, or at the top of an empty file.
+    let (at, message) = match text.len() - text.trim_start().len() {
+        _ if text.trim().is_empty() => (0, "no code: the file is empty".to_owned()),
+        first => (first, format!("no code: the file holds only {}", holds())),
+    };
+    Some(Found::new(at, StubKind::NoCode, message))
+}
+
+/// `found` in `text` as stubs: in text order, at most one per line.
 fn located(text: &str, mut found: Vec<Found>) -> Vec<Stub> {
+    if found.is_empty() {
+        return Vec::new();
+    }
     found.sort_by_key(|f| f.at);
     let index = LineIndex::new(text);
     let mut stubs: Vec<Stub> = found
@@ -207,25 +226,6 @@ fn located(text: &str, mut found: Vec<Found>) -> Vec<Stub> {
         .collect();
     stubs.dedup_by_key(|s| s.line);
     stubs
-}
-
-/// The finding for a file with no code: at its first comment, or at the top of an empty file.
-fn no_code(text: &str, holds: impl FnOnce() -> String) -> Found {
-    match text.len() - text.trim_start().len() {
-        _ if text.trim().is_empty() => Found::new(0, StubKind::NoCode, "no code: the file is empty"),
-        first => Found::new(first, StubKind::NoCode, format!("no code: the file holds only {}", holds())),
-    }
-}
-
-/// Whether the survey of Rust `text`, which parses without problem, certainly finds no stub
-/// and no `mod name;`, decided without a parse (see `prefilter.rs`): most files of a crate
-/// hold no placeholder and declare no module, and the parse is most of what their finish
-/// check costs. A file that parses holds only items, attributes and comments, so a byte
-/// outside every comment is an item: code.
-pub(crate) fn rust_survey_is_empty(text: &str) -> bool {
-    !prefilter::may_hold(Rules::Rust, text, &[StubKind::PlaceholderComment, StubKind::StubBody])
-        && !prefilter::may_declare_module(text)
-        && prefilter::holds_more_than_comments(text)
 }
 
 /// Whether `text`, as the file type of `path`, holds any code: None when the type is

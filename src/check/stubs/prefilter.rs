@@ -68,51 +68,6 @@ pub(super) fn may_hold(rules: Rules, text: &str, kinds: &[StubKind]) -> bool {
     }
 }
 
-/// Whether `text` certainly holds something besides comments and whitespace: a
-/// non-blank byte outside every span [`comment_spans`] gives (which cover every comment,
-/// and more). False says nothing.
-pub(super) fn holds_more_than_comments(text: &str) -> bool {
-    let base = text.as_ptr() as usize;
-    let mut spans: Vec<(usize, usize)> = comment_spans(text)
-        .map(|span| {
-            let start = span.as_ptr() as usize - base;
-            (start, start + span.len())
-        })
-        .collect();
-    spans.sort_unstable();
-    let blank = |part: &[u8]| part.iter().all(u8::is_ascii_whitespace);
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    for (start, end) in spans {
-        if start > at && !blank(&bytes[at..start]) {
-            return true;
-        }
-        at = at.max(end);
-    }
-    !blank(&bytes[at.min(bytes.len())..])
-}
-
-/// Whether Rust `text` may declare a module in a file of its own (`mod name;`): false only
-/// when no `mod`, a name and a `;` follow one another in it (strings and comments included).
-pub(super) fn may_declare_module(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    memchr::memmem::find_iter(bytes, b"mod").any(|at| {
-        if at > 0 && word(bytes[at - 1]) {
-            return false;
-        }
-        let rest = &bytes[at + 3..];
-        let name_at = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
-        if name_at == 0 {
-            return false;
-        }
-        let rest = &rest[name_at..];
-        let rest = rest.strip_prefix(b"r#").unwrap_or(rest);
-        let name = rest.iter().take_while(|&&b| word(b) || !b.is_ascii()).count();
-        name > 0 && rest[name..].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b';')
-    })
-}
-
 /// Whether a comment with this text could be a placeholder or say that code goes here.
 fn placeholder_like(comment: &str) -> bool {
     placeholder::has_ellipsis(comment)
