@@ -140,25 +140,13 @@ fn main() -> std::process::ExitCode {
 /// resident, and RSS reached 102 MB after 500 files of 100 KB written 20 at a time, against
 /// 33 MB with two arenas (`cargo bench --bench memory`, BENCHMARKS.md). `MALLOC_ARENA_MAX`,
 /// when set, still decides.
-///
-/// Blocks of 1 MB and more (a large file's bytes, the parse of it) are mapped and given back
-/// when freed. By default glibc raises that threshold to the size of each mapped block freed,
-/// so the next large file's blocks came from the heap and stayed there: the resident size of
-/// `check_files` on 100 MB of crates grew from 57 MB at the first call to 104 MB at the third,
-/// against 75 MB with the threshold fixed, for about 3% more CPU.
-/// `MALLOC_MMAP_THRESHOLD_`, when set, still decides.
 fn bound_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if filewright::platform::linux_calls() {
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() && filewright::platform::linux_calls() {
         // SAFETY: mallopt only sets an allocator tunable; it is called before any other
         // thread exists, and its failure (a zero return) leaves the default in place.
         unsafe {
-            if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
-                libc::mallopt(libc::M_ARENA_MAX, 2);
-            }
-            if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_none() {
-                libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
-            }
+            libc::mallopt(libc::M_ARENA_MAX, 2);
         }
     }
 }
