@@ -240,9 +240,11 @@ pub(crate) fn of_syntax(path: &str, text: &str, syntax: Syntax) -> Refs {
             refs.broken = !script.whole;
             if is_script(lang.name()) {
                 script::extract(text, script, 0, &index, &mut refs);
-                if script::is_bundle(text) {
-                    // Its requires name the modules bundled in it, not files beside it.
-                    refs.imports.retain(|i| !matches!(i.kind, ImportKind::Script { require: true }));
+                let require = |i: &Import| matches!(i.kind, ImportKind::Script { require: true });
+                // A bundle's requires name the modules bundled in it, not files beside it (the
+                // look for a bundle reads the whole text: only when there is a require).
+                if refs.imports.iter().any(require) && script::is_bundle(text) {
+                    refs.imports.retain(|i| !require(i));
                 }
                 refs.ids = ids::created_ids(text, true);
             }
