@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 each="${SECONDS_EACH:-600}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(resolve_path edit_apply unescape_cleanup syntax_report stubs framing patch_parse)
+  targets=(resolve_path edit_apply unescape_cleanup syntax_report stubs survey framing patch_parse)
 fi
 mkdir -p fuzz/logs
 status=0
