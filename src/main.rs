@@ -105,7 +105,7 @@ fn main() -> std::process::ExitCode {
     if portable {
         filewright::platform::use_portable_paths();
     }
-    bound_malloc_arenas();
+    tune_malloc();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -138,15 +138,32 @@ fn main() -> std::process::ExitCode {
 /// contention gets its own arena (up to eight per core), and memory freed in one is not reused
 /// by another: with calls on many blocking threads, trees dropped by the check cache stayed
 /// resident, and RSS reached 102 MB after 500 files of 100 KB written 20 at a time, against
-/// 33 MB with two arenas (`cargo bench --bench memory`, BENCHMARKS.md). `MALLOC_ARENA_MAX`,
-/// when set, still decides.
-fn bound_malloc_arenas() {
+/// 33 MB with two arenas (`cargo bench --bench memory`, BENCHMARKS.md).
+///
+/// And fixes its thresholds: blocks of 4 MB and more (the parse of a large file) are mapped
+/// and given back when freed, and the heap is trimmed once 32 MB at its top are free. By
+/// default glibc raises the first to the size of each mapped block freed, so a finish check's
+/// later large parses came from the heap and fragmented it: the peak of three checks of
+/// 100 MB of crates was 80 MB or 105 MB from one run to the next, and is 77 to 81 MB so. A
+/// threshold of 1 MB cost search a fifth more CPU (each file over it read was mapped and
+/// unmapped again); at 4 MB, with the trim threshold raised to match, search's CPU is within
+/// its noise. `MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_` and `MALLOC_TRIM_THRESHOLD_`, when
+/// set, still decide.
+fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if std::env::var_os("MALLOC_ARENA_MAX").is_none() && filewright::platform::linux_calls() {
+    if filewright::platform::linux_calls() {
+        let unset = |name: &str| std::env::var_os(name).is_none();
         // SAFETY: mallopt only sets an allocator tunable; it is called before any other
         // thread exists, and its failure (a zero return) leaves the default in place.
         unsafe {
-            libc::mallopt(libc::M_ARENA_MAX, 2);
+            if unset("MALLOC_ARENA_MAX") {
+                libc::mallopt(libc::M_ARENA_MAX, 2);
+            }
+            // Both set together: fixing one stops glibc moving the other.
+            if unset("MALLOC_MMAP_THRESHOLD_") && unset("MALLOC_TRIM_THRESHOLD_") {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
+                libc::mallopt(libc::M_TRIM_THRESHOLD, 32 << 20);
+            }
         }
     }
 }

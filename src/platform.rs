@@ -11,7 +11,7 @@
 //! | `setpriority` of one thread | [`crate::background::lower_priority`] | background work at the normal priority |
 //! | `statfs` filesystem type | `store::sqlite` | no warning about a network filesystem |
 //! | `F_SETPIPE_SZ` on stdout | `main.rs` | the system's pipe size |
-//! | `mallopt(M_ARENA_MAX)` (glibc) | `main.rs` | the allocator's default arenas |
+//! | `mallopt` (glibc: arenas, mmap and trim thresholds) | `main.rs` | the allocator's defaults |
 //! | `malloc_trim` (glibc) | [`return_freed_memory`], after `check_files` | freed memory stays with the process until reused |
 //!
 //! Those paths would be dead code on Linux, where the tests run, so a Linux build takes them
@@ -41,11 +41,8 @@ pub fn use_portable_paths() {
 }
 
 /// Gives the memory the allocator holds free back to the system, after work that freed much
-/// of it: a finish check parses files of up to 8 MB, on every core, and glibc keeps what their
-/// trees freed, raising its threshold for mapping large blocks to the largest one freed, so
-/// the next check's parses reuse the heap and its peak grows call after call (57 MB at the
-/// first check of 100 MB of crates, 104 MB at the third). Fixing that threshold instead cost
-/// search a fifth more CPU: each file over it read was mapped and unmapped again.
+/// of it: a finish check parses files of up to 8 MB on every core, and what their parses freed
+/// would otherwise stay with the process until a later call reuses it.
 pub fn return_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if linux_calls() {
