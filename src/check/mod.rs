@@ -14,14 +14,17 @@
 //! - `markdown.rs`: the fenced code blocks of a Markdown text, each checked as its language.
 //! - `report.rs`: [`Report`], [`Status`], [`Problem`] and the human summary.
 //! - `cache.rs`: what one check leaves for the next after an append.
-//! - `stubs/`: placeholders and files with no code, read off the syntax tree of the
-//!   same table's grammar (`check_files` and the write warnings use it).
+//! - `stubs/`: placeholders and files with no code, read off the syntax tree
+//!   (`check_files` and the write warnings use it).
 //! - `refs/`: what a file refers to in other files (imports, linked files, DOM ids), read off
 //!   the same tree, and its resolution against the project's files through a
 //!   [`refs::Files`] the caller implements (`check_files` uses it; [`survey`] parses once for
 //!   both).
-//! - `survey.rs`: [`Survey`], stubs and references from one parse: a Rust text that parses
-//!   is read off rust-analyzer's parse, in the walk that gives its verdict.
+//! - `survey.rs`: [`Survey`], stubs and references from one parse, the verdict's where it
+//!   gives a tree to read: oxc's for a script, rust-analyzer's for a Rust text that parses
+//!   ([`check_and_survey`]); tree-sitter's for the rest.
+//! - `script_tree.rs`: a script as the survey reads it off oxc's tree, and the way up from a
+//!   node that oxc's tree does not store.
 //!
 //! # Incomplete or broken
 //! An agent writes a file in appends, so most checks see a prefix. A real parser

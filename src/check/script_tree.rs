@@ -111,7 +111,11 @@ pub(crate) fn literal<'t>(text: &'t str, expression: &Expression) -> Option<&'t 
         Expression::TemplateLiteral(t) if t.expressions.is_empty() => {}
         _ => return None,
     }
-    let raw = text_of(text, expression.span());
+    unquoted(text_of(text, expression.span()))
+}
+
+/// A string literal's text between its quotes; None when it holds an escape.
+pub(crate) fn unquoted(raw: &str) -> Option<&str> {
     let inner = raw.get(1..raw.len().checked_sub(1)?)?;
     let quoted = raw.starts_with(['"', '\'', '`']) && raw.ends_with(&raw[..1]);
     (quoted && !inner.contains('\\')).then_some(inner)

@@ -5,9 +5,9 @@
 //! `timer.py` defines `PomodoroTimer`; `mod store;` and no `store.rs`).
 //!
 //! # Two steps
-//! 1. **What a file refers to and what it offers**, read off the same tree-sitter tree the
-//!    stub scan uses (one parse per file; see [`super::survey`]; a Rust text that parses,
-//!    off rust-analyzer's parse): `script.rs` (JavaScript
+//! 1. **What a file refers to and what it offers**, read off the same tree the stub scan
+//!    uses (one parse per file, see [`super::survey`]: oxc's for scripts, rust-analyzer's for
+//!    a Rust text that parses, tree-sitter's otherwise): `script.rs` (JavaScript
 //!    and TypeScript imports, requires, exports and DOM lookups), `python.rs` (imports and
 //!    the names a module defines), `rust.rs` (`mod x;`), `css.rs` (`@import`, `url()`),
 //!    `html.rs` (`src`, `href`, ids and inline scripts), `ids.rs` (ids a text creates).
@@ -48,7 +48,7 @@ pub(crate) use rust::Reading as RustReading;
 use super::languages::{LanguageName, language_for};
 use super::parsers::javascript::Dialect;
 use super::script_tree;
-use super::stubs::Syntax;
+use super::survey::Syntax;
 use crate::lines::LineIndex;
 use ids::IdSet;
 
@@ -274,7 +274,5 @@ fn string_value<'t>(text: &'t str, node: tree_sitter::Node) -> Option<&'t str> {
     if computed {
         return None;
     }
-    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
-    let quoted = raw.starts_with(['"', '\'', '`']) && raw.ends_with(&raw[..1]);
-    (quoted && !inner.contains('\\')).then_some(inner)
+    script_tree::unquoted(raw)
 }

@@ -14,7 +14,7 @@ use oxc_ast_visit::Visit;
 use oxc_span::{GetSpan, Span};
 
 use super::{Exports, Import, ImportKind, Lookup, Refs};
-use crate::check::script_tree::{Ancestors, Script, literal, text_of};
+use crate::check::script_tree::{Ancestors, Script, literal, text_of, unquoted};
 use crate::lines::LineIndex;
 
 /// Whether `text` is a bundle of several modules, whose `require('./x')` calls name modules
@@ -167,10 +167,7 @@ impl<'t> Reader<'t, '_, '_, '_> {
 
     /// A module specifier: the value of a string literal, as written.
     fn specifier_of(&self, span: Span) -> Option<String> {
-        let raw = text_of(self.text, span);
-        let inner = raw.get(1..raw.len().checked_sub(1)?)?;
-        let quoted = raw.starts_with(['"', '\'', '`']) && raw.ends_with(&raw[..1]);
-        (quoted && !inner.contains('\\')).then(|| inner.to_owned())
+        unquoted(text_of(self.text, span)).map(str::to_owned)
     }
 
     /// A name in an import or export clause, as written.

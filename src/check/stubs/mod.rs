@@ -9,8 +9,9 @@
 //! The language comes from the one table in `languages.rs` (its `stubs` column says
 //! which rules apply) and the text is parsed with that row's tree-sitter grammar, so a
 //! comment is a comment node, a string is never mistaken for one, and a function body
-//! is the grammar's body. A Rust text that parses is read off rust-analyzer's parse
-//! instead, with the same rules (`rust.rs`). What is looked for:
+//! is the grammar's body. A JavaScript or TypeScript text is read off oxc's tree instead
+//! (`script.rs`, see `check::script_tree`), and a Rust text that parses off rust-analyzer's
+//! parse (`rust.rs`), with the same rules. What is looked for:
 //! - [`StubKind::NoCode`]: a file with only comments and whitespace (a module
 //!   docstring or a `"use strict"` directive counts as a comment here). An empty or
 //!   comment-only `__init__.py` is idiomatic and not flagged.
@@ -46,6 +47,7 @@ use super::languages::{Language, language_for};
 use super::parsers::javascript::Dialect;
 use super::report::source_text;
 use super::script_tree::{self, Script};
+use super::survey::Syntax;
 use super::syntax::{parse_until, preorder};
 use crate::lines::LineIndex;
 
@@ -139,12 +141,6 @@ pub fn may_hold(path: &str, text: &str, kinds: &[StubKind]) -> bool {
 /// the "and N more" count.
 pub fn find_all_stubs(path: &str, text: &str) -> Vec<Stub> {
     find_all_stubs_and(path, text, |_| {})
-}
-
-/// The tree a survey reads a text off: tree-sitter's, or oxc's for a script.
-pub(crate) enum Syntax<'s, 'a> {
-    Tree(&'s tree_sitter::Tree),
-    Script(&'s Script<'s, 'a>),
 }
 
 /// [`find_all_stubs`], handing the syntax tree it parsed to `also` (when there is one), so
