@@ -12,7 +12,6 @@
 //! | `statfs` filesystem type | `store::sqlite` | no warning about a network filesystem |
 //! | `F_SETPIPE_SZ` on stdout | `main.rs` | the system's pipe size |
 //! | `mallopt` (glibc: arenas, mmap and trim thresholds) | `main.rs` | the allocator's defaults |
-//! | `malloc_trim` (glibc) | [`return_freed_memory`], after `check_files` | freed memory stays with the process until reused |
 //!
 //! Those paths would be dead code on Linux, where the tests run, so a Linux build takes them
 //! all when `FILEWRIGHT_PORTABLE` is set (`FILEWRIGHT_PORTABLE=1 cargo test` runs the whole
@@ -38,20 +37,6 @@ pub fn linux_calls() -> bool {
 /// the binary at start, before any file is touched, when [`PORTABLE_ENV`] asks for it.
 pub fn use_portable_paths() {
     PORTABLE.store(true, Ordering::Relaxed);
-}
-
-/// Gives the memory the allocator holds free back to the system, after work that freed much
-/// of it: a finish check parses files of up to 8 MB on every core, and what their parses freed
-/// would otherwise stay with the process until a later call reuses it.
-pub fn return_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if linux_calls() {
-        // SAFETY: malloc_trim only returns free pages of the allocator's arenas to the system;
-        // it touches no memory in use.
-        unsafe {
-            libc::malloc_trim(0);
-        }
-    }
 }
 
 /// Whether `value`, the value of [`PORTABLE_ENV`], asks for the portable paths.

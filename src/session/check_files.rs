@@ -296,8 +296,6 @@ impl Session {
                 flow
             },
         );
-        drop(run);
-        crate::platform::return_freed_memory();
         if let Some(done) = cancelled {
             return Err(Error::Cancelled { done, total });
         }
