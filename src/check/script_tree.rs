@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use oxc_allocator::Allocator;
 use oxc_ast::AstKind;
 use oxc_ast::ast::{Expression, Program};
+use oxc_parser::ParserReturn;
 use oxc_span::{GetSpan, Span};
 
 use super::languages::{LanguageName, language_named};
@@ -36,8 +37,7 @@ pub(crate) fn read<R>(text: &str, dialect: Dialect, read: impl FnOnce(&Script) -
     let allocator = Allocator::default();
     let parsed = javascript::parse_program(&allocator, text, dialect);
     if !parsed.panicked {
-        let comments = parsed.program.comments.iter().map(|c| range(c.span)).collect();
-        return read(&Script { program: &parsed.program, comments, whole: true });
+        return read(&whole(&parsed));
     }
     let (comments, parses_until) = recover(text, dialect);
     let prefix = text.get(..parses_until).unwrap_or_default();
@@ -55,10 +55,21 @@ pub(crate) fn read_if_it_parses<R>(
 ) -> Option<R> {
     let allocator = Allocator::default();
     let parsed = javascript::parse_program(&allocator, text, dialect);
-    javascript::parses_without_problem(&parsed).then(|| {
-        let comments = parsed.program.comments.iter().map(|c| range(c.span)).collect();
-        read(&Script { program: &parsed.program, comments, whole: true })
-    })
+    javascript::parses_without_problem(&parsed).then(|| read(&whole(&parsed)))
+}
+
+/// [`read`] of a text oxc's parser reads to its end (it may still report a problem that does
+/// not stop it); None for one it stops in, without the recovering parse [`read`] makes then.
+pub(crate) fn read_if_whole<R>(text: &str, dialect: Dialect, read: impl FnOnce(&Script) -> R) -> Option<R> {
+    let allocator = Allocator::default();
+    let parsed = javascript::parse_program(&allocator, text, dialect);
+    (!parsed.panicked).then(|| read(&whole(&parsed)))
+}
+
+/// The script of a parse that read the whole text.
+fn whole<'s, 'a>(parsed: &'s ParserReturn<'a>) -> Script<'s, 'a> {
+    let comments = parsed.program.comments.iter().map(|c| range(c.span)).collect();
+    Script { program: &parsed.program, comments, whole: true }
 }
 
 /// Every comment of `text`, a text oxc's parser stops in, and where the first top-level

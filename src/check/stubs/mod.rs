@@ -230,10 +230,10 @@ fn located(text: &str, mut found: Vec<Found>) -> Vec<Stub> {
 pub fn holds_code(path: &str, text: &str) -> Option<bool> {
     let file = File::of_path(path, text)?;
     if file.lang.spec().stubs == Rules::Script {
-        // A text that does not parse holds something besides comments.
-        return Some(script_tree::read(text, Dialect::of(path, text), |s| {
-            !s.whole || script::holds_code(s.program)
-        }));
+        // A text oxc's parser stops in holds something besides comments.
+        let read =
+            script_tree::read_if_whole(text, Dialect::of(path, text), |s| script::holds_code(s.program));
+        return Some(read.unwrap_or(true));
     }
     let tree = file.parse()?;
     Some(has_code(tree.root_node(), text))
