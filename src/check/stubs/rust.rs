@@ -164,59 +164,49 @@ impl<'t> Reading<'t> {
                 if in_body && let Some(f) = self.functions.last_mut() {
                     f.statements = true;
                 }
-                match (parent, kind) {
-                    (_, SyntaxKind::MACRO_CALL) => self.calls.push(Call::default()),
-                    (_, SyntaxKind::FN) => self.functions.push(Function::default()),
-                    (Some(SyntaxKind::MACRO_CALL), SyntaxKind::PATH) => {
-                        if let Some(call) = self.calls.last_mut() {
-                            call.path.start = at;
-                        }
-                    }
-                    (Some(SyntaxKind::MACRO_CALL), SyntaxKind::TOKEN_TREE) => {
-                        if let Some(call) = self.calls.last_mut() {
-                            call.args.start = at;
-                        }
-                    }
-                    (Some(SyntaxKind::FN), _) => {
+                match kind {
+                    SyntaxKind::MACRO_CALL => self.calls.push(Call::default()),
+                    SyntaxKind::FN => self.functions.push(Function::default()),
+                    _ if parent == Some(SyntaxKind::FN) => {
                         if let Some(f) = self.functions.last_mut() {
                             f.started |= kind != SyntaxKind::ATTR;
                             f.body |= kind == SyntaxKind::BLOCK_EXPR;
-                            if kind == SyntaxKind::NAME {
-                                f.name.start = at;
-                            }
                         }
                     }
                     _ => {}
                 }
+                if let Some(span) = self.marked(parent, kind) {
+                    span.start = at;
+                }
             }
-            Step::Exit(kind, at) => match (parent, kind) {
-                (_, SyntaxKind::MACRO_CALL) => {
+            Step::Exit(kind, at) => match kind {
+                SyntaxKind::MACRO_CALL => {
                     if let Some(call) = self.calls.pop() {
                         self.macro_call(call);
                     }
                 }
-                (_, SyntaxKind::FN) => {
+                SyntaxKind::FN => {
                     if let Some(f) = self.functions.pop() {
                         self.function(f);
                     }
                 }
-                (Some(SyntaxKind::MACRO_CALL), SyntaxKind::PATH) => {
-                    if let Some(call) = self.calls.last_mut() {
-                        call.path.end = at;
+                _ => {
+                    if let Some(span) = self.marked(parent, kind) {
+                        span.end = at;
                     }
                 }
-                (Some(SyntaxKind::MACRO_CALL), SyntaxKind::TOKEN_TREE) => {
-                    if let Some(call) = self.calls.last_mut() {
-                        call.args.end = at;
-                    }
-                }
-                (Some(SyntaxKind::FN), SyntaxKind::NAME) => {
-                    if let Some(f) = self.functions.last_mut() {
-                        f.name.end = at;
-                    }
-                }
-                _ => {}
             },
+        }
+    }
+
+    /// The span that a node of `kind` directly in `parent` marks, if any: the path or the
+    /// arguments of the macro call open, the name of the function open.
+    fn marked(&mut self, parent: Option<SyntaxKind>, kind: SyntaxKind) -> Option<&mut Range<usize>> {
+        match (parent?, kind) {
+            (SyntaxKind::MACRO_CALL, SyntaxKind::PATH) => self.calls.last_mut().map(|c| &mut c.path),
+            (SyntaxKind::MACRO_CALL, SyntaxKind::TOKEN_TREE) => self.calls.last_mut().map(|c| &mut c.args),
+            (SyntaxKind::FN, SyntaxKind::NAME) => self.functions.last_mut().map(|f| &mut f.name),
+            _ => None,
         }
     }
 
