@@ -204,7 +204,13 @@ impl Session {
         if let (Some(target), Some(bytes)) = (target, bytes) {
             let text = encoding::lossy_text(&bytes);
             let sha256 = sha256_hex(&bytes);
-            return self.after_write(seen, &target, agent, Landed::whole(&text, &bytes, &sha256, None, None), warnings);
+            return self.after_write(
+                seen,
+                &target,
+                agent,
+                Landed::whole(&text, &bytes, &sha256, None, None),
+                warnings,
+            );
         }
         drop(seen);
         warnings.push(format!(

@@ -300,7 +300,9 @@ impl Session {
     fn target(&self, raw: &str) -> Result<RootPath> {
         let entry = self.ws.resolve(raw)?;
         let target = self.ws.follow(&entry)?;
-        if target != entry && matches!(self.ws.stat(&target), Ok(Some(info)) if info.kind == FileKind::Directory) {
+        if target != entry
+            && matches!(self.ws.stat(&target), Ok(Some(info)) if info.kind == FileKind::Directory)
+        {
             return Err(Error::InvalidPath {
                 path: entry.display(),
                 reason: format!(

@@ -58,7 +58,9 @@ impl Session {
                     None => Before::Content(self.ws.read(&from, self.config.max_file_bytes)?),
                 };
                 let old_target = match self.ws.link_text(&to)? {
-                    Some(text) if overwrite => Some(Some(Before::Link(text.into_os_string().into_encoded_bytes()))),
+                    Some(text) if overwrite => {
+                        Some(Some(Before::Link(text.into_os_string().into_encoded_bytes())))
+                    }
                     _ => match (overwrite, self.ws.stat(&to)?) {
                         (true, Some(_)) => {
                             Some(self.ws.read(&to, self.config.max_file_bytes).ok().map(Before::Content))
@@ -76,7 +78,12 @@ impl Session {
                     (
                         from_key.clone(),
                         Action::Move,
-                        WriteFacts { size: 0, added: 0, sha256: sha256_hex(b""), before: Some(moved.clone()) },
+                        WriteFacts {
+                            size: 0,
+                            added: 0,
+                            sha256: sha256_hex(b""),
+                            before: Some(moved.clone()),
+                        },
                     ),
                     (
                         to_key.clone(),
@@ -112,10 +119,23 @@ impl Session {
                 let text = encoding::lossy_text(bytes);
                 let sha256 = sha256_hex(bytes);
                 let landed = Landed::whole(&text, bytes, &sha256, None, None);
-                (bytes.len() as u64, count_lines(text.as_bytes()), self.after_write(seen, &to, &agent, landed, warnings))
+                (
+                    bytes.len() as u64,
+                    count_lines(text.as_bytes()),
+                    self.after_write(seen, &to, &agent, landed, warnings),
+                )
             }
             _ => unreachable!("a move carries a file's content or a link's text"),
         };
-        Ok(MoveOutcome { action: Action::Move, from: from_key, to: to_key, agent, replaced, size, lines, after })
+        Ok(MoveOutcome {
+            action: Action::Move,
+            from: from_key,
+            to: to_key,
+            agent,
+            replaced,
+            size,
+            lines,
+            after,
+        })
     }
 }

@@ -107,7 +107,8 @@ impl Session {
                 }
             };
             let undone = plan.iter().map(describe).collect::<Vec<_>>();
-            let facts = WriteFacts { size, added: 0, sha256: restored.sha256(), before: Some(current.into_before()) };
+            let facts =
+                WriteFacts { size, added: 0, sha256: restored.sha256(), before: Some(current.into_before()) };
             Ok(((restored, undone), Some(facts)))
         })?;
         // The file has changed: from here on nothing may turn this call into an error.
@@ -117,13 +118,28 @@ impl Session {
             Entry::File(bytes) => {
                 let text = encoding::lossy_text(bytes);
                 let sha256 = sha256_hex(bytes);
-                let after =
-                    self.after_write(seen, &path, &agent, Landed::whole(&text, bytes, &sha256, None, None), warnings);
+                let after = self.after_write(
+                    seen,
+                    &path,
+                    &agent,
+                    Landed::whole(&text, bytes, &sha256, None, None),
+                    warnings,
+                );
                 (bytes.len() as u64, count_lines(text.as_bytes()), after)
             }
             Entry::Absent => {
                 let sha256 = sha256_hex(b"");
-                (0, 0, self.after_write(seen, &path, &agent, Landed::whole("", b"", &sha256, None, None), warnings))
+                (
+                    0,
+                    0,
+                    self.after_write(
+                        seen,
+                        &path,
+                        &agent,
+                        Landed::whole("", b"", &sha256, None, None),
+                        warnings,
+                    ),
+                )
             }
         };
         Ok(UndoOutcome {

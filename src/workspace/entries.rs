@@ -91,9 +91,11 @@ impl Workspace {
     /// link (or does not exist).
     pub fn link_text(&self, path: &RootPath) -> Result<Option<PathBuf>> {
         match self.dir.symlink_metadata(path.as_path()) {
-            Ok(m) if m.file_type().is_symlink() => {
-                self.dir.read_link_contents(path.as_path()).map(Some).map_err(|e| map_io(e, "read the link", path))
-            }
+            Ok(m) if m.file_type().is_symlink() => self
+                .dir
+                .read_link_contents(path.as_path())
+                .map(Some)
+                .map_err(|e| map_io(e, "read the link", path)),
             Ok(_) => Ok(None),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(map_io(e, "inspect", path)),

@@ -173,7 +173,8 @@ impl Workspace {
                 Ok(m) if m.file_type().is_symlink() => {}
                 _ => return Ok(current),
             }
-            let text = self.dir.read_link_contents(current.as_path()).map_err(|e| map_io(e, "resolve", path))?;
+            let text =
+                self.dir.read_link_contents(current.as_path()).map_err(|e| map_io(e, "resolve", path))?;
             let (parent, _) = current.split();
             let lexical = if text.is_absolute() {
                 // Outside the root: cap-std refuses it when it is opened, as outside.
@@ -251,7 +252,10 @@ impl Workspace {
 
 /// The refusal of a write through `path`, a symbolic link whose target does not exist.
 fn dangling(path: &RootPath) -> Error {
-    Error::InvalidPath { path: path.display(), reason: "it is a symbolic link whose target does not exist".into() }
+    Error::InvalidPath {
+        path: path.display(),
+        reason: "it is a symbolic link whose target does not exist".into(),
+    }
 }
 
 /// A workspace on a fresh temporary directory, for the core's unit tests.

@@ -232,16 +232,14 @@ impl Workspace {
                     }
                 }
                 Ok(_) => out = here,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    match self.same_name_in(&out, &name)? {
-                        Some(existing) => out.push(existing),
-                        None => {
-                            spelling::check_new_name(&name.to_string_lossy())?;
-                            out = here;
-                            exists = false;
-                        }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => match self.same_name_in(&out, &name)? {
+                    Some(existing) => out.push(existing),
+                    None => {
+                        spelling::check_new_name(&name.to_string_lossy())?;
+                        out = here;
+                        exists = false;
                     }
-                }
+                },
                 // A parent that is a file, a link out of the root: the operation on the path
                 // says so, naming it.
                 Err(_) => {
@@ -294,7 +292,11 @@ impl Workspace {
                     "{} entries of {} differ from it only in their Unicode form ({}); rename one so that \
                      each name is distinct, then name it",
                     found.len(),
-                    if dir.as_os_str().is_empty() { "the root".to_string() } else { dir.display().to_string() },
+                    if dir.as_os_str().is_empty() {
+                        "the root".to_string()
+                    } else {
+                        dir.display().to_string()
+                    },
                     names.join(", ")
                 ))
             }

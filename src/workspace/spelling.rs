@@ -123,7 +123,9 @@ fn file_uri_path(raw: &str) -> Result<String, String> {
         }
     }
     let path = url.to_file_path().map_err(|()| "it is not a file:// URI of a local path".to_string())?;
-    path.into_os_string().into_string().map_err(|_| "its percent-encoded path does not decode to UTF-8 text".into())
+    path.into_os_string()
+        .into_string()
+        .map_err(|_| "its percent-encoded path does not decode to UTF-8 text".into())
 }
 
 /// Refuses control characters (C0, DEL, C1) anywhere, and characters that draw nothing but
@@ -164,7 +166,10 @@ fn is_invisible(c: char) -> bool {
 /// `C:`, `C:\...` or `C:/...`.
 fn has_drive_letter(text: &str) -> bool {
     let b = text.as_bytes();
-    b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b.len() == 2 || matches!(b[2], b'\\' | b'/'))
+    b.len() >= 2
+        && b[0].is_ascii_alphabetic()
+        && b[1] == b':'
+        && (b.len() == 2 || matches!(b[2], b'\\' | b'/'))
 }
 
 /// `U+000A` with a name for the characters a person would recognise.
@@ -186,7 +191,11 @@ fn describe(c: char) -> String {
 /// whitespace, or is drawn like another, is refused with the reason. (Hidden characters were
 /// refused in the whole path already; this catches whitespace around a separator, `src /x`.)
 pub(super) fn check_new_name(name: &str) -> Result<(), String> {
-    let edge = name.chars().next().filter(|c| c.is_whitespace()).or(name.chars().last().filter(|c| c.is_whitespace()));
+    let edge = name
+        .chars()
+        .next()
+        .filter(|c| c.is_whitespace())
+        .or(name.chars().last().filter(|c| c.is_whitespace()));
     match edge {
         Some(c) => Err(format!(
             "the new name {name:?} begins or ends with whitespace ({}), which would make a name that does \

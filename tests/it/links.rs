@@ -61,7 +61,8 @@ async fn move_file_moves_the_link_itself_and_undo_moves_it_back() {
 
 #[tokio::test]
 async fn move_file_over_a_link_replaces_the_link_not_its_target() {
-    let root = Root::new().file("data.txt", "precious\n").file("new.txt", "new\n").symlink("alias.txt", "data.txt");
+    let root =
+        Root::new().file("data.txt", "precious\n").file("new.txt", "new\n").symlink("alias.txt", "data.txt");
     let server = Server::spawn(&root).await;
     server.call("move_file", json!({"from": "new.txt", "to": "alias.txt", "overwrite": true})).await.ok();
     assert!(link_text(&root, "alias.txt").is_none(), "the link was replaced by the file");
@@ -77,7 +78,10 @@ async fn writes_appends_and_edits_go_through_a_link_and_keep_it() {
     let root = Root::new().file("real.txt", "one\n").symlink("alias.txt", "real.txt");
     let server = Server::spawn(&root).await;
     server.call("append_file", json!({"path": "alias.txt", "content": "two\n"})).await.ok();
-    server.call("edit_file", json!({"path": "alias.txt", "old_string": "one", "new_string": "ONE"})).await.ok();
+    server
+        .call("edit_file", json!({"path": "alias.txt", "old_string": "one", "new_string": "ONE"}))
+        .await
+        .ok();
     server.call("write_file", json!({"path": "alias.txt", "content": "three\n"})).await.ok();
     assert_eq!(link_text(&root, "alias.txt"), Some(PathBuf::from("real.txt")), "still a link");
     assert_eq!(root.read("real.txt"), b"three\n");
@@ -97,5 +101,22 @@ async fn a_link_whose_absolute_text_points_inside_the_root_is_inside() {
     assert_eq!(root.read("src/app.js"), b"let a = 1;\nlet b = 2;\n");
     assert_eq!(root.read("src/new.js"), b"let c = 3;\n");
     assert!(std::fs::symlink_metadata(root.path().join("abs_file.js")).unwrap().file_type().is_symlink());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_refusal_about_a_link_to_a_directory_says_it_is_a_link() {
+    let root = Root::new().file("lib/a.js", "a\n").symlink("vendor", "lib");
+    let server = Server::spawn(&root).await;
+    for (tool, args) in [
+        ("write_file", json!({"path": "vendor", "content": "x"})),
+        ("read_file", json!({"path": "vendor"})),
+        ("append_file", json!({"path": "vendor", "content": "x"})),
+    ] {
+        let text = server.call(tool, args).await.err();
+        assert!(text.contains("symbolic link to the directory lib"), "{tool}: {text}");
+    }
+    server.call("list_directory", json!({"path": "vendor"})).await.ok();
+    assert_eq!(root.read("lib/a.js"), b"a\n");
     server.stop().await;
 }

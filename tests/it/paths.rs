@@ -32,7 +32,8 @@ async fn an_absolute_path_inside_the_root_is_the_relative_path_in_every_tool() {
     server.call("check_files", json!({"paths": [abs("src/a.txt")]})).await.ok();
     server.call("undo", json!({"path": abs("src/a.txt")})).await.ok();
     server.call("delete_file", json!({"path": abs("d.txt")})).await.ok();
-    let patch = format!("*** Begin Patch\n*** Update File: {}\n@@\n-bee\n+BEE\n*** End Patch\n", abs("b.txt"));
+    let patch =
+        format!("*** Begin Patch\n*** Update File: {}\n@@\n-bee\n+BEE\n*** End Patch\n", abs("b.txt"));
     server.call("apply_patch", json!({"patch": patch})).await.ok();
     assert_eq!(root.read("src/new.txt"), b"new\nmore\n");
     assert_eq!(root.read("src/a.txt"), b"one\n", "edited, then undone");
@@ -45,7 +46,8 @@ async fn an_absolute_path_inside_the_root_is_the_relative_path_in_every_tool() {
 async fn the_file_uri_of_a_result_round_trips_into_every_tool() {
     let root = Root::new();
     let server = Server::spawn(&root).await;
-    let reply = server.call("write_file", json!({"path": "my dir/café.js", "content": "let a = 1;\n"})).await.ok();
+    let reply =
+        server.call("write_file", json!({"path": "my dir/café.js", "content": "let a = 1;\n"})).await.ok();
     let link = reply.0.content.iter().find_map(|c| c.as_resource_link().cloned()).expect("a resource link");
     assert!(link.uri.starts_with("file://"), "{}", link.uri);
     assert!(link.uri.contains("%20"), "the link is percent-encoded: {}", link.uri);
