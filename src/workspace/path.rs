@@ -132,6 +132,20 @@ impl Workspace {
         Ok(path)
     }
 
+    /// The path of a name this server recorded itself (a journal or claim key: a
+    /// [`RootPath::display`]), taken literally: the spelling rules are for what a model sends,
+    /// and a recorded name is already what it is (`~backup.txt`, made as `./~backup.txt`).
+    pub fn recorded(&self, key: &str) -> Result<RootPath> {
+        let path = RootPath::from_path(Path::new(key))
+            .ok_or_else(|| invalid(key, "it is not a root-relative path"))?;
+        if let Some(reserved) = &self.reserved
+            && path.as_path().starts_with(&reserved.relative)
+        {
+            return Err(Error::Reserved { path: key.to_string() });
+        }
+        Ok(path)
+    }
+
     /// [`Workspace::resolve`] for an argument that names a directory, which may not exist yet
     /// (`create_directory`): a trailing `/` is welcome.
     pub fn resolve_dir(&self, raw: &str) -> Result<RootPath> {

@@ -168,5 +168,10 @@ async fn tilde_whitespace_and_control_characters_are_refused_and_create_nothing(
     // A name that really begins with `~` is reached as `./~name`.
     server.call("write_file", json!({"path": "./~backup.txt", "content": "b\n"})).await.ok();
     assert_eq!(root.read("~backup.txt"), b"b\n");
+    // The name the journal recorded is taken as recorded, not re-read as a model's spelling.
+    let text = server.call("check_files", json!({})).await.ok().text();
+    assert!(text.contains("~backup.txt") && !text.contains("not expanded"), "{text}");
+    let text = server.call("list_artifacts", json!({})).await.ok().text();
+    assert!(text.contains("~backup.txt") && !text.contains("unreadable"), "{text}");
     server.stop().await;
 }
