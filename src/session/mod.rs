@@ -321,11 +321,12 @@ impl Session {
     }
 
     /// A directory argument of a tool that walks files (list, find, search): None for the root
-    /// (`path` absent, empty or `.`), else the directory resolved in the sandbox.
+    /// (`path` absent or empty, or naming the root however spelled: `.`, its absolute path,
+    /// its `file://` URI), else the directory resolved in the sandbox, links followed.
     fn directory(&self, path: Option<&str>) -> Result<Option<RootPath>> {
-        match path.map(str::trim) {
-            None | Some("") | Some(".") | Some("./") => Ok(None),
-            Some(p) => self.place(p).map(Some),
+        match path {
+            None | Some("") => Ok(None),
+            Some(p) => self.ws.resolve_place(p),
         }
     }
 

@@ -102,6 +102,7 @@ impl Workspace {
     /// does that, for the tools that read or write through a link.
     pub fn resolve(&self, raw: &str) -> Result<RootPath> {
         let (path, names_dir) = self.resolve_spelled(raw)?;
+        let path = path.ok_or_else(|| root_itself(raw))?;
         if names_dir {
             // `link/` is the directory the link leads to, as the system resolves it.
             let path = self.follow(&path)?;
@@ -149,10 +150,21 @@ impl Workspace {
     /// [`Workspace::resolve`] for an argument that names a directory, which may not exist yet
     /// (`create_directory`): a trailing `/` is welcome.
     pub fn resolve_dir(&self, raw: &str) -> Result<RootPath> {
-        self.resolve_spelled(raw).map(|(path, _)| path)
+        self.resolve_spelled(raw)?.0.ok_or_else(|| root_itself(raw))
     }
 
-    fn resolve_spelled(&self, raw: &str) -> Result<(RootPath, bool)> {
+    /// A directory argument of a tool that looks at a place (list, find, search, info): None
+    /// for the root itself, however it is spelled (`.`, its absolute path, its `file://`
+    /// URI), else the place with in-root links followed.
+    pub fn resolve_place(&self, raw: &str) -> Result<Option<RootPath>> {
+        match self.resolve_spelled(raw)?.0 {
+            None => Ok(None),
+            Some(path) => self.follow(&path).map(Some),
+        }
+    }
+
+    /// The path `raw` names (None: the root itself), and whether it ended with `/`.
+    fn resolve_spelled(&self, raw: &str) -> Result<(Option<RootPath>, bool)> {
         let spelled = spelling::read(raw).map_err(|reason| invalid(raw, &reason))?;
         let path = Path::new(&spelled.path);
         let relative = if path.is_absolute() {
@@ -187,9 +199,9 @@ impl Workspace {
             }
         }
         if parts.is_empty() {
-            return Err(invalid(raw, "it names the root directory itself, not a file in it"));
+            return Ok((None, spelled.names_dir));
         }
-        Ok((self.settled(&parts, raw)?, spelled.names_dir))
+        Ok((Some(self.settled(&parts, raw)?), spelled.names_dir))
     }
 
     /// The root-relative path `parts` names once its names are settled (see
@@ -337,6 +349,10 @@ impl Workspace {
 /// Symbolic links with absolute text followed while resolving one path, at most (the system's
 /// own limit is 40).
 pub(super) const MAX_LINK_HOPS: usize = 40;
+
+fn root_itself(raw: &str) -> Error {
+    invalid(raw, "it names the root directory itself, not a file in it")
+}
 
 fn invalid(raw: &str, reason: &str) -> Error {
     Error::InvalidPath { path: raw.to_string(), reason: reason.to_string() }

@@ -29,6 +29,12 @@ async fn an_absolute_path_inside_the_root_is_the_relative_path_in_every_tool() {
     server.call("copy_file", json!({"from": abs("b.txt"), "to": abs("c.txt")})).await.ok();
     server.call("move_file", json!({"from": abs("c.txt"), "to": abs("d.txt")})).await.ok();
     server.call("list_directory", json!({"path": abs("src")})).await.ok();
+    // The root itself, spelled as an absolute path or a URI, is the root.
+    let text = server.call("list_directory", json!({"path": abs("")})).await.ok().text();
+    assert!(text.contains("src"), "{text}");
+    let text =
+        server.call("find_files", json!({"pattern": "*.txt", "path": uri_of(&root, "")})).await.ok().text();
+    assert!(text.contains("src/a.txt"), "{text}");
     server.call("check_files", json!({"paths": [abs("src/a.txt")]})).await.ok();
     server.call("undo", json!({"path": abs("src/a.txt")})).await.ok();
     server.call("delete_file", json!({"path": abs("d.txt")})).await.ok();
