@@ -28,6 +28,7 @@ mod moves;
 mod outline;
 mod patch;
 mod paths;
+mod scenarios;
 mod portable;
 mod postgres;
 mod profiles;
