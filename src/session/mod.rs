@@ -321,9 +321,11 @@ impl Session {
     }
 
     /// A directory argument of a tool that walks files (list, find, search): None for the root
-    /// (`path` absent, empty or `.`), else the directory resolved in the sandbox.
+    /// (`path` absent, empty or `.`), else the directory resolved in the sandbox. The argument
+    /// is not trimmed: `" src"` or `"src\n"` is refused by the sandbox with the reason, as in
+    /// every other tool, rather than silently read as `src`.
     fn directory(&self, path: Option<&str>) -> Result<Option<RootPath>> {
-        match path.map(str::trim) {
+        match path {
             None | Some("") | Some(".") | Some("./") => Ok(None),
             Some(p) => self.place(p).map(Some),
         }
