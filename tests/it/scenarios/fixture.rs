@@ -15,7 +15,7 @@ pub enum Node {
     Dir,
     /// A symbolic link and its text.
     Link(PathBuf),
-    /// A named pipe, a socket, a device.
+    /// A named pipe (the fixture's only one), a socket, a device.
     Other,
 }
 
@@ -90,6 +90,7 @@ pub fn declared(p: &Places) -> Tree {
     put("root/~backup", file("tilde TOKEN\n"));
     put("root/pic.png", Node::File(png()));
     put("root/rel_pic", link(Path::new("pic.png")));
+    put("root/fifo", Node::Other);
     t
 }
 
@@ -122,7 +123,10 @@ impl Fixture {
                 Node::Dir => std::fs::create_dir(&path).expect("fixture dir"),
                 Node::File(bytes) => std::fs::write(&path, bytes).expect("fixture file"),
                 Node::Link(text) => std::os::unix::fs::symlink(text, &path).expect("fixture link"),
-                Node::Other => panic!("no fixture declares {key} as other"),
+                Node::Other => {
+                    let made = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+                    assert!(made.success(), "mkfifo {key}");
+                }
             }
         }
     }

@@ -301,8 +301,9 @@ impl Tool {
 /// What a call should do.
 #[derive(Debug, Clone)]
 pub enum Expect {
-    /// An error that says why, and no change anywhere.
-    Refused,
+    /// An error that says why (names the path, or this rule when given), and no change
+    /// anywhere.
+    Refused(Option<&'static str>),
     /// Success, and the tree after the call is exactly this.
     Changed(Tree),
     /// Success, no change, and the result shows these texts.
@@ -386,8 +387,10 @@ pub const ADDED: &str = "added TOKEN\n";
 /// The model's verdict for `tool` on the path a spelling means.
 pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expect {
     use Expect::*;
+    #[allow(non_upper_case_globals)]
+    const Refused: Expect = Expect::Refused(None);
     let (rel, dir) = match meaning {
-        Meaning::Refused(_) => return Refused,
+        Meaning::Refused(rule) => return Expect::Refused(Some(rule)),
         Meaning::Path { rel, dir } => (rel.as_str(), *dir),
     };
     let target = walk(tree, p, rel, true);
@@ -430,7 +433,7 @@ pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expec
     {
         return Refused;
     }
-    if dir && !dir_at(&target) {
+    if dir && !dir_at(&target) && tool != Tool::Mkdir {
         return Refused;
     }
     match tool {
@@ -540,10 +543,15 @@ pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expec
                 (Some(Node::File(_)), _) if over => Changed(gone(with(tree, &[(&e, Some(mover))]))),
                 // A patch's move onto an existing file replaces it (Codex), or is refused.
                 (Some(Node::File(_)), Tool::Patch(..)) => AnyOf(vec![Refused, Changed(gone(with(tree, &[(&e, Some(mover))])))]),
-                // A copy onto a link writes its target; a move onto one replaces the link.
-                (Some(Node::Link(_)), Tool::CopyOver) => match file_at(&target) {
-                    Some((q, _)) => AnyOf(vec![Refused, Changed(with(tree, &[(&q, Some(mover))]))]),
-                    None => Refused,
+                // A copy onto a link writes its target (when it may replace it); through a
+                // dangling link it makes the target, as a write does, or is refused.
+                (Some(Node::Link(_)), Tool::CopyOver | Tool::CopyTo) => match (file_at(&target), &target) {
+                    (Some((q, _)), _) if over => AnyOf(vec![Refused, Changed(with(tree, &[(&q, Some(mover))]))]),
+                    (None, Place::Inside(q)) if node(tree, q).is_none() => match create(tree, q, mover) {
+                        Some(t) => AnyOf(vec![Refused, Changed(t)]),
+                        None => Refused,
+                    },
+                    _ => Refused,
                 },
                 (Some(Node::Link(_)), Tool::MoveOver) => {
                     let t = gone(with(tree, &[(&e, Some(mover))]));

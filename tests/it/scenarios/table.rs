@@ -33,6 +33,7 @@ pub const ENTRIES: &[(&str, &str)] = &[
     ("in_nfc_dir", "caf\u{e9}/menu.txt"),
     ("space", "my file.txt"),
     ("tilde", "~backup"),
+    ("fifo", "fifo"),
     ("new", "new.txt"),
     ("new_nested", "newdir/deeper/new.txt"),
     ("new_in_nfc_dir", "caf\u{e9}/new.txt"),
@@ -205,6 +206,11 @@ pub fn calls(s: &Scenario, tree: &Tree, p: &Places) -> (Vec<(&'static str, Value
         Tool::MoveOver => ("move_file", json!({"from": "mover.txt", "to": raw, "overwrite": true})),
         Tool::Delete => ("delete_file", json!({"path": raw})),
         Tool::UndoWrite => {
+            // A link that was once deleted and brought back: its own path is in the journal.
+            if s.entry_is_link() {
+                setup.push(("delete_file", json!({"path": plain(s.rel)})));
+                setup.push(("undo", json!({"path": plain(s.rel)})));
+            }
             setup.push(("write_file", json!({"path": plain(s.rel), "content": "undo me TOKEN\n"})));
             ("undo", json!({"path": raw}))
         }
