@@ -36,6 +36,12 @@ pub enum Spelling {
     DotDotAfterLink,
     DotDotOut,
     DoubleSlash,
+    /// The `file://` URI of the same name in the directory beside the root.
+    UriOutside,
+    /// A `file://` URI under the root whose percent-encoded `..` climbs out of it.
+    UriEscape,
+    /// An absolute path under a sibling whose name starts with the root's (`root-evil`).
+    AbsSibling,
 }
 
 pub const SPELLINGS: &[Spelling] = &[
@@ -60,6 +66,9 @@ pub const SPELLINGS: &[Spelling] = &[
     Spelling::DotDotAfterLink,
     Spelling::DotDotOut,
     Spelling::DoubleSlash,
+    Spelling::UriOutside,
+    Spelling::UriEscape,
+    Spelling::AbsSibling,
 ];
 
 /// What a spelling means.
@@ -112,6 +121,11 @@ impl Spelling {
             Spelling::DotDotAfterLink => format!("rel_dir/../{rel}"),
             Spelling::DotDotOut => format!("../root/{rel}"),
             Spelling::DoubleSlash => format!(".//{}", rel.replace('/', "//")),
+            Spelling::UriOutside => uri(&p.outside),
+            Spelling::UriEscape => {
+                format!("{}/%2e%2e/outside/{rel}", url::Url::from_file_path(&p.canon).unwrap())
+            }
+            Spelling::AbsSibling => format!("{}-evil/{rel}", p.canon.display()),
         })
     }
 
@@ -137,7 +151,9 @@ impl Spelling {
             Spelling::Invisible => Meaning::Refused("invisible"),
             Spelling::Drive => Meaning::Refused("drive letter"),
             Spelling::DotDotAfterLink => Meaning::Refused("symbolic link"),
-            Spelling::DotDotOut => Meaning::Refused("outside"),
+            Spelling::DotDotOut | Spelling::UriOutside | Spelling::UriEscape | Spelling::AbsSibling => {
+                Meaning::Refused("outside")
+            }
         }
     }
 }
@@ -185,7 +201,9 @@ pub fn walk(tree: &Tree, p: &Places, rel: &str, last: bool) -> Place {
         at.pop();
         let text = text.to_str().unwrap();
         let next = if text.starts_with('/') {
-            let under = |root: &Path| Path::new(text).strip_prefix(root).ok().map(|r| r.to_str().unwrap().to_string());
+            let under = |root: &Path| {
+                Path::new(text).strip_prefix(root).ok().map(|r| r.to_str().unwrap().to_string())
+            };
             match under(&p.canon).or_else(|| under(&p.given)) {
                 Some(r) => {
                     at.clear();
@@ -492,7 +510,9 @@ pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expec
             };
             match (&target, file_at(&target)) {
                 (_, Some((q, b))) => Changed(with(tree, &[(&q, Some(Node::File(change(&b))))])),
-                (Place::Inside(q), None) if node(tree, q).is_none() && matches!(tool, Tool::Write | Tool::Append) => {
+                (Place::Inside(q), None)
+                    if node(tree, q).is_none() && matches!(tool, Tool::Write | Tool::Append) =>
+                {
                     let content = if tool == Tool::Write { WRITTEN } else { APPENDED };
                     match create(tree, q, Node::File(content.as_bytes().to_vec())) {
                         // Through a dangling link: the system would make its target; refusing is
@@ -532,7 +552,13 @@ pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expec
         },
         Tool::CopyTo | Tool::CopyOver | Tool::MoveTo | Tool::MoveOver | Tool::Patch(_, Op::MoveTo) => {
             let mover = node(tree, "mover.txt").unwrap().clone();
-            let gone = |t: Tree| if matches!(tool, Tool::CopyTo | Tool::CopyOver) { t } else { with(&t, &[("mover.txt", None)]) };
+            let gone = |t: Tree| {
+                if matches!(tool, Tool::CopyTo | Tool::CopyOver) {
+                    t
+                } else {
+                    with(&t, &[("mover.txt", None)])
+                }
+            };
             let over = matches!(tool, Tool::CopyOver | Tool::MoveOver);
             let Some(e) = entry_rel else { return Refused };
             match (entry_node, tool) {
@@ -542,11 +568,15 @@ pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expec
                 },
                 (Some(Node::File(_)), _) if over => Changed(gone(with(tree, &[(&e, Some(mover))]))),
                 // A patch's move onto an existing file replaces it (Codex), or is refused.
-                (Some(Node::File(_)), Tool::Patch(..)) => AnyOf(vec![Refused, Changed(gone(with(tree, &[(&e, Some(mover))])))]),
+                (Some(Node::File(_)), Tool::Patch(..)) => {
+                    AnyOf(vec![Refused, Changed(gone(with(tree, &[(&e, Some(mover))])))])
+                }
                 // A copy onto a link writes its target (when it may replace it); through a
                 // dangling link it makes the target, as a write does, or is refused.
                 (Some(Node::Link(_)), Tool::CopyOver | Tool::CopyTo) => match (file_at(&target), &target) {
-                    (Some((q, _)), _) if over => AnyOf(vec![Refused, Changed(with(tree, &[(&q, Some(mover))]))]),
+                    (Some((q, _)), _) if over => {
+                        AnyOf(vec![Refused, Changed(with(tree, &[(&q, Some(mover))]))])
+                    }
                     (None, Place::Inside(q)) if node(tree, q).is_none() => match create(tree, q, mover) {
                         Some(t) => AnyOf(vec![Refused, Changed(t)]),
                         None => Refused,
@@ -563,7 +593,17 @@ pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expec
         Tool::MoveFrom | Tool::Patch(_, Op::Move) => {
             let Some(e) = entry_rel else { return Refused };
             if dir {
-                return AnyOf(vec![Refused, Changed(moved(tree, match &target { Place::Inside(q) => q, _ => &e }, "moved.txt"))]);
+                return AnyOf(vec![
+                    Refused,
+                    Changed(moved(
+                        tree,
+                        match &target {
+                            Place::Inside(q) => q,
+                            _ => &e,
+                        },
+                        "moved.txt",
+                    )),
+                ]);
             }
             let edited = |t: Tree| -> Tree {
                 // A Codex move carries an edit of the content.
@@ -581,11 +621,15 @@ pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expec
             };
             match entry_node {
                 Some(Node::File(_)) => Changed(edited(moved(tree, &e, "moved.txt"))),
-                Some(Node::Link(_)) if good_link && file_at(&target).is_some() => Changed(edited(moved(tree, &e, "moved.txt"))),
+                Some(Node::Link(_)) if good_link && file_at(&target).is_some() => {
+                    Changed(edited(moved(tree, &e, "moved.txt")))
+                }
                 Some(Node::Link(_)) if matches!(tool, Tool::MoveFrom) => {
                     AnyOf(vec![Refused, Changed(moved(tree, &e, "moved.txt"))])
                 }
-                Some(Node::Dir) if tool == Tool::MoveFrom => AnyOf(vec![Refused, Changed(moved(tree, &e, "moved.txt"))]),
+                Some(Node::Dir) if tool == Tool::MoveFrom => {
+                    AnyOf(vec![Refused, Changed(moved(tree, &e, "moved.txt"))])
+                }
                 _ => Refused,
             }
         }
@@ -603,7 +647,9 @@ pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expec
             let removed = Changed(with(tree, &[(&e, None)]));
             match entry_node {
                 Some(Node::File(_)) => removed,
-                Some(Node::Link(_)) if good_link && (tool == Tool::Delete || file_at(&target).is_some()) => removed,
+                Some(Node::Link(_)) if good_link && (tool == Tool::Delete || file_at(&target).is_some()) => {
+                    removed
+                }
                 Some(Node::Link(_)) => AnyOf(vec![Refused, removed]),
                 Some(Node::Dir) if is_empty_dir(tree, &e) && tool == Tool::Delete => removed,
                 _ => Refused,
@@ -620,4 +666,3 @@ fn node_at<'a>(tree: &'a Tree, place: &Place) -> Option<&'a Node> {
         _ => None,
     }
 }
-

@@ -46,8 +46,18 @@ pub const ENTRIES: &[(&str, &str)] = &[
 const MEDIA_ENTRIES: &[&str] = &["file", "dir", "out_rel_link", "dangling_in_link", "new"];
 
 /// Entries an undo scenario first writes (by their plain path), then undoes by a spelling.
-const UNDO_WRITE_ENTRIES: &[&str] =
-    &["file", "nested_file", "rel_file_link", "abs_file_link", "via_abs_dir_link", "nfc_file", "in_nfc_dir", "space", "tilde", "new"];
+const UNDO_WRITE_ENTRIES: &[&str] = &[
+    "file",
+    "nested_file",
+    "rel_file_link",
+    "abs_file_link",
+    "via_abs_dir_link",
+    "nfc_file",
+    "in_nfc_dir",
+    "space",
+    "tilde",
+    "new",
+];
 
 /// Entries an undo scenario first deletes, then brings back by a spelling.
 const UNDO_DELETE_ENTRIES: &[&str] = &[
@@ -78,7 +88,14 @@ pub struct Scenario {
 
 impl Scenario {
     pub fn label(&self) -> String {
-        format!("{} | {} ({}) | {} {:?}", self.tool.name(), self.entry, self.rel, self.spelling.name(), self.raw)
+        format!(
+            "{} | {} ({}) | {} {:?}",
+            self.tool.name(),
+            self.entry,
+            self.rel,
+            self.spelling.name(),
+            self.raw
+        )
     }
 
     pub fn entry_is_link(&self) -> bool {
@@ -90,15 +107,23 @@ impl Scenario {
 /// issue, and for the others the spellings a model sends most plus a rotating share of the
 /// rest, so that across the table every tool meets every spelling.
 fn spellings_for(tool: Tool, tool_index: usize, entry_index: usize) -> Vec<Spelling> {
-    let full = matches!(tool, Tool::Write | Tool::Delete | Tool::Read | Tool::MoveFrom | Tool::Patch(Form::Codex, Op::Update));
+    let full =
+        matches!(tool, Tool::Write | Tool::Delete | Tool::MoveFrom | Tool::Patch(Form::Codex, Op::Update));
     if full {
         return SPELLINGS.to_vec();
     }
-    let common = [Spelling::Rel, Spelling::AbsCanon, Spelling::Uri, Spelling::Backslash, Spelling::TrailingSlash, Spelling::Nfd];
+    let common = [
+        Spelling::Rel,
+        Spelling::AbsCanon,
+        Spelling::Uri,
+        Spelling::Backslash,
+        Spelling::TrailingSlash,
+        Spelling::Nfd,
+    ];
     let rest: Vec<Spelling> = SPELLINGS.iter().copied().filter(|s| !common.contains(s)).collect();
     let mut out = common.to_vec();
-    for k in 0..3 {
-        out.push(rest[(tool_index * 5 + entry_index * 3 + k) % rest.len()]);
+    for k in 0..2 {
+        out.push(rest[(tool_index * 5 + entry_index * 2 + k) % rest.len()]);
     }
     out
 }
@@ -166,7 +191,14 @@ pub fn scenarios(p: &Places) -> Vec<Scenario> {
     for spelling in SPELLINGS {
         for (entry, rel) in [("image", "pic.png"), ("image_link", "rel_pic")] {
             if let Some(raw) = spelling.raw(rel, p) {
-                out.push(Scenario { tool: Tool::Media, entry, rel, spelling: *spelling, raw, meaning: spelling.meaning(rel) });
+                out.push(Scenario {
+                    tool: Tool::Media,
+                    entry,
+                    rel,
+                    spelling: *spelling,
+                    raw,
+                    meaning: spelling.meaning(rel),
+                });
             }
         }
     }
@@ -247,7 +279,11 @@ fn patch(form: Form, op: Op, s: &Scenario, tree: &Tree, p: &Places) -> String {
         }
         Form::Unified => {
             let side = |prefix: &str| {
-                if raw.starts_with('/') || raw.starts_with("file:") { raw.to_string() } else { format!("{prefix}/{raw}") }
+                if raw.starts_with('/') || raw.starts_with("file:") {
+                    raw.to_string()
+                } else {
+                    format!("{prefix}/{raw}")
+                }
             };
             let (a, b) = (side("a"), side("b"));
             match op {
