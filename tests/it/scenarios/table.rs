@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
+use super::expect::{ADDED, APPENDED, Form, Op, Tool, WRITTEN};
 use super::fixture::{Places, Tree};
-use super::model::{self, ADDED, APPENDED, Form, Meaning, Op, SPELLINGS, Spelling, Tool, WRITTEN};
+use super::model::{self, Meaning, SPELLINGS, Spelling};
 
 /// The fixture entries a path can name: a label and the root-relative path.
 pub const ENTRIES: &[(&str, &str)] = &[
@@ -260,7 +261,7 @@ pub fn calls(s: &Scenario, tree: &Tree, p: &Places) -> (Vec<(&'static str, Value
 fn patch(form: Form, op: Op, s: &Scenario, tree: &Tree, p: &Places) -> String {
     let raw = s.raw.as_str();
     let old = match model::walk(tree, p, s.rel, true) {
-        model::Place::Inside(q) => model::line_of(tree, &q),
+        model::Place::Inside(q) => super::expect::line_of(tree, &q),
         _ => None,
     }
     .unwrap_or_else(|| "nothing TOKEN".into());
