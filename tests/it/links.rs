@@ -120,3 +120,16 @@ async fn a_refusal_about_a_link_to_a_directory_says_it_is_a_link() {
     assert_eq!(root.read("lib/a.js"), b"a\n");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn undo_after_a_write_through_a_restored_link_takes_back_the_write_not_the_link() {
+    let root = Root::new().file("a.txt", "one\n").symlink("alias.txt", "a.txt");
+    let server = Server::spawn(&root).await;
+    server.call("delete_file", json!({"path": "alias.txt"})).await.ok();
+    server.call("undo", json!({"path": "alias.txt"})).await.ok();
+    server.call("write_file", json!({"path": "alias.txt", "content": "two\n"})).await.ok();
+    server.call("undo", json!({"path": "alias.txt"})).await.ok();
+    assert_eq!(root.read("a.txt"), b"one\n", "the write was taken back");
+    assert_eq!(link_text(&root, "alias.txt"), Some(PathBuf::from("a.txt")), "the link stays");
+    server.stop().await;
+}

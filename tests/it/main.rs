@@ -37,6 +37,7 @@ mod read_many;
 mod references;
 mod roots;
 mod sandbox;
+mod scenarios;
 mod schemas;
 mod search;
 mod syntax;
