@@ -107,7 +107,11 @@ pub fn json_size<T: Serialize + ?Sized>(value: &T) -> usize {
 
 /// Keeps the longest prefix of `items` whose text and JSON (as `cost` gives them, per item)
 /// fit in `room`, takes their room, and returns how many it dropped from the end.
-pub fn keep_fitting<T>(items: &mut Vec<T>, room: &mut Room, mut cost: impl FnMut(&T) -> (usize, usize)) -> usize {
+pub fn keep_fitting<T>(
+    items: &mut Vec<T>,
+    room: &mut Room,
+    mut cost: impl FnMut(&T) -> (usize, usize),
+) -> usize {
     let kept = items
         .iter()
         .position(|item| {
@@ -183,13 +187,16 @@ mod tests {
     #[test]
     fn an_unbounded_room_takes_everything() {
         let mut room = Room::unbounded();
-        assert!(room.take(usize::MAX / 2, usize::MAX / 2) && room.is_unbounded());
+        assert!(room.is_unbounded());
+        assert!(room.take(usize::MAX / 2, usize::MAX / 2));
         assert!(!Room::result().is_unbounded());
     }
 
     #[test]
     fn json_chars_counts_escapes_as_serde_json_writes_them() {
-        for s in ["plain", "tab\there", "quote \" and \\ backslash", "line\r\n", "bell \u{7} nul \0", "é ✓ 😀", ""] {
+        for s in
+            ["plain", "tab\there", "quote \" and \\ backslash", "line\r\n", "bell \u{7} nul \0", "é ✓ 😀", ""]
+        {
             let written = serde_json::to_string(s).unwrap().chars().count();
             assert_eq!(json_chars(s) + 2, written, "{s:?}");
         }

@@ -731,9 +731,7 @@ mod tests {
     #[test]
     fn the_first_line_of_a_bom_file_is_anchored_as_read_file_shows_it() {
         let text = "\u{feff}a\nb\n";
-        let read =
-            super::super::number_lines(text, super::super::Window::lines(1, 1, true))
-                .unwrap();
+        let read = super::super::number_lines(text, super::super::Window::lines(1, 1, true)).unwrap();
         let anchor = Anchor::parse(&read.numbered).unwrap();
         let out =
             apply("f", text, &[Edit::Lines { from: anchor.clone(), to: anchor, new: "A".into() }], true)

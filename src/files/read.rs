@@ -65,7 +65,8 @@ pub struct Window {
     pub anchors: bool,
     /// The room the numbered lines may take in a result, as text and again as a JSON string:
     /// the window stops at the first line that does not fit, though its first line is always
-    /// shown (at most [`FIRST_LINE_ROOM`]).
+    /// shown (at most [`MAX_LINE_CHARS`] and a marker): a caller that must stay within the room
+    /// checks what the page took.
     pub room: Room,
 }
 
@@ -75,11 +76,6 @@ impl Window {
         Window { offset, limit, anchors, room: Room::unbounded() }
     }
 }
-
-/// The most room one numbered line takes, text and JSON together: a number or anchor, a tab,
-/// [`MAX_LINE_CHARS`] characters and the cut marker, each character escaped in JSON at worst
-/// as `\u0001` (6 characters). A window given this much shows its first line within it.
-pub const FIRST_LINE_ROOM: usize = (MAX_LINE_CHARS + 64) * 7;
 
 /// Reads the file, decoded in its encoding, and numbers the requested window. Refuses binary
 /// files.

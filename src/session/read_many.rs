@@ -14,9 +14,8 @@ use serde::Serialize;
 
 use super::read::page_room;
 use super::{ReadOutcome, Session, required};
-use crate::budget::{Room, json_chars};
+use crate::budget::{Room, json_chars, json_size};
 use crate::error::{Error, Result};
-use crate::files::{FIRST_LINE_ROOM, MAX_LINE_CHARS};
 
 /// The most paths one call may name.
 pub const MAX_PATHS: usize = 100;
@@ -24,6 +23,9 @@ pub const MAX_PATHS: usize = 100;
 /// What naming one path takes, in text and JSON: its `== path ==` header (or its place in
 /// `not_shown`) and the fields of its entry besides the page.
 const PER_PATH: (usize, usize) = (16, 48);
+
+/// Room a page needs to be worth reading: a short line with its number.
+const MIN_LINE_ROOM: usize = 100;
 
 /// What the closing summary takes, in text and JSON: the counts and the note on what was not
 /// read (whose paths [`PER_PATH`] already counts).
@@ -98,17 +100,21 @@ impl Session {
         }
         room.spend(SUMMARY.0, SUMMARY.1);
         for (i, raw) in paths.iter().enumerate() {
-            // Not even one cut line would fit: this file and the rest wait for the next call.
+            // No room for a line: this file and the rest wait for the next call.
             let page = page_room(room, raw);
-            if page.text_left() < MAX_LINE_CHARS + 64 || page.whole_left() < FIRST_LINE_ROOM {
+            if page.text_left() < MIN_LINE_ROOM || page.whole_left() < 2 * MIN_LINE_ROOM {
                 outcome.not_shown.extend(paths[i..].iter().cloned());
                 break;
             }
             match self.read_page(Some(raw), offset, limit, false, room) {
                 Ok((file, cut)) => {
                     let chars = file.content.chars().count();
-                    room = page_room(room, &file.path);
-                    room.spend(chars, json_chars(&file.content));
+                    // A page always shows its first line: when even that does not fit, the
+                    // file waits for the next call with the rest.
+                    if !room.take(chars + page_text_facts(&file), json_size(&file)) {
+                        outcome.not_shown.extend(paths[i..].iter().cloned());
+                        break;
+                    }
                     outcome.chars += chars;
                     outcome.read += 1;
                     outcome.files.push(FileRead { path: raw.clone(), file: Some(file), error: None, cut });
@@ -117,7 +123,12 @@ impl Session {
                     let error = e.to_string();
                     room.spend(error.chars().count(), json_chars(&error));
                     outcome.failed += 1;
-                    outcome.files.push(FileRead { path: raw.clone(), file: None, error: Some(error), cut: false });
+                    outcome.files.push(FileRead {
+                        path: raw.clone(),
+                        file: None,
+                        error: Some(error),
+                        cut: false,
+                    });
                 }
             }
         }
@@ -127,6 +138,13 @@ impl Session {
         }
         Ok(outcome)
     }
+}
+
+/// Characters the text of a page takes besides its lines, at most: the footer that names the
+/// path and gives its facts, and the notes on cut lines and on the encoding.
+fn page_text_facts(file: &ReadOutcome) -> usize {
+    let notes = file.encoding_problem.as_ref().map_or(0, |p| p.chars().count() + 10);
+    file.path.chars().count() + 320 + if file.cut_lines > 0 { 160 } else { 0 } + notes
 }
 
 #[cfg(test)]
@@ -207,7 +225,7 @@ mod tests {
             std::fs::write(t.path().join("root").join(name), &text).unwrap();
         }
         let out = s.read_multiple_files(Some(&names(MAX_PATHS)), None, None).unwrap();
-        assert!(out.chars <= crate::budget::TEXT_CHARS - 5000, "{}", out.chars);
+        assert!(out.chars <= crate::budget::TEXT_CHARS, "{}", out.chars);
         let whole = out.files.iter().filter(|f| !f.cut).count();
         let per_file = out.files[0].file.as_ref().unwrap().content.chars().count();
         assert_eq!(per_file, 7200);

@@ -150,7 +150,8 @@ async fn search_files_of_many_long_matching_lines_fits_and_counts_the_rest() {
     let reply = server.call("search_files", json!({"pattern": "needle"})).await.ok();
     assert_fits("search_files", &reply);
     let j = reply.json();
-    let shown: usize = j["files"].as_array().unwrap().iter().map(|f| f["lines"].as_array().unwrap().len()).sum();
+    let shown: usize =
+        j["files"].as_array().unwrap().iter().map(|f| f["lines"].as_array().unwrap().len()).sum();
     assert_eq!(shown as u64 + j["more"].as_u64().unwrap(), 5000, "every match shown or counted");
     assert!(reply.text().contains("more matching lines not shown"), "{}", reply.text());
     server.stop().await;
@@ -277,11 +278,12 @@ async fn edit_file_diff_of_long_lines_fits_and_says_how_to_see_the_rest() {
 }
 
 #[tokio::test]
-async fn an_error_naming_a_hundred_long_paths_fits() {
-    let paths: Vec<String> = (0..100).map(|i| format!("missing/{}/{i:03}.txt", "m".repeat(240))).collect();
+async fn an_error_naming_a_thousand_conflicts_fits_and_says_it_was_cut() {
+    let paths: Vec<String> = (0..1000).map(|i| format!("held/{}/{i:04}.txt", "h".repeat(60))).collect();
     let root = Root::new();
     let server = Server::spawn(&root).await;
-    let reply = server.call("read_multiple_files", json!({"paths": paths})).await;
+    server.call("claim_files", json!({"paths": paths, "agent": "first"})).await.ok();
+    let reply = server.call("claim_files", json!({"paths": paths, "agent": "second"})).await;
     let (text, _) = sizes(&reply);
     let t = reply.err();
     assert!(text <= TEXT_CHARS, "{text} characters of error text");

@@ -180,7 +180,8 @@ impl Rendered for PatchOutcome {
             text.push_str(&patched_line(f));
         }
         if self.not_listed > 0 {
-            let fate = if self.dry_run { "they apply all the same" } else { "they were patched all the same" };
+            let fate =
+                if self.dry_run { "they apply all the same" } else { "they were patched all the same" };
             text.push_str(&format!(
                 "\n  ({} more files, the last in the patch, not listed to keep this result within {} characters: \
                  {fate}; check_files checks them)",

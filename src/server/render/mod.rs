@@ -13,8 +13,8 @@ use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, CopyOutcome, DeleteOutcome, EditOutcome,
-    FileCheck, FileStatus, FindOutcome, InfoOutcome, LineEndings, ListOutcome, MediaOutcome,
-    MkdirOutcome, MoveOutcome, OutlineOutcome, PatchOutcome, PatchedAs, PatchedFile, ReadManyOutcome, ReadOutcome,
+    FileCheck, FileStatus, FindOutcome, InfoOutcome, LineEndings, ListOutcome, MediaOutcome, MkdirOutcome,
+    MoveOutcome, OutlineOutcome, PatchOutcome, PatchedAs, PatchedFile, ReadManyOutcome, ReadOutcome,
     SearchOutcome, UndoOutcome, WriteOutcome,
 };
 use crate::workspace::FileKind;
@@ -129,7 +129,10 @@ fn keep_shown<T: Serialize>(items: &mut Vec<T>, room: &mut Room, line: impl Fn(&
 fn and_more(n: usize) -> String {
     match n {
         0 => String::new(),
-        n => format!(", and {n} more not listed (to keep this result within {} characters)", thousands(TEXT_CHARS)),
+        n => format!(
+            ", and {n} more not listed (to keep this result within {} characters)",
+            thousands(TEXT_CHARS)
+        ),
     }
 }
 
@@ -176,7 +179,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(d);

@@ -44,10 +44,7 @@ fn check_entry(file: &FileCheck) -> String {
         match &file.syntax {
             Some(report) if !report.problems.is_empty() => {
                 for p in &report.problems {
-                    text.push_str(&format!(
-                        "\n  {}:{} {}\n      {}",
-                        p.line, p.column, p.message, p.source
-                    ));
+                    text.push_str(&format!("\n  {}:{} {}\n      {}", p.line, p.column, p.message, p.source));
                 }
                 if report.more_problems > 0 {
                     text.push_str(&format!("\n  ... and {} more", report.more_problems));
@@ -132,7 +129,8 @@ fn not_released_line(n: &crate::store::NotReleased, agent: &str) -> String {
 
 /// One live claim: `\n  path  agent "a" since ..., fencing token 7`.
 fn claim_line(c: &crate::store::Claim) -> String {
-    let mut line = format!("\n  {}  agent {:?} since {}, fencing token {}", c.path, c.agent, c.since, c.token);
+    let mut line =
+        format!("\n  {}  agent {:?} since {}, fencing token {}", c.path, c.agent, c.since, c.token);
     if let Some(expires) = &c.expires {
         line.push_str(&format!(" (expires {expires})"));
     }
