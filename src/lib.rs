@@ -70,7 +70,7 @@
 //!   `files::Listing`, `store::Claim`, `check::Report`), rather than being copied into the
 //!   glue: one type per thing, and `schemas/` is generated from them.
 //! - [`lines`], [`timestamp`] and [`budget`] are ground-floor modules the notes do not name: a line
-//!   number or a time is formatted in one place.
+//!   number or a time is formatted in one place, and a result's size bound decided in one.
 #![warn(missing_docs)]
 
 pub mod background;
