@@ -92,6 +92,12 @@ pub struct PatchOutcome {
     pub files: Vec<PatchedFile>,
     /// Things the caller should know although the patch applied.
     pub warnings: Vec<String>,
+    /// How many files (the last in the patch) were left out of this result to keep it within its budget (50,000
+    /// characters of text): they were patched all the same; check_files checks them.
+    pub not_listed: usize,
+    /// How many files' diffs were left out of this result to keep it within its budget (50,000
+    /// characters of text): read_file shows the files once applied, or a dry run of fewer files shows theirs.
+    pub diffs_not_shown: usize,
 }
 
 /// Lines of diff shown per file.
@@ -250,6 +256,8 @@ impl Session {
             dry_run,
             files,
             warnings: unrecorded.into_iter().collect(),
+            not_listed: 0,
+            diffs_not_shown: 0,
         })
     }
 

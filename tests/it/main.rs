@@ -5,6 +5,7 @@ mod util;
 
 mod anchors;
 mod append;
+mod budget;
 mod check_files;
 mod claims;
 mod cleanup;
