@@ -10,6 +10,9 @@ use super::{
     PatchErrorKind, blank_text, error, is_blank, is_marker, marker, show,
 };
 
+/// Codex's optional first line in the envelope: the environment the patch is for.
+const ENVIRONMENT_ID: &str = "*** Environment ID:";
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Op {
     Add,
@@ -109,6 +112,21 @@ pub(super) fn parse(lines: &[&str], begin: usize) -> Result<Vec<Entry>, PatchErr
                 let (move_to, hunks, next) = update(lines, i, end, &path)?;
                 entries.push(Entry { line: i, file: FilePatch::Update { path, move_to, hunks } });
                 i = next;
+            }
+            None if entries.is_empty() && marker(line, ENVIRONMENT_ID).is_some() => {
+                // Codex's preamble naming where to apply the patch: empty is here.
+                if marker(line, ENVIRONMENT_ID).is_some_and(|id| !id.is_empty()) {
+                    return Err(error(
+                        i,
+                        PatchErrorKind::Unsupported,
+                        format!(
+                            "{} names another environment: apply_patch changes files under its root \
+                             only; remove the line",
+                            show(line.trim())
+                        ),
+                    ));
+                }
+                i += 1;
             }
             None => {
                 // Two envelopes one after the other: read them as one.

@@ -107,10 +107,13 @@ impl Rendered for PatchOutcome {
             if self.dry_run { "Dry run, nothing written: the patch applies" } else { "Applied the patch" };
         let mut text = format!("{verb} ({} format) to {}:", self.format, plural(self.files.len(), "file"));
         for f in &self.files {
-            let name = match &f.moved_to {
+            let mut name = match &f.moved_to {
                 Some(to) => format!("{} -> {to}", f.path),
                 None => f.path.clone(),
             };
+            if f.replaced {
+                name.push_str(" (replacing the file there)");
+            }
             let counts = match f.action {
                 PatchedAs::Added => format!("+{}", lines(f.added_lines)),
                 PatchedAs::Deleted => format!("-{}", lines(f.removed_lines)),
