@@ -23,14 +23,14 @@
 //! (default: this repository, 300 commits; the cases' directory may also be given as
 //! `FILEWRIGHT_CODEX_CASES`; without one, that part is skipped). Prints Markdown tables for
 //! BENCHMARKS.md, every refusal's reason with its count, and the first differences in full.
-#[path = "common/stdio.rs"]
-mod stdio;
 #[path = "patch_replay/cases.rs"]
 mod cases;
 #[path = "patch_replay/envelope.rs"]
 mod envelope;
 #[path = "patch_replay/git.rs"]
 mod git;
+#[path = "common/stdio.rs"]
+mod stdio;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -92,7 +92,13 @@ fn main() {
     let mut rows = Vec::new();
     for format in formats {
         let tally = replay(&repo, &list, format);
-        println!("{}: {} same, {} refused, {} different", format.name(), tally.same, count(&tally.refused), tally.different.len());
+        println!(
+            "{}: {} same, {} refused, {} different",
+            format.name(),
+            tally.same,
+            count(&tally.refused),
+            tally.different.len()
+        );
         for (reason, n) in &tally.refused {
             println!("  refused {n}x: {reason}");
         }
@@ -104,7 +110,12 @@ fn main() {
         }
         rows.push((format, tally));
     }
-    let name = repo.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // A bare mirror's directory is `repo` or `x.git`: its parent names the project.
+    let named = match repo.file_name().and_then(|n| n.to_str()) {
+        Some("repo" | ".git") => repo.parent().unwrap_or(&repo),
+        _ => &repo,
+    };
+    let name = named.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     println!("\n| {name}: {} commits | files | same | refused | both refused | different |", list.len());
     println!("|---|---|---|---|---|---|");
     for (format, t) in &rows {
@@ -130,7 +141,8 @@ fn count(reasons: &BTreeMap<String, usize>) -> usize {
 /// Replays `commits` in order, sent as `format`.
 fn replay(repo: &Path, commits: &[String], format: Format) -> Tally {
     let work = tempfile::tempdir().unwrap();
-    let (by_git, by_server, state) = (work.path().join("git"), work.path().join("fw"), work.path().join("state"));
+    let (by_git, by_server, state) =
+        (work.path().join("git"), work.path().join("fw"), work.path().join("state"));
     for dir in [&by_git, &by_server, &state] {
         std::fs::create_dir(dir).unwrap();
     }
@@ -160,7 +172,8 @@ fn replay(repo: &Path, commits: &[String], format: Format) -> Tally {
         let diff = git::diff(repo, &parent, commit, context);
         let git_result = git::apply(&diff, &by_git, context == 0);
         let patch: Result<String, String> = match format {
-            Format::Unified(_) => String::from_utf8(diff).map_err(|_| "the diff is not UTF-8 (a JSON string cannot carry it)".into()),
+            Format::Unified(_) => String::from_utf8(diff)
+                .map_err(|_| "the diff is not UTF-8 (a JSON string cannot carry it)".into()),
             Format::Codex => envelope::make(repo, &parent, commit, &changes),
         };
         let server_result = match &patch {
@@ -171,15 +184,24 @@ fn replay(repo: &Path, commits: &[String], format: Format) -> Tally {
         let after_git = snapshot(&by_git, &paths);
         match (git_result, server_result) {
             (Ok(()), Ok(())) if after_git == after_server => tally.same += 1,
-            (Ok(()), Ok(())) => tally.different.push(format!("{short}: {}", first_difference(&after_git, &after_server))),
+            (Ok(()), Ok(())) => {
+                tally.different.push(format!("{short}: {}", first_difference(&after_git, &after_server)))
+            }
             (Ok(()), Err(reason)) if after_server == before => {
                 *tally.refused.entry(bucket(&reason)).or_default() += 1;
             }
-            (Ok(()), Err(reason)) => tally.different.push(format!("{short}: refused ({reason}) but changed {}", first_difference(&before, &after_server))),
+            (Ok(()), Err(reason)) => tally.different.push(format!(
+                "{short}: refused ({reason}) but changed {}",
+                first_difference(&before, &after_server)
+            )),
             (Err(git_says), Err(_)) if after_server == before => {
                 *tally.both_refused.entry(bucket(&git_says)).or_default() += 1;
             }
-            (Err(git_says), _) => tally.different.push(format!("{short}: git apply refused ({}) and filewright changed {}", bucket(&git_says), first_difference(&before, &after_server))),
+            (Err(git_says), _) => tally.different.push(format!(
+                "{short}: git apply refused ({}) and filewright changed {}",
+                bucket(&git_says),
+                first_difference(&before, &after_server)
+            )),
         }
         // Both copies as the commit has them, whatever happened.
         for path in &paths {
@@ -258,7 +280,11 @@ fn first_difference(expected: &Snapshot, actual: &Snapshot) -> String {
         return match (want, got) {
             (Some(w), Some(g)) => {
                 let (w, g) = (String::from_utf8_lossy(w), String::from_utf8_lossy(g));
-                let at = w.lines().zip(g.lines()).position(|(a, b)| a != b).unwrap_or(w.lines().count().min(g.lines().count()));
+                let at = w
+                    .lines()
+                    .zip(g.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(w.lines().count().min(g.lines().count()));
                 format!(
                     "{path} line {}: expected {:?}, got {:?}",
                     at + 1,

@@ -66,7 +66,9 @@ fn case(dir: &Path, part: &str, with_dirs: bool) -> Case {
         None => tree(&dir.join("expected"), true) != tree(&dir.join("input"), true),
     };
     let strings = |v: &serde_json::Value| -> Vec<String> {
-        v.as_array().map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect()).unwrap_or_default()
+        v.as_array()
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
     };
     let symlinks = json["symlinks"]
         .as_object()

@@ -41,6 +41,17 @@ pub fn make(repo: &Path, parent: &str, commit: &str, changes: &[Change]) -> Resu
                 text(parent, &change.old_path)?;
                 out.push_str(&format!("*** Delete File: {}\n", change.old_path));
             }
+            Kind::Renamed if blob(repo, parent, &change.old_path) == blob(repo, commit, &change.new_path) => {
+                // Codex has no move without a hunk: a pure rename is a delete and an add.
+                let new = text(commit, &change.new_path)?;
+                out.push_str(&format!(
+                    "*** Delete File: {}\n*** Add File: {}\n",
+                    change.old_path, change.new_path
+                ));
+                for line in new.split_inclusive('\n') {
+                    push_line(&mut out, '+', line);
+                }
+            }
             Kind::Modified | Kind::Renamed => {
                 let (old, new) = (text(parent, &change.old_path)?, text(commit, &change.new_path)?);
                 out.push_str(&format!("*** Update File: {}\n", change.old_path));
@@ -96,7 +107,8 @@ fn hunks(out: &mut String, old: &str, new: &str) {
                 header = Some(old_lines[j]);
             } else {
                 // More context, back to the previous hunk if need be: then it is unique.
-                while start > cursor && first_match(&old_lines, &old_lines[start..end], cursor) != Some(start) {
+                while start > cursor && first_match(&old_lines, &old_lines[start..end], cursor) != Some(start)
+                {
                     start -= 1;
                     lines.insert(0, (' ', old_lines[start]));
                 }

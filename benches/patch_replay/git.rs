@@ -124,8 +124,7 @@ pub fn apply(diff: &[u8], dir: &Path, zero_context: bool) -> Result<(), String> 
 /// The tree of `commit` written into `dir`.
 pub fn extract(repo: &Path, commit: &str, dir: &Path) {
     let tar = git(repo, &["archive", "--format=tar", commit]);
-    let mut child =
-        Command::new("tar").arg("-x").arg("-C").arg(dir).stdin(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new("tar").arg("-x").arg("-C").arg(dir).stdin(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(&tar).unwrap();
     assert!(child.wait().unwrap().success(), "tar -x");
 }

@@ -14,19 +14,18 @@
 //! rename of `a` to `a/a`): the file goes before anything is staged under it.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::after_write::{AfterWrite, Landed};
+use super::patch_write::journal_rows;
 use super::{Session, required_or_truncated};
 use crate::error::{Error, Result};
 use crate::files::patch::{FilePatch, Patch};
 use crate::files::{self, encoding, sha256_hex};
 use crate::lines::count_lines;
-use crate::store::{Action, Before, WriteFacts};
-use crate::workspace::{RootPath, Staged};
+use crate::workspace::RootPath;
 
 /// What a patch did to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -109,33 +108,33 @@ pub struct PatchOutcome {
 const MAX_DIFF_LINES: usize = 120;
 
 /// A file's change, worked out and not yet written.
-struct Planned {
-    action: PatchedAs,
-    path: RootPath,
-    moved_to: Option<RootPath>,
+pub(super) struct Planned {
+    pub(super) action: PatchedAs,
+    pub(super) path: RootPath,
+    pub(super) moved_to: Option<RootPath>,
     /// The file before (None: it did not exist).
-    before: Option<Vec<u8>>,
+    pub(super) before: Option<Vec<u8>>,
     /// For a move onto an existing file: that file before.
-    replaced: Option<Vec<u8>>,
+    pub(super) replaced: Option<Vec<u8>>,
     /// Its text, in whatever encoding it is (empty for a binary file being deleted).
-    text_before: String,
+    pub(super) text_before: String,
     /// The file after (None: deleted), in the file's own encoding...
-    after: Option<Vec<u8>>,
+    pub(super) after: Option<Vec<u8>>,
     /// ... and its text.
-    text_after: Option<String>,
-    added_lines: usize,
-    removed_lines: usize,
-    tolerated: Vec<String>,
+    pub(super) text_after: Option<String>,
+    pub(super) added_lines: usize,
+    pub(super) removed_lines: usize,
+    pub(super) tolerated: Vec<String>,
 }
 
 impl Planned {
     /// Where the new content goes.
-    fn destination(&self) -> &RootPath {
+    pub(super) fn destination(&self) -> &RootPath {
         self.moved_to.as_ref().unwrap_or(&self.path)
     }
 
     /// The path the change takes away: a deleted file, a move's source.
-    fn removes(&self) -> Option<&RootPath> {
+    pub(super) fn removes(&self) -> Option<&RootPath> {
         (self.moved_to.is_some() || self.after.is_none()).then_some(&self.path)
     }
 
@@ -150,7 +149,7 @@ impl Planned {
 }
 
 /// Whether `path` lies strictly inside `dir`.
-fn is_inside(path: &RootPath, dir: &RootPath) -> bool {
+pub(super) fn is_inside(path: &RootPath, dir: &RootPath) -> bool {
     path != dir && path.as_path().starts_with(dir.as_path())
 }
 
@@ -184,9 +183,9 @@ impl Session {
         for (k, (path, to)) in targets.iter().enumerate() {
             for key in std::iter::once(path).chain(to).map(RootPath::display) {
                 // Two spellings of one file (`x` and `/root/x`) look like two files to the parser.
-                let first = targets.iter().position(|(p, t)| {
-                    p.display() == key || t.as_ref().is_some_and(|t| t.display() == key)
-                });
+                let first = targets
+                    .iter()
+                    .position(|(p, t)| p.display() == key || t.as_ref().is_some_and(|t| t.display() == key));
                 if let Some(first) = first.filter(|&first| first != k) {
                     return Err(Error::PatchRefused {
                         reason: format!(
@@ -227,12 +226,14 @@ impl Session {
                 .iter()
                 .zip(&targets)
                 .map(|(file, (path, to))| {
-                    this.plan(file, path, to.as_ref(), &removed, tolerant, expected_sha256).map_err(|e| match e {
-                        // Errors that already say nothing was written, and who to ask.
-                        Error::PatchRefused { .. }
-                        | Error::ContentChanged { .. }
-                        | Error::Conflict { .. } => e,
-                        other => Error::PatchRefused { reason: format!("{}: {other}", path.display()) },
+                    this.plan(file, path, to.as_ref(), &removed, tolerant, expected_sha256).map_err(|e| {
+                        match e {
+                            // Errors that already say nothing was written, and who to ask.
+                            Error::PatchRefused { .. }
+                            | Error::ContentChanged { .. }
+                            | Error::Conflict { .. } => e,
+                            other => Error::PatchRefused { reason: format!("{}: {other}", path.display()) },
+                        }
                     })
                 })
                 .collect()
@@ -359,7 +360,9 @@ impl Session {
         let decoded = match &before {
             Some(bytes) => match encoding::decode(bytes.clone()) {
                 Ok(decoded) => Some(decoded),
-                Err(_) if matches!(file, FilePatch::Delete { expected: None, .. } | FilePatch::Add { .. }) => {
+                Err(_)
+                    if matches!(file, FilePatch::Delete { expected: None, .. } | FilePatch::Add { .. }) =>
+                {
                     None
                 }
                 Err(binary) => return Err(binary.error(&key)),
@@ -367,23 +370,28 @@ impl Session {
             None => None,
         };
         let text_before = decoded.as_ref().map(|d| d.text.clone()).unwrap_or_default();
-        let planned =
-            |action, moved_to, replaced, after: Option<(Vec<u8>, String)>, added_lines, removed_lines, tolerated| {
-                let (after, text_after) = after.unzip();
-                Planned {
-                    action,
-                    path: path.clone(),
-                    moved_to,
-                    replaced,
-                    before: before.clone(),
-                    text_before: text_before.clone(),
-                    after,
-                    text_after,
-                    added_lines,
-                    removed_lines,
-                    tolerated,
-                }
-            };
+        let planned = |action,
+                       moved_to,
+                       replaced,
+                       after: Option<(Vec<u8>, String)>,
+                       added_lines,
+                       removed_lines,
+                       tolerated| {
+            let (after, text_after) = after.unzip();
+            Planned {
+                action,
+                path: path.clone(),
+                moved_to,
+                replaced,
+                before: before.clone(),
+                text_before: text_before.clone(),
+                after,
+                text_after,
+                added_lines,
+                removed_lines,
+                tolerated,
+            }
+        };
         match file {
             FilePatch::Add { content, .. } => {
                 // An existing file is replaced, as Codex does: the journal keeps it for undo.
@@ -454,180 +462,6 @@ impl Session {
                 ))
             }
         }
-    }
-
-    /// Writes every planned change: all new contents staged first, then renamed into place and
-    /// the deleted files removed; should one of those fail, the ones done are put back.
-    ///
-    /// A file that gives way to a directory of the same name (or a directory to a file) is
-    /// the exception: the paths in the way are removed first (their content is in memory for
-    /// putting back), then what goes there is staged.
-    fn write_planned(&self, planned: &[Planned]) -> Result<()> {
-        for p in planned {
-            let size = p.after.as_ref().map_or(0, |bytes| bytes.len() as u64);
-            if size > self.config.max_file_bytes {
-                return Err(Error::TooLarge {
-                    path: p.destination().display(),
-                    size,
-                    limit: self.config.max_file_bytes,
-                });
-            }
-        }
-        // Whether a removed path and a written one are file and directory of one name.
-        let in_the_way = |gone: &RootPath, written: &RootPath| is_inside(written, gone) || is_inside(gone, written);
-        fn writes(p: &Planned) -> Option<&RootPath> {
-            p.after.as_ref().map(|_| p.destination())
-        }
-        let early: Vec<bool> = planned
-            .iter()
-            .map(|p| p.removes().is_some_and(|gone| planned.iter().filter_map(writes).any(|w| in_the_way(gone, w))))
-            .collect();
-        let late = |p: &Planned| {
-            writes(p).is_some_and(|w| planned.iter().filter_map(Planned::removes).any(|gone| in_the_way(gone, w)))
-        };
-        let mut staged: Vec<Option<Staged>> = Vec::with_capacity(planned.len());
-        for p in planned {
-            staged.push(match &p.after {
-                Some(bytes) if !late(p) => Some(self.ws.stage(p.destination(), bytes, true)?),
-                _ => None,
-            });
-        }
-        let mut done: Vec<usize> = Vec::new();
-        let undo_all = |done: &[usize], staged: Vec<Option<Staged>>| {
-            // Temporary files first: a directory to remove must be empty.
-            drop(staged);
-            for &k in done.iter().rev() {
-                self.put_back(&planned[k]);
-            }
-        };
-        // The paths in the way go first; then what was waiting for them is staged.
-        for (k, p) in planned.iter().enumerate().filter(|(k, _)| early[*k]) {
-            done.push(k);
-            if let Err(e) = self.remove_taken(p) {
-                undo_all(&done, staged);
-                return Err(e);
-            }
-        }
-        for (k, p) in planned.iter().enumerate() {
-            if let (Some(bytes), true) = (&p.after, late(p)) {
-                let gone: Vec<&RootPath> = planned.iter().filter_map(Planned::removes).collect();
-                match self.clear_directory(p.destination(), &gone).and_then(|()| self.ws.stage(p.destination(), bytes, true)) {
-                    Ok(s) => staged[k] = Some(s),
-                    Err(e) => {
-                        undo_all(&done, staged);
-                        return Err(e);
-                    }
-                }
-            }
-        }
-        for (k, p) in planned.iter().enumerate() {
-            let step = |staged: Option<Staged>| -> Result<()> {
-                if let Some(staged) = staged {
-                    self.ws.land(staged)?;
-                }
-                if !early[k] && p.removes().is_some() {
-                    self.remove_taken(p)?;
-                }
-                Ok(())
-            };
-            let this = staged[k].take();
-            if !done.contains(&k) {
-                done.push(k);
-            }
-            if let Err(e) = step(this) {
-                undo_all(&done, staged);
-                return Err(e);
-            }
-        }
-        Ok(())
-    }
-
-    /// Removes the file a change takes away (a deleted file, a move's source).
-    fn remove_taken(&self, p: &Planned) -> Result<()> {
-        self.ws.remove_file(&p.path)
-    }
-
-    /// Where a file is to be written over a directory whose files the patch removed (`gone`,
-    /// already removed): the directories left empty below `dir`, then `dir` itself. One that
-    /// still holds anything is refused by [`crate::workspace::Workspace::remove_empty_dir`].
-    fn clear_directory(&self, dir: &RootPath, gone: &[&RootPath]) -> Result<()> {
-        if !self.ws.stat(dir)?.is_some_and(|info| info.kind == crate::workspace::FileKind::Directory) {
-            return Ok(());
-        }
-        let mut below: Vec<RootPath> = Vec::new();
-        for path in gone.iter().filter(|g| is_inside(g, dir)) {
-            let mut parent = path.as_path().parent().map(Path::to_path_buf);
-            while let Some(at) = parent.as_deref().and_then(RootPath::from_path) {
-                if !is_inside(&at, dir) {
-                    break;
-                }
-                parent = at.as_path().parent().map(Path::to_path_buf);
-                if !below.contains(&at) {
-                    below.push(at);
-                }
-            }
-        }
-        // Deepest first.
-        below.sort_by_key(|d| std::cmp::Reverse(d.as_path().components().count()));
-        for d in &below {
-            if self.ws.stat(d)?.is_some() {
-                self.ws.remove_empty_dir(d)?;
-            }
-        }
-        self.ws.remove_empty_dir(dir)
-    }
-
-    /// Best effort after a failed write: `p`'s paths as they were before the patch.
-    fn put_back(&self, p: &Planned) {
-        if p.after.is_some() {
-            match &p.replaced {
-                Some(old) => {
-                    let _ = self.ws.replace(p.destination(), old);
-                }
-                None if p.moved_to.is_some() || p.before.is_none() => {
-                    let _ = self.ws.remove_file(p.destination());
-                }
-                None => {}
-            }
-        }
-        if let Some(before) = &p.before {
-            // A directory made in its place (a file that gave way to one) is empty by now.
-            if self.ws.stat(&p.path).ok().flatten().is_some_and(|i| i.kind == crate::workspace::FileKind::Directory) {
-                let _ = self.ws.remove_empty_dir(&p.path);
-            }
-            let _ = self.ws.replace(&p.path, before);
-        }
-    }
-}
-
-/// The journal rows of one planned change: one per path it touched, with what undo needs.
-fn journal_rows(p: &Planned) -> Vec<(String, Action, WriteFacts)> {
-    let after = p.after.as_deref().unwrap_or_default();
-    let facts = |bytes: &[u8], before: Option<Before>| WriteFacts {
-        size: bytes.len() as u64,
-        added: (bytes.len() as u64).saturating_sub(p.before.as_ref().map_or(0, |b| b.len() as u64)),
-        sha256: sha256_hex(bytes),
-        before,
-    };
-    let key = p.path.display();
-    match p.action {
-        PatchedAs::Added => {
-            let before = p.before.clone().map_or(Before::Absent, Before::Content);
-            vec![(key, Action::Write, facts(after, Some(before)))]
-        }
-        PatchedAs::Updated => {
-            let before = p.before.as_deref().unwrap_or_default();
-            vec![(key, Action::Edit, facts(after, Some(Before::splice(before, after))))]
-        }
-        PatchedAs::Deleted => vec![(key, Action::Delete, facts(b"", p.before.clone().map(Before::Content)))],
-        PatchedAs::Moved => vec![
-            (key, Action::Move, facts(b"", p.before.clone().map(Before::Content))),
-            (
-                p.destination().display(),
-                Action::Move,
-                facts(after, Some(p.replaced.clone().map_or(Before::Absent, Before::Content))),
-            ),
-        ],
     }
 }
 

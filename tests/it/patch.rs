@@ -357,8 +357,7 @@ async fn an_added_file_that_exists_is_replaced_and_undo_restores_it() {
 async fn a_move_onto_an_existing_file_replaces_it_and_undo_restores_both() {
     let root = project();
     let server = Server::spawn(&root).await;
-    let patch =
-        "*** Begin Patch\n*** Update File: util.py\n*** Move to: old.py\n@@\n-    return a + b\n+    return 0\n*** End Patch\n";
+    let patch = "*** Begin Patch\n*** Update File: util.py\n*** Move to: old.py\n@@\n-    return a + b\n+    return 0\n*** End Patch\n";
     let reply = server.call("apply_patch", json!({"patch": patch})).await.ok();
     assert_eq!(root.read("old.py"), b"def add(a, b):\n    return 0\n");
     assert!(!root.exists("util.py"));

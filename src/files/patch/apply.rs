@@ -403,7 +403,8 @@ mod tests {
     #[test]
     fn added_lines_with_nothing_to_place_them_go_to_the_end_after_the_other_hunks() {
         // Codex's test_pure_addition_chunk_followed_by_removal.
-        let patch = codex("@@\n+after-context\n+second-line\n@@\n line1\n-line2\n-line3\n+line2-replacement\n");
+        let patch =
+            codex("@@\n+after-context\n+second-line\n@@\n line1\n-line2\n-line3\n+line2-replacement\n");
         let out = apply_hunks("line1\nline2\nline3\n", &patch, true).unwrap();
         assert_eq!(out.text, "line1\nline2-replacement\nafter-context\nsecond-line\n");
         // At the end of a file without a final newline, the added lines end with one.

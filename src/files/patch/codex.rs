@@ -113,20 +113,17 @@ pub(super) fn parse(lines: &[&str], begin: usize) -> Result<Vec<Entry>, PatchErr
                 entries.push(Entry { line: i, file: FilePatch::Update { path, move_to, hunks } });
                 i = next;
             }
-            None if entries.is_empty() && marker(line, ENVIRONMENT_ID).is_some() => {
-                // Codex's preamble naming where to apply the patch: empty is here.
-                if marker(line, ENVIRONMENT_ID).is_some_and(|id| !id.is_empty()) {
-                    return Err(error(
-                        i,
-                        PatchErrorKind::Unsupported,
-                        format!(
-                            "{} names another environment: apply_patch changes files under its root \
-                             only; remove the line",
-                            show(line.trim())
-                        ),
-                    ));
-                }
-                i += 1;
+            None if marker(line, ENVIRONMENT_ID).is_some() => {
+                // Codex's preamble naming where to apply the patch (which Codex refuses empty).
+                return Err(error(
+                    i,
+                    PatchErrorKind::Unsupported,
+                    format!(
+                        "{}: apply_patch changes the files under its root and has no other \
+                         environment; remove the line",
+                        show(line.trim())
+                    ),
+                ));
             }
             None => {
                 // Two envelopes one after the other: read them as one.
@@ -336,14 +333,22 @@ fn update(
     if let Some(building) = current.take() {
         hunks.push(building.finish(path, hunks.len() + 1)?);
     }
-    if hunks.is_empty() && move_to.is_none() {
+    // Codex refuses a move without a hunk too ("Update file hunk ... is empty"): its models
+    // are taught that an update changes lines.
+    if hunks.is_empty() {
+        let hint = match move_to {
+            Some(_) => {
+                "a move needs at least one hunk in a Codex patch; to rename the file unchanged, \
+                 use move_file (or a git diff with `rename from`/`rename to`)"
+            }
+            None => {
+                "give the change as `@@` followed by lines prefixed with ' ', '-' or '+', or remove the section"
+            }
+        };
         return Err(error(
             header,
             PatchErrorKind::NoChange,
-            format!(
-                "`*** Update File: {path}` has no hunk: give the change as `@@` followed by \
-                 lines prefixed with ' ', '-' or '+', or remove the section"
-            ),
+            format!("`*** Update File: {path}` has no hunk: {hint}"),
         ));
     }
     Ok((move_to, hunks, i))

@@ -659,17 +659,18 @@ mod tests {
     }
 
     #[test]
-    fn codex_update_needs_a_hunk_or_a_move() {
+    fn codex_update_needs_a_hunk_even_with_a_move() {
         let e = fails(&["*** Begin Patch", "*** Update File: test.py", "*** End Patch"]);
         assert_eq!((e.kind, e.line), (PatchErrorKind::NoChange, 2));
-        let patch = ok(&["*** Begin Patch", "*** Update File: a.py", "*** Move to: b/a.py", "*** End Patch"]);
-        assert_eq!(
-            patch.files,
-            [FilePatch::Update { path: "a.py".into(), move_to: Some("b/a.py".into()), hunks: vec![] }]
-        );
-        // A move to the same path is no move.
+        // As Codex: a move alone is an empty update (move_file renames).
+        let e = fails(&["*** Begin Patch", "*** Update File: a.py", "*** Move to: b/a.py", "*** End Patch"]);
+        assert_eq!(e.kind, PatchErrorKind::NoChange);
+        assert!(e.message.contains("move_file"), "{e}");
         let e = fails(&["*** Begin Patch", "*** Update File: a.py", "*** Move to: ./a.py", "*** End Patch"]);
         assert_eq!(e.kind, PatchErrorKind::NoChange);
+        let e =
+            fails(&["*** Begin Patch", "*** Environment ID:   ", "*** Add File: a", "+a", "*** End Patch"]);
+        assert_eq!((e.kind, e.line), (PatchErrorKind::Unsupported, 2));
     }
 
     #[test]
@@ -1291,6 +1292,8 @@ mod tests {
             "+x",
             "*** Update File: a.rs",
             "*** Move to: b.rs",
+            "@@",
+            "-x",
             "*** End Patch",
         ]);
         assert_eq!(e.kind, PatchErrorKind::Duplicate);
