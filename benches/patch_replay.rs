@@ -19,10 +19,12 @@
 //! README) is run on a fresh root: `input/` copied, `patch.txt` sent, and the whole tree
 //! compared with `expected/` (for a case Codex rejects, with `input/`).
 //!
-//! Run: `cargo bench --bench patch_replay -- [--repo PATH] [--commits N] [--codex-cases DIR]`
+//! Run: `cargo bench --bench patch_replay -- [--repo PATH] [--commits N] [--codex-cases DIR]
+//! [--server BIN]`
 //! (default: this repository, 300 commits; the cases' directory may also be given as
 //! `FILEWRIGHT_CODEX_CASES`; without one, that part is skipped). Prints Markdown tables for
 //! BENCHMARKS.md, every refusal's reason with its count, and the first differences in full.
+//! `--server` measures another filewright binary (an older build) instead of this package's.
 #[path = "patch_replay/cases.rs"]
 mod cases;
 #[path = "patch_replay/envelope.rs"]
@@ -77,6 +79,11 @@ fn main() {
         match arg.as_str() {
             "--repo" => repo = PathBuf::from(args.next().expect("--repo PATH")),
             "--commits" => commits = args.next().and_then(|n| n.parse().ok()).expect("--commits N"),
+            "--server" => {
+                let bin = args.next().expect("--server BIN");
+                // SAFETY: set before any thread is started.
+                unsafe { std::env::set_var("FILEWRIGHT_REPLAY_SERVER", bin) };
+            }
             "--codex-cases" => cases_dir = Some(PathBuf::from(args.next().expect("--codex-cases DIR"))),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
@@ -149,7 +156,7 @@ fn replay(repo: &Path, commits: &[String], format: Format) -> Tally {
     let base = format!("{}^1", commits[0]);
     git::extract(repo, &base, &by_git);
     git::extract(repo, &base, &by_server);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_filewright"));
+    let mut command = Command::new(server_binary());
     command.arg("--root").arg(&by_server).arg("--state-dir").arg(&state);
     command.env("FILEWRIGHT_LOG", "error");
     let (mut server, _) = stdio::Server::spawn(command, Vec::new());
@@ -211,6 +218,12 @@ fn replay(repo: &Path, commits: &[String], format: Format) -> Tally {
     }
     drop(server);
     tally
+}
+
+/// The server measured: `--server`'s, else this package's release build.
+fn server_binary() -> PathBuf {
+    std::env::var_os("FILEWRIGHT_REPLAY_SERVER")
+        .map_or(PathBuf::from(env!("CARGO_BIN_EXE_filewright")), PathBuf::from)
 }
 
 /// Calls `apply_patch`; the error text when it failed.

@@ -102,7 +102,7 @@ fn run(case: &Case) -> Result<(), String> {
     }
     let before = tree(&root, case.with_dirs);
     let patch = std::fs::read_to_string(case.dir.join("patch.txt")).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_filewright"));
+    let mut command = Command::new(super::server_binary());
     command.arg("--root").arg(&root).arg("--state-dir").arg(&state);
     command.env("FILEWRIGHT_LOG", "error");
     let (mut server, _) = stdio::Server::spawn(command, Vec::new());
