@@ -384,8 +384,8 @@ impl FilewrightServer {
 
     /// Apply one change across files, all or nothing: a Codex patch (`*** Begin Patch` ...
     /// `*** End Patch`) or a unified diff (`git diff`, `diff -u`). Files can be added, updated,
-    /// moved and deleted. Hunks are located by their lines (a unified diff's line numbers are
-    /// hints), tolerating trailing whitespace, a uniform indentation shift and look-alike
+    /// moved and deleted; as in Codex, adding or moving onto an existing file replaces it (undo
+    /// restores it). Hunks match whole lines (a unified diff's line numbers are hints), tolerating trailing whitespace, a uniform indentation shift and look-alike
     /// punctuation as edit_file does, but only where exactly one place matches. If any hunk of
     /// any file does not apply, or any path is outside the root, no file changes and the error
     /// names the file and hunk with the closest lines. Every path is claimed and journaled

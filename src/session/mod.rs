@@ -29,6 +29,7 @@ mod mkdir;
 mod moves;
 mod outline;
 mod patch;
+mod patch_write;
 mod project;
 mod read;
 mod read_many;

@@ -101,7 +101,8 @@ impl Region {
 /// Where a quoted text is in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Located {
-    /// Exact occurrences: their starting bytes, ascending and not overlapping (at least one).
+    /// Exact occurrences: their starting bytes, ascending (at least one); not overlapping,
+    /// but for [`locate_lines_from`], where each line start is a place of its own.
     Exact(Vec<usize>),
     /// No exact occurrence, and exactly one region matched with the first tolerance that
     /// matched anything.
@@ -172,9 +173,44 @@ pub fn locate_from(text: &str, needle: &str, from: usize, tolerant: bool) -> Loc
     if !tolerant {
         return Located::NotFound;
     }
+    tolerant_search(text, needle, from, false)
+}
+
+/// [`locate_from`] for a quote of whole lines, each ending in a newline (a patch hunk's old
+/// side): a match starts where a line of `text` starts, so that no line is matched by the
+/// tail of another (a quoted empty line is a line of its own, never the newline that ends the
+/// line before). Exact occurrences may overlap here (`x\nx\n` is at lines 1 and 2 of
+/// `x\nx\nx\n`): each is a place the hunk could go, which the caller's line number decides.
+pub fn locate_lines_from(text: &str, needle: &str, from: usize, tolerant: bool) -> Located {
+    if needle.is_empty() || from > text.len() {
+        return Located::NotFound;
+    }
+    let bytes = text.as_bytes();
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let mut starts = Vec::new();
+    let mut at = from;
+    while let Some(hit) = finder.find(&bytes[at..]) {
+        let start = at + hit;
+        if start == 0 || bytes[start - 1] == b'\n' {
+            starts.push(start);
+        }
+        at = start + 1;
+    }
+    if !starts.is_empty() {
+        return Located::Exact(starts);
+    }
+    if !tolerant {
+        return Located::NotFound;
+    }
+    tolerant_search(text, needle, from, true)
+}
+
+/// The tolerances in order, the first that finds anything deciding; with `whole_lines`, only
+/// matches that start where a line starts count.
+fn tolerant_search(text: &str, needle: &str, from: usize, whole_lines: bool) -> Located {
     let index = LineIndex::new(text);
     for tolerance in Tolerance::ALL {
-        let mut found = candidates(text, &index, needle, from, tolerance);
+        let mut found = candidates(text, &index, needle, from, tolerance, whole_lines);
         match found.len() {
             0 => continue,
             1 => return Located::Tolerant(found.remove(0)),
@@ -189,13 +225,14 @@ pub fn locate_from(text: &str, needle: &str, from: usize, tolerant: bool) -> Loc
 
 /// Every region of `text` starting at or after byte `from` that `needle` matches with
 /// `tolerance` (at most one past [`MAX_CANDIDATES`], which is enough to say there are more
-/// than can be listed).
+/// than can be listed); with `whole_lines`, only those that start a line.
 fn candidates(
     text: &str,
     index: &LineIndex,
     needle: &str,
     from: usize,
     tolerance: Tolerance,
+    whole_lines: bool,
 ) -> Vec<Tolerant> {
     let hay = Canonical::of(text, tolerance);
     let quote = Canonical::of(needle, tolerance);
@@ -217,6 +254,7 @@ fn candidates(
         at = cs + hay.text[cs..].chars().next().map_or(1, char::len_utf8);
         if let Some(candidate) = hay.region(text, index, cs, ce, tolerance, first_indented)
             && candidate.region.start >= from
+            && (candidate.starts_line || !whole_lines)
         {
             let Some(shift) = fit_shift(text, &candidate, &needle_lines, tolerance) else { continue };
             let tolerated = tolerated(text, &candidate, needle, &hay, &quote, cs, tolerance, shift.as_ref());

@@ -120,10 +120,13 @@ impl Rendered for EditOutcome {
 /// A patched file's line in the list: `\n  updated p (+2 -1, now 40 lines, 812 bytes)` and
 /// what a tolerant match ignored.
 fn patched_line(f: &PatchedFile) -> String {
-    let name = match &f.moved_to {
+    let mut name = match &f.moved_to {
         Some(to) => format!("{} -> {to}", f.path),
         None => f.path.clone(),
     };
+    if f.replaced {
+        name.push_str(" (replacing the file there)");
+    }
     let counts = match f.action {
         PatchedAs::Added => format!("+{}", lines(f.added_lines)),
         PatchedAs::Deleted => format!("-{}", lines(f.removed_lines)),
