@@ -122,6 +122,15 @@ pub(super) struct Planned {
     pub(super) before: Option<Vec<u8>>,
     /// For a move onto an existing file: that file before.
     pub(super) replaced: Option<Vec<u8>>,
+    /// The text of the symbolic link at `path` when the change takes the link itself away (a
+    /// delete or a move's source: `rm` and `mv` act on the link, never on what it points to).
+    pub(super) source_link: Option<Vec<u8>>,
+    /// For a move whose source is a link: the file it leads to, where the new content is
+    /// written (edits go through a link) before the link itself is moved.
+    pub(super) through: Option<RootPath>,
+    /// The text of the symbolic link at a move's destination, which the moved file replaces
+    /// (as `mv` does; the link's target is untouched).
+    pub(super) replaced_link: Option<Vec<u8>>,
     /// Its text, in whatever encoding it is (empty for a binary file being deleted).
     pub(super) text_before: String,
     /// The file after (None: deleted), in the file's own encoding...
@@ -134,9 +143,14 @@ pub(super) struct Planned {
 }
 
 impl Planned {
-    /// Where the new content goes.
+    /// Where the new content goes: where the file ends up.
     pub(super) fn destination(&self) -> &RootPath {
         self.moved_to.as_ref().unwrap_or(&self.path)
+    }
+
+    /// Where the new content is written: the destination, or the file a moved link leads to.
+    pub(super) fn writes_at(&self) -> &RootPath {
+        self.through.as_ref().unwrap_or_else(|| self.destination())
     }
 
     /// The path the change takes away: a deleted file, a move's source.
@@ -148,7 +162,7 @@ impl Planned {
     fn replaces(&self) -> bool {
         match self.action {
             PatchedAs::Added => self.before.is_some(),
-            PatchedAs::Moved => self.replaced.is_some(),
+            PatchedAs::Moved => self.replaced.is_some() || self.replaced_link.is_some(),
             PatchedAs::Updated | PatchedAs::Deleted => false,
         }
     }
@@ -180,8 +194,13 @@ impl Session {
                 FilePatch::Add { path, .. } | FilePatch::Delete { path, .. } => (path, None),
                 FilePatch::Update { path, move_to, .. } => (path, move_to.as_ref()),
             };
-            let resolve = |raw: &str| {
-                self.target(raw).map_err(|e| Error::PatchRefused { reason: format!("{raw}: {e}") })
+            let refused = |raw: &str, e: Error| Error::PatchRefused { reason: format!("{raw}: {e}") };
+            // A delete and both ends of a move name the entry itself (a link is removed or
+            // replaced, as `rm` and `mv` do); an added or updated file is written through a link.
+            let takes_entry = matches!(file, FilePatch::Delete { .. }) || to.is_some();
+            let resolve = |raw: &str| match takes_entry {
+                true => self.ws.resolve(raw).map_err(|e| refused(raw, e)),
+                false => self.target(raw).map_err(|e| refused(raw, e)),
             };
             targets.push((resolve(path)?, to.map(|t| resolve(t)).transpose()?));
         }
@@ -205,6 +224,14 @@ impl Session {
                 if !keys.contains(&key) {
                     keys.push(key);
                 }
+            }
+            // A moved link's file is written too (the edit goes through the link): claimed.
+            if to.is_some()
+                && self.ws.link_text(path)?.is_some()
+                && let Ok(through) = self.ws.follow(path)
+                && !keys.contains(&through.display())
+            {
+                keys.push(through.display());
             }
         }
         // Paths the patch takes away: a file below one of them is not there for the patch.
@@ -344,6 +371,8 @@ impl Session {
             if removed.iter().any(|gone| is_inside(at, gone)) {
                 return Ok(None);
             }
+            // A link (a delete's or a move's entry) is read through.
+            let at = &self.ws.follow(at)?;
             match self.ws.read_if_exists(at, self.config.max_file_bytes)? {
                 Some((info, bytes)) => {
                     if info.kind != crate::workspace::FileKind::File {
@@ -356,7 +385,22 @@ impl Session {
                 None => Ok(None),
             }
         };
-        let before = read(path)?;
+        let link_text = |at: &RootPath| -> Result<Option<Vec<u8>>> {
+            if removed.iter().any(|gone| is_inside(at, gone)) {
+                return Ok(None);
+            }
+            Ok(self.ws.link_text(at)?.map(|t| t.into_os_string().into_encoded_bytes()))
+        };
+        let source_link = match file {
+            FilePatch::Delete { .. } => link_text(path)?,
+            FilePatch::Update { .. } if to.is_some_and(|to| to != path) => link_text(path)?,
+            _ => None,
+        };
+        // A link that is only removed need not lead anywhere (`rm` of a dangling link).
+        let before = match (&source_link, file) {
+            (Some(_), FilePatch::Delete { .. }) => read(path).ok().flatten(),
+            _ => read(path)?,
+        };
         if let Some(sha) =
             expected.and_then(|e| e.iter().find(|(k, _)| self.same_path(&key, k)).map(|(_, v)| v))
         {
@@ -391,6 +435,9 @@ impl Session {
                 path: path.clone(),
                 moved_to,
                 replaced,
+                source_link: source_link.clone(),
+                replaced_link: None,
+                through: None,
                 before: before.clone(),
                 text_before: text_before.clone(),
                 after,
@@ -408,8 +455,10 @@ impl Session {
                 Ok(planned(PatchedAs::Added, None, None, Some(after), lines, 0, Vec::new()))
             }
             FilePatch::Delete { expected: quoted, .. } => {
-                let Some(old) = &before else {
-                    return Err(refuse("the patch deletes it, but it does not exist".into()));
+                let old = match (&before, &source_link) {
+                    (Some(old), _) => old.as_slice(),
+                    (None, Some(_)) => b"",
+                    (None, None) => return Err(refuse("the patch deletes it, but it does not exist".into())),
                 };
                 if let Some(quoted) = quoted {
                     // Line endings and a BOM aside; with tolerance, trailing blanks and
@@ -453,13 +502,17 @@ impl Session {
                     refuse(reason)
                 })?;
                 // A file at the destination is replaced, as Codex does (kept for undo).
-                let (moved_to, replaced) = match to {
-                    Some(to) if to != path => (Some(to.clone()), read(to)?),
-                    _ => (None, None),
+                let (moved_to, replaced, replaced_link) = match to {
+                    Some(to) if to != path => match link_text(to)? {
+                        // A link there is replaced itself, not written through.
+                        Some(text) => (Some(to.clone()), None, Some(text)),
+                        None => (Some(to.clone()), read(to)?, None),
+                    },
+                    _ => (None, None, None),
                 };
                 let action = if moved_to.is_some() { PatchedAs::Moved } else { PatchedAs::Updated };
                 let bytes = encoding::encode(&key, &patched.text, decoded.encoding)?.into_owned();
-                Ok(planned(
+                let mut plan = planned(
                     action,
                     moved_to,
                     replaced,
@@ -467,7 +520,12 @@ impl Session {
                     patched.added,
                     patched.removed,
                     patched.tolerated,
-                ))
+                );
+                plan.replaced_link = replaced_link;
+                if plan.moved_to.is_some() && source_link.is_some() {
+                    plan.through = Some(self.ws.follow(path)?);
+                }
+                Ok(plan)
             }
         }
     }

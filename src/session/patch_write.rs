@@ -12,7 +12,7 @@ use super::Session;
 use super::patch::{PatchedAs, Planned, is_inside};
 use crate::error::{Error, Result};
 use crate::files::sha256_hex;
-use crate::store::{Action, Before, WriteFacts};
+use crate::store::{Action, Before, WriteFacts, link_sha256};
 use crate::workspace::{FileKind, RootPath, Staged};
 
 impl Session {
@@ -37,7 +37,7 @@ impl Session {
         let in_the_way =
             |gone: &RootPath, written: &RootPath| is_inside(written, gone) || is_inside(gone, written);
         fn writes(p: &Planned) -> Option<&RootPath> {
-            p.after.as_ref().map(|_| p.destination())
+            p.after.as_ref().map(|_| p.writes_at())
         }
         let early: Vec<bool> = planned
             .iter()
@@ -52,7 +52,7 @@ impl Session {
         let mut staged: Vec<Option<Staged>> = Vec::with_capacity(planned.len());
         for p in planned {
             staged.push(match &p.after {
-                Some(bytes) if !late(p) => Some(self.ws.stage(p.destination(), bytes, true)?),
+                Some(bytes) if !late(p) => Some(self.ws.stage(p.writes_at(), bytes, true)?),
                 _ => None,
             });
         }
@@ -76,8 +76,8 @@ impl Session {
             if let (Some(bytes), true) = (&p.after, late(p)) {
                 let gone: Vec<&RootPath> = planned.iter().filter_map(Planned::removes).collect();
                 match self
-                    .clear_directory(p.destination(), &gone)
-                    .and_then(|()| self.ws.stage(p.destination(), bytes, true))
+                    .clear_directory(p.writes_at(), &gone)
+                    .and_then(|()| self.ws.stage(p.writes_at(), bytes, true))
                 {
                     Ok(s) => staged[k] = Some(s),
                     Err(e) => {
@@ -109,9 +109,14 @@ impl Session {
         Ok(())
     }
 
-    /// Removes the file a change takes away (a deleted file, a move's source).
+    /// Removes the file a change takes away (a deleted file, a move's source); a link is
+    /// removed itself.
     fn remove_taken(&self, p: &Planned) -> Result<()> {
-        self.ws.remove_file(&p.path)
+        match (&p.through, &p.moved_to) {
+            // A moved link: the link itself goes to the destination (its file was written).
+            (Some(_), Some(to)) => self.ws.rename(&p.path, to, true),
+            _ => self.ws.remove_file(&p.path),
+        }
     }
 
     /// Where a file is to be written over a directory whose files the patch removed (`gone`,
@@ -146,16 +151,46 @@ impl Session {
 
     /// Best effort after a failed write: `p`'s paths as they were before the patch.
     fn put_back(&self, p: &Planned) {
+        if let (Some(through), Some(to)) = (&p.through, &p.moved_to) {
+            if self.ws.link_text(&p.path).ok().flatten().is_none()
+                && self.ws.link_text(to).ok().flatten().is_some()
+            {
+                let _ = self.ws.rename(to, &p.path, false);
+            }
+            match (&p.replaced, &p.replaced_link) {
+                (_, Some(text)) => {
+                    let _ = self.ws.create_link(to, link_path(text));
+                }
+                (Some(old), None) => {
+                    let _ = self.ws.replace(to, old);
+                }
+                (None, None) => {}
+            }
+            if let Some(before) = &p.before {
+                let _ = self.ws.replace(through, before);
+            }
+            return;
+        }
         if p.after.is_some() {
-            match &p.replaced {
-                Some(old) => {
+            match (&p.replaced, &p.replaced_link) {
+                (_, Some(text)) => {
+                    let _ = self.ws.remove_file(p.destination());
+                    let _ = self.ws.create_link(p.destination(), link_path(text));
+                }
+                (Some(old), None) => {
                     let _ = self.ws.replace(p.destination(), old);
                 }
-                None if p.moved_to.is_some() || p.before.is_none() => {
+                (None, None) if p.moved_to.is_some() || p.before.is_none() => {
                     let _ = self.ws.remove_file(p.destination());
                 }
-                None => {}
+                (None, None) => {}
             }
+        }
+        if let Some(text) = &p.source_link {
+            if p.removes().is_some() && self.ws.link_text(&p.path).ok().flatten().is_none() {
+                let _ = self.ws.create_link(&p.path, link_path(text));
+            }
+            return;
         }
         if let Some(before) = &p.before {
             // A directory made in its place (a file that gave way to one) is empty by now.
@@ -186,14 +221,58 @@ pub(super) fn journal_rows(p: &Planned) -> Vec<(String, Action, WriteFacts)> {
             let before = p.before.as_deref().unwrap_or_default();
             vec![(key, Action::Edit, facts(after, Some(Before::splice(before, after))))]
         }
-        PatchedAs::Deleted => vec![(key, Action::Delete, facts(b"", p.before.clone().map(Before::Content)))],
-        PatchedAs::Moved => vec![
-            (key, Action::Move, facts(b"", p.before.clone().map(Before::Content))),
-            (
-                p.destination().display(),
-                Action::Move,
-                facts(after, Some(p.replaced.clone().map_or(Before::Absent, Before::Content))),
-            ),
-        ],
+        PatchedAs::Deleted => vec![(key, Action::Delete, facts(b"", taken_before(p)))],
+        PatchedAs::Moved => {
+            let replaced = match (&p.replaced_link, &p.replaced) {
+                (Some(text), _) => Before::Link(text.clone()),
+                (None, Some(old)) => Before::Content(old.clone()),
+                (None, None) => Before::Absent,
+            };
+            match (&p.through, &p.source_link) {
+                // A moved link: the link's two paths, and its file's edit.
+                (Some(through), Some(text)) => {
+                    let mut rows = vec![
+                        (key, Action::Move, facts(b"", taken_before(p))),
+                        (
+                            p.destination().display(),
+                            Action::Move,
+                            WriteFacts {
+                                size: 0,
+                                added: 0,
+                                sha256: link_sha256(text),
+                                before: Some(replaced),
+                            },
+                        ),
+                    ];
+                    let before = p.before.as_deref().unwrap_or_default();
+                    if before != after {
+                        rows.push((
+                            through.display(),
+                            Action::Edit,
+                            facts(after, Some(Before::splice(before, after))),
+                        ));
+                    }
+                    rows
+                }
+                _ => vec![
+                    (key, Action::Move, facts(b"", taken_before(p))),
+                    (p.destination().display(), Action::Move, facts(after, Some(replaced))),
+                ],
+            }
+        }
     }
+}
+
+/// What the path a change took away held: the link itself, or the file's content.
+fn taken_before(p: &Planned) -> Option<Before> {
+    match &p.source_link {
+        Some(text) => Some(Before::Link(text.clone())),
+        None => p.before.clone().map(Before::Content),
+    }
+}
+
+/// A link's text as the path `create_link` takes.
+fn link_path(text: &[u8]) -> &Path {
+    use std::os::unix::ffi::OsStrExt;
+    Path::new(std::ffi::OsStr::from_bytes(text))
 }

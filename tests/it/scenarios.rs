@@ -21,7 +21,7 @@ use serde_json::json;
 use unicode_normalization::UnicodeNormalization;
 
 use crate::util::{Reply, Server};
-use expect::{Expect, Op, Tool};
+use expect::{Expect, Tool};
 use fixture::{Fixture, Node, SECRET, Tree};
 use model::{Meaning, Spelling};
 use table::Scenario;
@@ -34,33 +34,7 @@ struct KnownGap {
 
 /// The scenarios that go wrong today. Each is run and reported; a wrong outside the root is
 /// never excused. Remove an entry when its fix lands (the test prints the gaps that pass).
-const KNOWN_GAPS: &[KnownGap] = &[
-    KnownGap {
-        what: "apply_patch refuses an absolute path inside the root (the patch parser's path check; \
-               fixed on another branch)",
-        applies: |s| {
-            matches!(s.tool, Tool::Patch(..)) && matches!(s.spelling, Spelling::AbsGiven | Spelling::AbsCanon)
-        },
-    },
-    KnownGap {
-        what: "apply_patch's `*** Delete File:` (and a unified diff's delete) on a link follows the link",
-        applies: |s| matches!(s.tool, Tool::Patch(_, Op::Delete)) && s.entry_is_link(),
-    },
-    KnownGap {
-        what: "apply_patch's `*** Move to:` (and a git rename) from or onto a link moves or writes \
-               through the link instead of the link itself",
-        applies: |s| matches!(s.tool, Tool::Patch(_, Op::Move | Op::MoveTo)) && s.entry_is_link(),
-    },
-    KnownGap {
-        what: "apply_patch's path check strips `./` and then refuses a leading `~` or `/` as absolute: \
-               `./~backup` (the README's way to name such a file) and `.//a.txt` are refused",
-        applies: |s| {
-            matches!(s.tool, Tool::Patch(..))
-                && (s.spelling == Spelling::DoubleSlash
-                    || (s.entry == "tilde" && s.spelling == Spelling::Dot))
-        },
-    },
-];
+const KNOWN_GAPS: &[KnownGap] = &[];
 
 fn known_gap(s: &Scenario) -> Option<&'static str> {
     KNOWN_GAPS.iter().find(|g| (g.applies)(s)).map(|g| g.what)

@@ -9,14 +9,12 @@
 
 use super::{PatchError, PatchErrorKind, error, show};
 
-/// A path as the patch gives it, without the blanks around it and a leading `./` (git's
-/// `--- ./a`), which would otherwise make one file look like two in a patch; refused when
-/// nothing is left.
+/// A path as the patch gives it, without the blanks that separate it from the patch's own
+/// syntax (`*** Update File: a.txt`); refused when nothing is left. Everything else (`./`,
+/// absolute, `~`) is the sandbox's to read, as for every tool; two spellings of one file in
+/// one patch are caught once resolved.
 pub(super) fn check_path(raw: &str, index: usize) -> Result<String, PatchError> {
-    let mut path = raw.trim();
-    while let Some(rest) = path.strip_prefix("./") {
-        path = rest;
-    }
+    let path = raw.trim();
     if path.is_empty() {
         return Err(error(
             index,

@@ -372,6 +372,11 @@ pub fn expected(tool: Tool, tree: &Tree, p: &Places, meaning: &Meaning) -> Expec
                     let t = gone(with(tree, &[(&e, Some(mover))]));
                     if good_link { Changed(t) } else { AnyOf(vec![Refused, Changed(t)]) }
                 }
+                // A patch's move onto a link replaces the link itself (`mv`; Codex replaces
+                // what is at a move's destination), or is refused; its target is untouched.
+                (Some(Node::Link(_)), Tool::Patch(..)) => {
+                    AnyOf(vec![Refused, Changed(gone(with(tree, &[(&e, Some(mover))])))])
+                }
                 _ => Refused,
             }
         }
