@@ -19,8 +19,9 @@
 //!
 //! A tolerant match also decides how its replacement lands ([`Tolerant::adapt`]): lines the
 //! model sent unchanged are kept as the file has them (their whitespace and punctuation), and
-//! new lines are re-indented by the same shift, in the file's own style, so that the file reads
-//! as if the model had copied it exactly.
+//! new or changed lines are the model's own text, only re-indented by the same shift in the
+//! file's own style. Tolerance never rewrites a character the model wrote: a hyphen it typed
+//! stays a hyphen in a file full of dashes.
 //!
 //! How it works: each tolerance is a canonical form of a text (per line: trimmed, folded) that
 //! remembers, for every byte, which bytes of the original it came from. The quoted text is put
@@ -44,7 +45,6 @@ pub use closest::closest_lines;
 use crate::lines::LineIndex;
 use canonical::{Canonical, fold, is_indent, is_space};
 use indentation::{Shift, Style, TAB_COLUMNS, fit_shift, indent_of, style_of};
-use replacement::file_forms;
 
 /// How far from the exact text a match may stray. Each includes the ones before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -136,9 +136,6 @@ pub struct Tolerant {
     /// The match starts at the start of a line (else the quoted text's first line is the
     /// tail of a line, which keeps its place).
     starts_line: bool,
-    /// Look-alikes the model's copy shows consistently for one character of the file (its
-    /// `“` for every `"` of the file): in what the model wrote itself, they are the file's.
-    file_forms: Vec<(char, String)>,
 }
 
 impl Tolerant {
@@ -220,17 +217,12 @@ fn candidates(
         {
             let Some(shift) = fit_shift(text, &candidate, &needle_lines, tolerance) else { continue };
             let tolerated = tolerated(text, &candidate, needle, &hay, &quote, cs, tolerance, shift.as_ref());
-            let file_forms = match tolerance {
-                Tolerance::Punctuation => file_forms(text, needle, &hay, &quote, cs),
-                _ => Vec::new(),
-            };
             found.push(Tolerant {
                 region: candidate.region,
                 tolerance,
                 tolerated,
                 shift,
                 starts_line: candidate.starts_line,
-                file_forms,
             });
             if found.len() > MAX_CANDIDATES {
                 break;
@@ -368,8 +360,8 @@ mod tests {
     fn trailing_whitespace_in_the_file_is_ignored_and_kept_on_unchanged_lines() {
         let text = "def f():  \n    return 1 \nprint(f())\n";
         let (out, note) = replace(text, "def f():\n    return 1\n", "def f():\n    return 2\n");
-        // The changed line keeps the file's blank too: the model did not touch its end.
-        assert_eq!(out, "def f():  \n    return 2 \nprint(f())\n");
+        // The changed line is the model's, which has no blank at its end.
+        assert_eq!(out, "def f():  \n    return 2\nprint(f())\n");
         assert_eq!(note, "matched lines 1-2 ignoring trailing whitespace");
     }
 
@@ -437,27 +429,6 @@ mod tests {
     }
 
     #[test]
-    fn a_changed_line_keeps_the_files_look_alikes_and_trailing_blanks_where_the_model_kept_them() {
-        let text = "msg = “Hi” + name  \ncount = 1\n";
-        let old = "msg = \"Hi\" + name\ncount = 1\n";
-        let new = "msg = \"Hi\" + full_name\ncount = 1\n";
-        let (out, _) = replace(text, old, new);
-        assert_eq!(out, "msg = “Hi” + full_name  \ncount = 1\n");
-        let new = "msg = \"Hi\" + name + \"!\" \ncount = 1\n";
-        let (out, _) = replace(text, old, new);
-        assert_eq!(out, "msg = “Hi” + name + \"!\" \ncount = 1\n", "blanks the model typed are its own");
-        // A copy that adds blanks to every line: new lines lose them too.
-        let (out, _) = replace("a()\nb()\n", "a()  \nb()  \n", "a()  \nc()  \nb()  \n");
-        assert_eq!(out, "a()\nc()\nb()\n");
-        let new = "msg = \"Hey\" + name\ncount = 1\n";
-        let (out, _) = replace(text, old, new);
-        assert_eq!(out, "msg = “Hey” + name  \ncount = 1\n");
-        // An ellipsis is one character in the file and three in the quote: taken once.
-        let (out, _) = replace("wait…\ndone\n", "wait...\ndone\n", "wait... please\ndone\n");
-        assert_eq!(out, "wait… please\ndone\n");
-    }
-
-    #[test]
     fn two_tolerant_candidates_are_ambiguous_with_their_lines_and_anchors() {
         let text = "\tfoo();\n\tbar();\n\nfn x() {\n    foo();\n    bar();\n}\n";
         match locate(text, "  foo();\n  bar();\n", true) {
@@ -514,21 +485,6 @@ mod tests {
         let new = "    for (; n;\n           n--) x;\n               z();\n    y();\n";
         let (out, _) = replace(text, old, new);
         assert_eq!(out, "\tfor (; n;\n\t       n--) x;\n\t       \tz();\n\ty();\n");
-    }
-
-    #[test]
-    fn look_alikes_the_copy_shows_consistently_are_the_files_in_the_models_own_text() {
-        let text = "a = \"x\"\nb = 'y'\n";
-        let (out, _) = replace(text, "a = “x”\nb = ‘y’\n", "a = “x”\nc = “new”\nb = ‘y’\n");
-        assert_eq!(out, "a = \"x\"\nc = \"new\"\nb = 'y'\n");
-    }
-
-    #[test]
-    fn a_fragment_inside_a_line_matches_with_punctuation_but_only_there() {
-        let text = "    log(“done”); next();\n";
-        let (out, _) = replace(text, "log(\"done\");", "log(\"finished\");");
-        // The quotes the model kept are the file's again.
-        assert_eq!(out, "    log(“finished”); next();\n");
     }
 
     #[test]
