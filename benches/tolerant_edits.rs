@@ -414,7 +414,7 @@ fn make_case(text: &str, rng: &mut Rng, drift: Drift) -> Option<Case> {
         }
         let ending = |s: &str| if crlf { s.replace('\n', "\r\n") } else { s.to_owned() };
         let shown = |l: &str| {
-            let body = l.trim_end_matches('\n');
+            let body = l.trim_end_matches('\n').trim_end_matches('\r');
             format!("{}{}", drift.in_the_file(body), &l[body.len()..])
         };
         let file_region: String = region.iter().map(|l| shown(l)).collect();
@@ -423,14 +423,14 @@ fn make_case(text: &str, rng: &mut Rng, drift: Drift) -> Option<Case> {
         // as it wrote them.
         let mut kept = region.iter().map(|l| shown(l));
         let mut landed = String::new();
-        let mut source = region.iter().peekable();
+        let mut source = region.iter();
         for (line, own) in &new_lines {
             if *own {
                 landed.push_str(line);
                 continue;
             }
             // The next region line this kept line is (deleted ones are skipped).
-            while let Some(r) = source.next() {
+            for r in source.by_ref() {
                 let file_line = kept.next().unwrap_or_default();
                 if *r == line.as_str() {
                     landed.push_str(&file_line);

@@ -171,9 +171,28 @@ pub fn locate_from(text: &str, needle: &str, from: usize, tolerant: bool) -> Loc
     }
     let index = LineIndex::new(text);
     for tolerance in Tolerance::ALL {
-        let mut found = candidates(text, &index, needle, from, tolerance);
+        let mut found = candidates(text, &index, needle, from, tolerance, false);
         match found.len() {
             0 => continue,
+            // One place matches ignoring indentation; another may match at the quote's own
+            // indentation ignoring only look-alike punctuation (a file that writes dashes where
+            // the quote has hyphens). Neither needs less tolerance than the other: the first
+            // level is no reason to pick one, and a guess is a silent wrong edit.
+            1 if tolerance == Tolerance::Indentation => {
+                let one = &found[0].region;
+                let mut others: Vec<Tolerant> =
+                    candidates(text, &index, needle, from, Tolerance::Punctuation, true)
+                        .into_iter()
+                        .filter(|c| c.region.end <= one.start || c.region.start >= one.end)
+                        .collect();
+                if others.is_empty() {
+                    return Located::Tolerant(found.remove(0));
+                }
+                others.push(found.remove(0));
+                others.sort_by_key(|c| c.region.start);
+                others.truncate(MAX_CANDIDATES);
+                return Located::Ambiguous { tolerance: Tolerance::Punctuation, candidates: others };
+            }
             1 => return Located::Tolerant(found.remove(0)),
             _ => {
                 found.truncate(MAX_CANDIDATES);
@@ -186,16 +205,21 @@ pub fn locate_from(text: &str, needle: &str, from: usize, tolerant: bool) -> Loc
 
 /// Every region of `text` starting at or after byte `from` that `needle` matches with
 /// `tolerance` (at most one past [`MAX_CANDIDATES`], which is enough to say there are more
-/// than can be listed).
+/// than can be listed). With `keep_indent` (and [`Tolerance::Punctuation`]), leading
+/// whitespace must match as it is.
 fn candidates(
     text: &str,
     index: &LineIndex,
     needle: &str,
     from: usize,
     tolerance: Tolerance,
+    keep_indent: bool,
 ) -> Vec<Tolerant> {
-    let hay = Canonical::of(text, tolerance);
-    let quote = Canonical::of(needle, tolerance);
+    let form = |s: &str| match keep_indent {
+        true => Canonical::punctuation_only(s),
+        false => Canonical::of(s, tolerance),
+    };
+    let (hay, quote) = (form(text), form(needle));
     if quote.text.trim().is_empty() {
         return Vec::new();
     }
@@ -438,6 +462,19 @@ mod tests {
                 assert_eq!(lines, vec![(1, 2), (5, 6)]);
                 let shown = candidates[0].region.describe();
                 assert!(shown.starts_with("lines 1-2 (1#"), "{shown}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_quote_matching_one_place_by_indentation_and_another_by_punctuation_is_ambiguous() {
+        // Lines 1-2 are the quote at another depth; lines 4-5 at its depth, with a dash.
+        let text = "    a = x - 1\n    b()\n\na = x — 1\nb()\n";
+        match locate(text, "a = x - 1\nb()\n", true) {
+            Located::Ambiguous { candidates, .. } => {
+                let lines: Vec<usize> = candidates.iter().map(|c| c.region.first_line).collect();
+                assert_eq!(lines, vec![1, 4]);
             }
             other => panic!("{other:?}"),
         }

@@ -230,6 +230,14 @@ mod tests {
     }
 
     #[test]
+    fn a_quote_indented_as_the_file_leaves_the_models_indentation_alone() {
+        // Only the dash drifted: the model's four spaces are not turned into the file's tab.
+        let text = "\tx();\nfn f() {\na — b\n}\n";
+        let out = replace(text, "fn f() {\na - b\n}\n", "fn f() {\na - b\n    c - d\n}\n");
+        assert_eq!(out, "\tx();\nfn f() {\na — b\n    c - d\n}\n");
+    }
+
+    #[test]
     fn a_crlf_file_gets_crlf_endings_and_the_models_characters() {
         let text = "x = 'a — b'\r\n\ty()\r\nz()\r\n";
         let old = "x = 'a - b'\n    y()\n";
@@ -279,8 +287,8 @@ mod tests {
                 0 => l.trim_end().to_owned(),
                 1 => format!("  {l}"),
                 2 => l.replace('\t', "    "),
-                3 => l.replace('“', "\"").replace('”', "\"").replace('—', "-").replace('–', "-"),
-                4 => l.replace('\u{a0}', " ").replace('‘', "'").replace('’', "'") + " ",
+                3 => l.replace(['“', '”'], "\"").replace(['—', '–'], "-"),
+                4 => l.replace('\u{a0}', " ").replace(['‘', '’'], "'") + " ",
                 _ => l.replace("    ", "\t").replace('…', "..."),
             }).collect();
             let needle = quote.join("\n") + "\n";
