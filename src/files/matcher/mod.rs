@@ -14,8 +14,10 @@
 //!
 //! A tolerant match is used only when exactly one region of the file matches at the first
 //! level that matches anything: two or more are [`Located::Ambiguous`], and the caller changes
-//! nothing. Models' drifted quotes are mostly unambiguous; when they are not, guessing is how
-//! other servers damage files.
+//! nothing. So too when one region matches ignoring indentation and another at the quote's own
+//! indentation ignoring only look-alike punctuation: neither needs less than the other. Models'
+//! drifted quotes are mostly unambiguous; when they are not, guessing is how other servers
+//! damage files.
 //!
 //! A tolerant match also decides how its replacement lands ([`Tolerant::adapt`]): lines the
 //! model sent unchanged are kept as the file has them (their whitespace and punctuation), and
