@@ -383,9 +383,10 @@ mod tests {
     fn a_removed_line_is_never_the_tail_of_another_line() {
         let out = apply_hunks("tab\nb\n", &codex("@@\n-b\n+c\n"), false).unwrap();
         assert_eq!(out.text, "tab\nc\n");
-        // Tolerantly too: a trailing blank on the whole line, none on the other's tail.
+        // Tolerantly too: a trailing blank on the whole line, none on the other's tail (the
+        // new line is the model's own text, without the file's blanks).
         let out = apply_hunks("tab\nb  \n", &codex("@@\n-b\n+c\n"), true).unwrap();
-        assert_eq!(out.text, "tab\nc  \n");
+        assert_eq!(out.text, "tab\nc\n");
     }
 
     #[test]

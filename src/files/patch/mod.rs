@@ -1261,9 +1261,9 @@ mod tests {
             "+b",
         ]);
         assert_eq!(patch.files[0].path(), "/root/hosts");
-        // `./` is only noise.
+        // `./` is the sandbox's to read too (`./~name` names a file whose name begins with `~`).
         let patch = ok(&["*** Begin Patch", "*** Delete File: ./src/x.rs", "*** End Patch"]);
-        assert_eq!(patch.files[0].path(), "src/x.rs");
+        assert_eq!(patch.files[0].path(), "./src/x.rs");
     }
 
     #[test]
