@@ -63,7 +63,7 @@ impl Session {
         // A link is undone as a link when the newest change the journal knows of it is of the
         // link's own path (a delete or a move of the link itself, put back); otherwise undo goes
         // through it to its file, whose path the writes through it were journaled under.
-        let entry = self.ws.resolve(raw_path)?;
+        let entry = self.ws.resolve_to_restore(raw_path)?;
         let path = match self.ws.link_text(&entry)? {
             Some(_) => match self.ws.follow(&entry) {
                 Ok(target) => {

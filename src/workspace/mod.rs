@@ -191,7 +191,7 @@ impl Workspace {
                     if parts.is_empty() {
                         return Err(Error::IsDirectory { path: path.display() });
                     }
-                    self.settled(&parts, &path.display())?
+                    self.settled(&parts, &path.display(), true)?
                 }
                 // `..` in the text: the system's resolution, beneath the root, settles it.
                 None => {
@@ -203,7 +203,7 @@ impl Workspace {
                     if parts.is_empty() {
                         return Err(Error::IsDirectory { path: path.display() });
                     }
-                    self.settled(&parts, &path.display())?
+                    self.settled(&parts, &path.display(), true)?
                 }
             };
         }

@@ -101,7 +101,7 @@ impl Workspace {
     /// that may not exist yet). The last component is not followed: [`Workspace::follow`]
     /// does that, for the tools that read or write through a link.
     pub fn resolve(&self, raw: &str) -> Result<RootPath> {
-        let (path, names_dir) = self.resolve_spelled(raw)?;
+        let (path, names_dir) = self.resolve_spelled(raw, true)?;
         let path = path.ok_or_else(|| root_itself(raw))?;
         if names_dir { self.directory_named(raw, &path) } else { Ok(path) }
     }
@@ -144,17 +144,26 @@ impl Workspace {
         Ok(path)
     }
 
+    /// [`Workspace::resolve`] for `undo`, which only puts back what the journal recorded: a
+    /// name missing now is not a new name (the rules for new names are about what may be
+    /// created; `undo` of a deleted `./~backup` must reach it).
+    pub fn resolve_to_restore(&self, raw: &str) -> Result<RootPath> {
+        let (path, names_dir) = self.resolve_spelled(raw, false)?;
+        let path = path.ok_or_else(|| root_itself(raw))?;
+        if names_dir { self.directory_named(raw, &path) } else { Ok(path) }
+    }
+
     /// [`Workspace::resolve`] for an argument that names a directory, which may not exist yet
     /// (`create_directory`): a trailing `/` is welcome.
     pub fn resolve_dir(&self, raw: &str) -> Result<RootPath> {
-        self.resolve_spelled(raw)?.0.ok_or_else(|| root_itself(raw))
+        self.resolve_spelled(raw, true)?.0.ok_or_else(|| root_itself(raw))
     }
 
     /// A directory argument of a tool that looks at a place (list, find, search, info): None
     /// for the root itself, however it is spelled (`.`, its absolute path, its `file://`
     /// URI), else the place with in-root links followed.
     pub fn resolve_place(&self, raw: &str) -> Result<Option<RootPath>> {
-        match self.resolve_spelled(raw)? {
+        match self.resolve_spelled(raw, true)? {
             (None, _) => Ok(None),
             (Some(path), true) => self.directory_named(raw, &path).map(Some),
             (Some(path), false) => self.follow(&path).map(Some),
@@ -162,7 +171,7 @@ impl Workspace {
     }
 
     /// The path `raw` names (None: the root itself), and whether it ended with `/`.
-    fn resolve_spelled(&self, raw: &str) -> Result<(Option<RootPath>, bool)> {
+    fn resolve_spelled(&self, raw: &str, check_new: bool) -> Result<(Option<RootPath>, bool)> {
         let spelled = spelling::read(raw).map_err(|reason| invalid(raw, &reason))?;
         let path = Path::new(&spelled.path);
         let relative = if path.is_absolute() {
@@ -199,14 +208,14 @@ impl Workspace {
         if parts.is_empty() {
             return Ok((None, spelled.names_dir));
         }
-        Ok((Some(self.settled(&parts, raw)?), spelled.names_dir))
+        Ok((Some(self.settled(&parts, raw, check_new)?), spelled.names_dir))
     }
 
     /// The root-relative path `parts` names once its names are settled (see
     /// [`Workspace::settle_names`]), refused when it leads into the state directory; `raw` is
     /// what errors name.
-    pub(super) fn settled(&self, parts: &[&std::ffi::OsStr], raw: &str) -> Result<RootPath> {
-        let path = self.settle_names(parts).map_err(|reason| invalid(raw, &reason))?;
+    pub(super) fn settled(&self, parts: &[&std::ffi::OsStr], raw: &str, check_new: bool) -> Result<RootPath> {
+        let path = self.settle_names(parts, check_new).map_err(|reason| invalid(raw, &reason))?;
         if let Some(reserved) = &self.reserved
             && path.starts_with(&reserved.relative)
         {
@@ -226,7 +235,11 @@ impl Workspace {
     /// when there is one (never a visually identical twin), and is otherwise checked as a new
     /// name; a symbolic link before the last component whose absolute text points inside the
     /// root is replaced by that place (cap-std refuses absolute links, which here are inside).
-    fn settle_names(&self, parts: &[&std::ffi::OsStr]) -> std::result::Result<PathBuf, String> {
+    fn settle_names(
+        &self,
+        parts: &[&std::ffi::OsStr],
+        check_new: bool,
+    ) -> std::result::Result<PathBuf, String> {
         let mut pending: std::collections::VecDeque<std::ffi::OsString> =
             parts.iter().map(|p| p.to_os_string()).collect();
         let mut out = PathBuf::new();
@@ -234,7 +247,9 @@ impl Workspace {
         let mut hops = 0;
         while let Some(name) = pending.pop_front() {
             if !exists {
-                spelling::check_new_name(&name.to_string_lossy())?;
+                if check_new {
+                    spelling::check_new_name(&name.to_string_lossy())?;
+                }
                 out.push(name);
                 continue;
             }
@@ -259,7 +274,11 @@ impl Workspace {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => match self.same_name_in(&out, &name)? {
                     Some(existing) => out.push(existing),
                     None => {
-                        spelling::check_new_name(&name.to_string_lossy())?;
+                        match (check_new, out.as_os_str().is_empty()) {
+                            (false, _) => {}
+                            (true, true) => spelling::check_new_top_name(&name.to_string_lossy())?,
+                            (true, false) => spelling::check_new_name(&name.to_string_lossy())?,
+                        }
                         out = here;
                         exists = false;
                     }
@@ -426,7 +445,8 @@ mod tests {
         assert_eq!(ws.resolve(&localhost).unwrap().display(), "my dir/a.txt");
         assert!(matches!(ws.resolve("file:///etc/passwd"), Err(Error::OutsideRoot { .. })));
         let escape = format!("{}/%2e%2e/x", url::Url::from_file_path(ws.host_root()).unwrap());
-        assert!(matches!(ws.resolve(&escape), Err(Error::OutsideRoot { .. })), "a decoded `..` is checked");
+        let err = ws.resolve(&escape).unwrap_err().to_string();
+        assert!(err.contains("`..`"), "a `..` the URI parser would fold away is refused: {err}");
     }
 
     #[test]

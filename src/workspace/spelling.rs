@@ -30,11 +30,21 @@ pub(super) fn read(raw: &str) -> Result<Spelled, String> {
     if raw.is_empty() {
         return Err("the path is empty".into());
     }
-    let decoded;
-    let text = match uri_scheme(raw) {
+    // Checked on the text as sent, before anything reads it: a URI parser would drop a tab
+    // or a line break silently.
+    refuse_hidden(raw)?;
+    if has_drive_letter(raw) {
+        return Err("it is a Windows path with a drive letter; this server runs on Unix and has no \
+                    drives: give the path relative to the root, like \"src/app.js\""
+            .into());
+    }
+    let slashed = raw.replace('\\', "/");
+    let mut path = match uri_scheme(&slashed) {
         Some(scheme) if scheme.eq_ignore_ascii_case("file") => {
-            decoded = file_uri_path(raw)?;
-            decoded.as_str()
+            let decoded = file_uri_path(&slashed)?;
+            // What the URI's escapes spelled is checked as if sent plainly.
+            refuse_hidden(&decoded)?;
+            decoded.replace('\\', "/")
         }
         Some(scheme) => {
             return Err(format!(
@@ -42,33 +52,12 @@ pub(super) fn read(raw: &str) -> Result<Spelled, String> {
                  a path relative to the root, like \"src/app.js\""
             ));
         }
-        None => raw,
+        None => slashed,
     };
-    refuse_hidden_characters(text)?;
-    if let Some(c) = text.chars().next().filter(|c| c.is_whitespace()) {
-        return Err(format!(
-            "it begins with whitespace ({}); paths are taken exactly as written, so this would name a \
-             different file than it shows: send it without the whitespace",
-            describe(c)
-        ));
-    }
-    if let Some(c) = text.chars().last().filter(|c| c.is_whitespace()) {
-        return Err(format!(
-            "it ends with whitespace ({}); paths are taken exactly as written, so this would name a \
-             different file than it shows: send it without the whitespace",
-            describe(c)
-        ));
-    }
-    if has_drive_letter(text) {
-        return Err("it is a Windows path with a drive letter; this server runs on Unix and has no \
-                    drives: give the path relative to the root, like \"src/app.js\""
-            .into());
-    }
-    let mut path = text.replace('\\', "/");
     if path.starts_with('~') {
         return Err("it begins with `~`, which is not expanded here (the server does not know your home \
                     directory); give the path relative to the root, like \"notes.txt\", or an absolute \
-                    path inside the root (a file whose name really begins with `~` is \"./~name\")"
+                    path inside the root (an existing file whose name begins with `~` is \"./~name\")"
             .into());
     }
     let mut names_dir = false;
@@ -89,6 +78,25 @@ pub(super) fn read(raw: &str) -> Result<Spelled, String> {
     Ok(Spelled { path, names_dir })
 }
 
+/// Refuses hidden characters anywhere and whitespace at either end.
+fn refuse_hidden(text: &str) -> Result<(), String> {
+    refuse_hidden_characters(text)?;
+    let edge = |c: char, end: &str| {
+        format!(
+            "it {end} with whitespace ({}); paths are taken exactly as written, so this would name a \
+             different file than it shows: send it without the whitespace",
+            describe(c)
+        )
+    };
+    if let Some(c) = text.chars().next().filter(|c| c.is_whitespace()) {
+        return Err(edge(c, "begins"));
+    }
+    if let Some(c) = text.chars().last().filter(|c| c.is_whitespace()) {
+        return Err(edge(c, "ends"));
+    }
+    Ok(())
+}
+
 /// The scheme of `raw` when it is written as a URI (`scheme://`, or `file:` with one slash):
 /// letters, digits, `+`, `-` and `.`, at least two characters (so `C:/` is a drive, not a
 /// scheme).
@@ -106,6 +114,17 @@ fn uri_scheme(raw: &str) -> Option<&str> {
 /// The local path a `file:` URI names: its host must be empty or `localhost`, and it may carry
 /// neither a query nor a fragment (a `#L10` is not part of any file's name).
 fn file_uri_path(raw: &str) -> Result<String, String> {
+    // The URI parser folds `.` and `..` (and `%2e%2e`) away before the sandbox sees them, which
+    // would skip its rule for `..` after a link: refused here, with the plain path as the way.
+    let dot_segment = raw.split(['/', '?', '#']).skip(1).any(|segment| {
+        let decoded: Vec<u8> = percent_encoding::percent_decode_str(segment).collect();
+        decoded == b"." || decoded == b".."
+    });
+    if dot_segment {
+        return Err("it is a file:// URI with a `.` or `..` segment: send the path itself (relative to \
+                    the root, or absolute), which the sandbox reads step by step"
+            .into());
+    }
     let url = url::Url::parse(raw).map_err(|e| format!("it is not a valid file:// URI ({e})"))?;
     if url.query().is_some() || url.fragment().is_some() {
         return Err("it is a file:// URI with a query or fragment (`?` or `#`), which name no file: \
@@ -122,10 +141,10 @@ fn file_uri_path(raw: &str) -> Result<String, String> {
             ));
         }
     }
-    let path = url.to_file_path().map_err(|()| "it is not a file:// URI of a local path".to_string())?;
-    path.into_os_string()
-        .into_string()
-        .map_err(|_| "its percent-encoded path does not decode to UTF-8 text".into())
+    // Decoded here, not by `Url::to_file_path`, which adds a `/` after a last name that ends
+    // in `:` (a Windows drive's spelling) and so would make a file name a directory.
+    let bytes: Vec<u8> = percent_encoding::percent_decode_str(url.path()).collect();
+    String::from_utf8(bytes).map_err(|_| "its percent-encoded path does not decode to UTF-8 text".into())
 }
 
 /// Refuses control characters (C0, DEL, C1) anywhere, and characters that draw nothing but
@@ -191,6 +210,26 @@ fn describe(c: char) -> String {
 /// whitespace, or is drawn like another, is refused with the reason. (Hidden characters were
 /// refused in the whole path already; this catches whitespace around a separator, `src /x`.)
 pub(super) fn check_new_name(name: &str) -> Result<(), String> {
+    check_new_edges(name)
+}
+
+/// [`check_new_name`] for a name new to the root itself: also refused is a name the path
+/// rules would read differently when it is sent back as shown: one beginning with `~`, a
+/// drive (`C:`), or `file:` (a `file:/x` would read as a URI).
+pub(super) fn check_new_top_name(name: &str) -> Result<(), String> {
+    check_new_edges(name)?;
+    let b = name.as_bytes();
+    let drive = b.len() == 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    if name.starts_with('~') || drive || name.eq_ignore_ascii_case("file:") {
+        return Err(format!(
+            "a new name {name:?} in the root would not read back as itself (`~` is not expanded, `C:` is a \
+             drive, `file:` a URI): choose another name, or put it in a directory"
+        ));
+    }
+    Ok(())
+}
+
+fn check_new_edges(name: &str) -> Result<(), String> {
     let edge = name
         .chars()
         .next()
@@ -228,6 +267,8 @@ mod tests {
         assert!(refused("file:///x/a.js#L10").contains("fragment"));
         assert!(refused("file:///x/%0A").contains("control character"));
         assert!(refused("https://example.com/a.js").contains("https: URL"));
+        // A last name ending in `:` stays a file name (not a drive, not a directory).
+        assert_eq!(read("file:///x/e%3A").unwrap(), Spelled { path: "/x/e:".into(), names_dir: false });
     }
 
     #[test]
@@ -261,6 +302,13 @@ mod tests {
         assert_eq!(path("a/~b"), "a/~b");
         assert!(refused(" a.txt").contains("begins with whitespace"));
         assert!(refused("a.txt\n").contains("control character"));
+        assert!(
+            refused("file:///x/a.t\txt").contains("control character"),
+            "checked before the URI parser drops it"
+        );
+        assert!(refused("file:///x/a/../b").contains("`..`"));
+        assert!(refused("file:///x/a/%2e%2e/b").contains("`..`"));
+        assert_eq!(path("file:\\x"), "/x", "a backslash is a separator before the scheme is read");
         assert!(refused("a.txt ").contains("ends with whitespace"));
         assert!(refused("a\u{200B}.txt").contains("invisible"));
         assert!(refused("\u{FEFF}a.txt").contains("invisible"));
