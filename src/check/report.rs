@@ -85,6 +85,10 @@ pub enum NotChecked {
     /// The check stopped on a fault of its own (a bug, never expected).
     #[serde(rename = "check failed")]
     Failed,
+    /// A symbolic link that leads to no file to check (its target does not exist, is a
+    /// directory or lies outside the root).
+    #[serde(rename = "link to no file")]
+    NoLinkTarget,
 }
 
 impl NotChecked {
@@ -98,6 +102,7 @@ impl NotChecked {
             NotChecked::NestedTooDeeply => "nested too deeply",
             NotChecked::NoGrammar => "no grammar",
             NotChecked::Failed => "check failed",
+            NotChecked::NoLinkTarget => "link to no file",
         }
     }
 }

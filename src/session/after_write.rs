@@ -188,6 +188,43 @@ pub struct AfterWrite {
 }
 
 impl Session {
+    /// The steps after a change that left a symbolic link at `link` (a link moved, or put
+    /// back by `undo`): the file it leads to is checked as after a write, when it leads to
+    /// one; otherwise the result says so, with the link's own digest.
+    pub(super) fn after_link_change(
+        &self,
+        seen: MutexGuard<'_, HashSet<RootPath>>,
+        link: &RootPath,
+        text: &[u8],
+        agent: &str,
+        mut warnings: Vec<String>,
+    ) -> AfterWrite {
+        let target = self.ws.follow(link).ok();
+        let bytes = target.as_ref().and_then(|t| self.ws.read(t, self.config.max_file_bytes).ok());
+        if let (Some(target), Some(bytes)) = (target, bytes) {
+            let text = encoding::lossy_text(&bytes);
+            let sha256 = sha256_hex(&bytes);
+            return self.after_write(
+                seen,
+                &target,
+                agent,
+                Landed::whole(&text, &bytes, &sha256, None, None),
+                warnings,
+            );
+        }
+        drop(seen);
+        warnings.push(format!(
+            "{link} is a symbolic link to {:?}, which leads to no file inside the root, so nothing was checked",
+            String::from_utf8_lossy(text)
+        ));
+        AfterWrite {
+            warnings,
+            syntax: Report::not_checked(None, crate::check::NotChecked::NoLinkTarget),
+            hook: None,
+            sha256: crate::store::link_sha256(text),
+        }
+    }
+
     /// Runs the steps after a write to `path` landed: marks the file seen and releases
     /// `seen` (the writer's lock), runs the hook, and checks what is on disk now, keeping
     /// what the check leaves for the next append. `warnings` are the tool's own.

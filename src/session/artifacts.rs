@@ -69,7 +69,7 @@ impl Session {
             .map(|artifact| {
                 let on_disk = match self
                     .ws
-                    .resolve(&artifact.path)
+                    .recorded(&artifact.path)
                     .and_then(|p| self.ws.read(&p, self.config.max_file_bytes))
                 {
                     Ok(bytes) if sha256_hex(&bytes) == artifact.sha256 => OnDisk::Matches,

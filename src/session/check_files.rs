@@ -258,7 +258,7 @@ impl Session {
                 .store
                 .journal_paths(self.started)?
                 .iter()
-                .map(|p| self.ws.resolve(p))
+                .map(|p| self.ws.recorded(p))
                 // A directory the journal names (create_directory made it) is no file to check.
                 .filter(|p| !p.as_ref().is_ok_and(|p| self.is_directory(p)))
                 .collect(),

@@ -66,6 +66,6 @@ impl Session {
 
     /// Root-relative names of `paths`, in-root symlinks followed: the keys claims are held under.
     fn resolve_all(&self, paths: &[String]) -> Result<Vec<String>> {
-        paths.iter().map(|p| Ok(self.target(p)?.display())).collect()
+        paths.iter().map(|p| Ok(self.place(p)?.display())).collect()
     }
 }

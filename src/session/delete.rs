@@ -1,5 +1,5 @@
-//! `delete_file`: remove a file (or an empty directory), journaled so that `undo` can bring
-//! the file back.
+//! `delete_file`: remove a file, a symbolic link (the link itself, as `rm` does: what it points
+//! to stays) or an empty directory, journaled so that `undo` can bring the file or link back.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -19,30 +19,39 @@ pub struct DeleteOutcome {
     pub path: String,
     /// Agent that deleted it.
     pub agent: String,
-    /// What was removed: `file` or `dir` (an empty directory).
+    /// What was removed: `file`, `symlink` (the link itself; what it pointed to is untouched)
+    /// or `dir` (an empty directory).
     pub removed: FileKind,
     /// Bytes the file held.
     pub size: u64,
-    /// `undo` on this path brings the file back (false for a directory, or a file too large
-    /// to keep a copy of).
+    /// `undo` on this path brings the file or link back (false for a directory, or a file too
+    /// large to keep a copy of).
     pub undoable: bool,
     /// Things the caller should know although the delete succeeded.
     pub warnings: Vec<String>,
 }
 
 impl Session {
-    /// `delete_file`: remove a file or an empty directory.
+    /// `delete_file`: remove a file, a symbolic link or an empty directory.
     pub fn delete_file(&self, path: Option<&str>, agent: Option<&str>) -> Result<DeleteOutcome> {
         let raw_path = required(path, "delete_file", "path")?;
         let agent = self.agent(agent)?;
-        let path = self.target(raw_path)?;
+        // The entry the path names, not followed: a link is removed itself.
+        let path = self.ws.resolve(raw_path)?;
         let key = path.display();
         let mut seen = self.lock_seen();
         let ((removed, size, undoable), unrecorded) =
             self.store.write_claimed(&key, &agent, Action::Delete, || {
                 self.settle_locked(&path);
-                let info = self.ws.stat(&path)?.ok_or_else(|| Error::NotFound { path: key.clone() })?;
                 let empty = sha256_hex(b"");
+                if let Some(text) = self.ws.link_text(&path)? {
+                    self.ws.remove_file(&path)?;
+                    let text = text.into_os_string().into_encoded_bytes();
+                    let facts =
+                        WriteFacts { size: 0, added: 0, sha256: empty, before: Some(Before::Link(text)) };
+                    return Ok(((FileKind::Symlink, 0, true), Some(facts)));
+                }
+                let info = self.ws.stat(&path)?.ok_or_else(|| Error::NotFound { path: key.clone() })?;
                 match info.kind {
                     FileKind::Directory => {
                         self.ws.remove_empty_dir(&path)?;

@@ -44,7 +44,7 @@ impl Session {
         }
         let settled = self.store.exclusive(|| {
             for intent in self.store.append_intents() {
-                match self.ws.resolve(&intent.path) {
+                match self.ws.recorded(&intent.path) {
                     Ok(path) => self.roll_back(&path, &intent),
                     Err(_) => self.store.clear_append_intent(&intent.path),
                 }

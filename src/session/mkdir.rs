@@ -36,8 +36,9 @@ impl Session {
     pub fn create_directory(&self, path: Option<&str>, agent: Option<&str>) -> Result<MkdirOutcome> {
         let raw_path = required(path, "create_directory", "path")?;
         let agent = self.agent(agent)?;
-        // A symlink inside the root to a directory names that directory.
-        let path = self.target(raw_path)?;
+        // A symlink inside the root to a directory names that directory; a trailing `/` is
+        // welcome here, where the path names a directory that may not exist yet.
+        let path = self.ws.follow(&self.ws.resolve_dir(raw_path)?)?;
         let key = path.display();
         let outcome = |created: Vec<String>, warnings| MkdirOutcome {
             action: Action::Mkdir,

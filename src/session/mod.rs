@@ -70,7 +70,7 @@ use crate::files::Digests;
 use crate::hooks::Hook;
 use crate::store::{Opening, Store, StoreUrl};
 use crate::timestamp::Timestamp;
-use crate::workspace::{FileInfo, RootPath, Workspace};
+use crate::workspace::{FileInfo, FileKind, RootPath, Workspace};
 
 /// What the command line says, before a root is chosen: the server may learn its root from
 /// the client later, so everything tied to the root is resolved in [`Config::for_root`].
@@ -295,17 +295,38 @@ impl Session {
     }
 
     /// A path argument resolved in the sandbox, in-root symlinks followed: the file a tool
-    /// reads or writes.
+    /// reads or writes. A link to a directory is refused as what it is (a link), not as the
+    /// directory it leads to, which the caller did not name.
     fn target(&self, raw: &str) -> Result<RootPath> {
+        let entry = self.ws.resolve(raw)?;
+        let target = self.ws.follow(&entry)?;
+        if target != entry
+            && matches!(self.ws.stat(&target), Ok(Some(info)) if info.kind == FileKind::Directory)
+        {
+            return Err(Error::InvalidPath {
+                path: entry.display(),
+                reason: format!(
+                    "it is a symbolic link to the directory {target}, not a file; name a file inside it, like \
+                     \"{entry}/name.ext\" (delete_file and move_file act on the link itself)"
+                ),
+            });
+        }
+        Ok(target)
+    }
+
+    /// A path argument that may name a directory, resolved in the sandbox with in-root
+    /// symlinks followed (a link to a directory is that directory).
+    fn place(&self, raw: &str) -> Result<RootPath> {
         self.ws.follow(&self.ws.resolve(raw)?)
     }
 
     /// A directory argument of a tool that walks files (list, find, search): None for the root
-    /// (`path` absent, empty or `.`), else the directory resolved in the sandbox.
+    /// (`path` absent or empty, or naming the root however spelled: `.`, its absolute path,
+    /// its `file://` URI), else the directory resolved in the sandbox, links followed.
     fn directory(&self, path: Option<&str>) -> Result<Option<RootPath>> {
-        match path.map(str::trim) {
-            None | Some("") | Some(".") | Some("./") => Ok(None),
-            Some(p) => self.target(p).map(Some),
+        match path {
+            None | Some("") => Ok(None),
+            Some(p) => self.ws.resolve_place(p),
         }
     }
 

@@ -44,21 +44,36 @@ impl Session {
     ) -> Result<MoveOutcome> {
         let (raw_from, raw_to) = (required(from, "move_file", "from")?, required(to, "move_file", "to")?);
         let agent = self.agent(agent)?;
-        let (from, to) = (self.target(raw_from)?, self.target(raw_to)?);
+        // The entries the paths name, not followed: a link is moved itself (`mv`), and a link
+        // at `to` is replaced, not written through.
+        let (from, to) = (self.ws.resolve(raw_from)?, self.ws.resolve(raw_to)?);
         let (from_key, to_key) = (from.display(), to.display());
         let mut seen = self.lock_seen();
-        let ((bytes, sha256, replaced), unrecorded) =
+        let ((moved, replaced), unrecorded) =
             self.store.write_claimed_paths(&[&from_key, &to_key], &agent, || {
                 self.settle_locked(&from);
                 self.settle_locked(&to);
-                let bytes = self.ws.read(&from, self.config.max_file_bytes)?;
-                let old_target = match (overwrite, self.ws.stat(&to)?) {
-                    (true, Some(_)) => Some(self.ws.read(&to, self.config.max_file_bytes).ok()),
-                    _ => None,
+                let moved = match self.ws.link_text(&from)? {
+                    Some(text) => Before::Link(text.into_os_string().into_encoded_bytes()),
+                    None => Before::Content(self.ws.read(&from, self.config.max_file_bytes)?),
+                };
+                let old_target = match self.ws.link_text(&to)? {
+                    Some(text) if overwrite => {
+                        Some(Some(Before::Link(text.into_os_string().into_encoded_bytes())))
+                    }
+                    _ => match (overwrite, self.ws.stat(&to)?) {
+                        (true, Some(_)) => {
+                            Some(self.ws.read(&to, self.config.max_file_bytes).ok().map(Before::Content))
+                        }
+                        _ => None,
+                    },
                 };
                 self.ws.rename(&from, &to, overwrite)?;
-                let sha256 = sha256_hex(&bytes);
-                let size = bytes.len() as u64;
+                let (size, sha256) = match &moved {
+                    Before::Link(text) => (0, crate::store::link_sha256(text)),
+                    Before::Content(bytes) => (bytes.len() as u64, sha256_hex(bytes)),
+                    _ => unreachable!("a move carries a file's content or a link's text"),
+                };
                 let rows = vec![
                     (
                         from_key.clone(),
@@ -67,7 +82,7 @@ impl Session {
                             size: 0,
                             added: 0,
                             sha256: sha256_hex(b""),
-                            before: Some(Before::Content(bytes.clone())),
+                            before: Some(moved.clone()),
                         },
                     ),
                     (
@@ -76,32 +91,50 @@ impl Session {
                         WriteFacts {
                             size,
                             added: size,
-                            sha256: sha256.clone(),
+                            sha256,
                             before: match &old_target {
                                 None => Some(Before::Absent),
-                                Some(kept) => kept.clone().map(Before::Content),
+                                Some(kept) => kept.clone(),
                             },
                         },
                     ),
                 ];
-                Ok(((bytes, sha256, old_target.is_some()), rows))
+                Ok(((moved, old_target.is_some()), rows))
             })?;
         // The file has moved: from here on nothing may turn this call into an error.
         seen.remove(&from);
-        let text = encoding::lossy_text(&bytes);
         let mut warnings: Vec<String> = unrecorded.into_iter().collect();
         warnings
             .push(format!("to take this move back, undo both paths: undo {to_key}, then undo {from_key}"));
-        let after =
-            self.after_write(seen, &to, &agent, Landed::whole(&text, &bytes, &sha256, None, None), warnings);
+        let (size, lines, after) = match &moved {
+            Before::Link(text) => {
+                warnings.push(format!(
+                    "{from_key} was a symbolic link: the link itself moved, with its text {:?}; what it points \
+                     to was not moved",
+                    String::from_utf8_lossy(text)
+                ));
+                (0, 0, self.after_link_change(seen, &to, text, &agent, warnings))
+            }
+            Before::Content(bytes) => {
+                let text = encoding::lossy_text(bytes);
+                let sha256 = sha256_hex(bytes);
+                let landed = Landed::whole(&text, bytes, &sha256, None, None);
+                (
+                    bytes.len() as u64,
+                    count_lines(text.as_bytes()),
+                    self.after_write(seen, &to, &agent, landed, warnings),
+                )
+            }
+            _ => unreachable!("a move carries a file's content or a link's text"),
+        };
         Ok(MoveOutcome {
             action: Action::Move,
             from: from_key,
             to: to_key,
             agent,
             replaced,
-            size: bytes.len() as u64,
-            lines: count_lines(text.as_bytes()),
+            size,
+            lines,
             after,
         })
     }

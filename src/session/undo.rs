@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::files::encoding;
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
-use crate::store::{Action, Before, MAX_UNDO_STEPS, UndoStep, WriteFacts};
+use crate::store::{Action, Before, MAX_UNDO_STEPS, UndoStep, WriteFacts, link_sha256};
 use crate::workspace::FileKind;
 
 /// Result of `undo`.
@@ -60,13 +60,21 @@ impl Session {
                 reason: "use 1 (the last change) to 100".into(),
             });
         }
-        let path = self.target(raw_path)?;
+        // A link is undone as a link when the journal knows the link's own path (a delete or
+        // a move of the link itself); otherwise undo goes through it to its file, whose path
+        // the writes through it were journaled under.
+        let entry = self.ws.resolve(raw_path)?;
+        let path = match self.ws.link_text(&entry)? {
+            Some(_) if !self.journal_knows(&entry.display()) => self.ws.follow(&entry)?,
+            _ => entry,
+        };
         let key = path.display();
         let seen = self.lock_seen();
-        let ((restored, undone, sha256), unrecorded) =
-            self.store.undo_claimed(&key, &agent, steps, |plan| {
-                self.settle_locked(&path);
-                let current = match self.ws.stat(&path)? {
+        let ((restored, undone), unrecorded) = self.store.undo_claimed(&key, &agent, steps, |plan| {
+            self.settle_locked(&path);
+            let current = match self.ws.link_text(&path)? {
+                Some(text) => Entry::Link(text.into_os_string().into_encoded_bytes()),
+                None => match self.ws.stat(&path)? {
                     // A directory (made by create_directory) holds no content to restore.
                     Some(info) if info.kind == FileKind::Directory => {
                         return Err(Error::UndoRefused {
@@ -76,61 +84,116 @@ impl Session {
                                 .into(),
                         });
                     }
-                    Some(_) => Some(self.ws.read(&path, self.config.max_file_bytes)?),
-                    None => None,
-                };
-                let restored = restore(&key, current.clone(), plan, steps, force)?;
-                let before = Some(match current {
-                    Some(bytes) => Before::Content(bytes),
-                    None => Before::Absent,
-                });
-                let (size, sha256) = match &restored {
-                    Some(bytes) => {
-                        self.ws.replace(&path, bytes)?;
-                        (bytes.len() as u64, sha256_hex(bytes))
-                    }
-                    None => {
-                        self.ws.remove_file(&path)?;
-                        (0, sha256_hex(b""))
-                    }
-                };
-                let undone = plan.iter().map(describe).collect::<Vec<_>>();
-                let facts = WriteFacts { size, added: 0, sha256: sha256.clone(), before };
-                Ok(((restored, undone, sha256), Some(facts)))
-            })?;
+                    Some(_) => Entry::File(self.ws.read(&path, self.config.max_file_bytes)?),
+                    None => Entry::Absent,
+                },
+            };
+            let restored = restore(&key, current.clone(), plan, steps, force)?;
+            let size = match &restored {
+                Entry::File(bytes) => {
+                    // A rename over the path: a link there is replaced, not written through.
+                    self.ws.replace(&path, bytes)?;
+                    bytes.len() as u64
+                }
+                Entry::Absent => {
+                    self.ws.remove_file(&path)?;
+                    0
+                }
+                Entry::Link(text) => {
+                    self.ws.remove_file(&path)?;
+                    use std::os::unix::ffi::OsStrExt;
+                    self.ws.create_link(&path, std::path::Path::new(std::ffi::OsStr::from_bytes(text)))?;
+                    0
+                }
+            };
+            let undone = plan.iter().map(describe).collect::<Vec<_>>();
+            let facts =
+                WriteFacts { size, added: 0, sha256: restored.sha256(), before: Some(current.into_before()) };
+            Ok(((restored, undone), Some(facts)))
+        })?;
         // The file has changed: from here on nothing may turn this call into an error.
-        let bytes = restored.as_deref().unwrap_or_default();
-        let text = encoding::lossy_text(bytes);
-        let after = self.after_write(
-            seen,
-            &path,
-            &agent,
-            Landed::whole(&text, bytes, &sha256, None, None),
-            unrecorded.into_iter().collect(),
-        );
+        let warnings = unrecorded.into_iter().collect();
+        let (size, lines, after) = match &restored {
+            Entry::Link(text) => (0, 0, self.after_link_change(seen, &path, text, &agent, warnings)),
+            Entry::File(bytes) => {
+                let text = encoding::lossy_text(bytes);
+                let sha256 = sha256_hex(bytes);
+                let after = self.after_write(
+                    seen,
+                    &path,
+                    &agent,
+                    Landed::whole(&text, bytes, &sha256, None, None),
+                    warnings,
+                );
+                (bytes.len() as u64, count_lines(text.as_bytes()), after)
+            }
+            Entry::Absent => {
+                let sha256 = sha256_hex(b"");
+                (
+                    0,
+                    0,
+                    self.after_write(
+                        seen,
+                        &path,
+                        &agent,
+                        Landed::whole("", b"", &sha256, None, None),
+                        warnings,
+                    ),
+                )
+            }
+        };
         Ok(UndoOutcome {
             action: Action::Undo,
             path: key,
             agent,
             undone,
-            removed: restored.is_none(),
-            size: restored.as_ref().map_or(0, |b| b.len() as u64),
-            lines: count_lines(text.as_bytes()),
+            removed: matches!(restored, Entry::Absent),
+            size,
+            lines,
             after,
         })
+    }
+
+    /// Whether the journal holds a change of `key` itself.
+    fn journal_knows(&self, key: &str) -> bool {
+        self.store.artifacts(None, Some(key), false).is_ok_and(|found| !found.is_empty())
+    }
+}
+
+/// What is at a path, as undo compares and restores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Entry {
+    /// Nothing.
+    Absent,
+    /// A file with these bytes.
+    File(Vec<u8>),
+    /// A symbolic link with this text.
+    Link(Vec<u8>),
+}
+
+impl Entry {
+    /// The sha256 the journal records for it (a link's is marked apart from any file's).
+    fn sha256(&self) -> String {
+        match self {
+            Entry::Absent => sha256_hex(b""),
+            Entry::File(bytes) => sha256_hex(bytes),
+            Entry::Link(text) => link_sha256(text),
+        }
+    }
+
+    fn into_before(self) -> Before {
+        match self {
+            Entry::Absent => Before::Absent,
+            Entry::File(bytes) => Before::Content(bytes),
+            Entry::Link(text) => Before::Link(text),
+        }
     }
 }
 
 /// What the file was before the changes in `plan` (newest first), starting from `current`
 /// (None: no file). Each change must have left exactly what is there before it is taken
 /// back; `force` accepts a different file before the first step only.
-fn restore(
-    path: &str,
-    current: Option<Vec<u8>>,
-    plan: &[UndoStep],
-    steps: usize,
-    force: bool,
-) -> Result<Option<Vec<u8>>> {
+fn restore(path: &str, current: Entry, plan: &[UndoStep], steps: usize, force: bool) -> Result<Entry> {
     let refuse = |reason: String| Error::UndoRefused { path: path.to_string(), reason };
     if plan.len() < steps {
         return Err(refuse(match plan.len() {
@@ -140,7 +203,7 @@ fn restore(
     }
     let mut content = current;
     for (i, step) in plan.iter().enumerate() {
-        let matches = sha256_hex(content.as_deref().unwrap_or_default()) == step.sha256_after;
+        let matches = content.sha256() == step.sha256_after;
         let forced = i == 0 && force;
         if !matches && !forced {
             return Err(refuse(match i {
@@ -154,24 +217,29 @@ fn restore(
                 }
             }));
         }
-        content = match &step.before {
-            Some(Before::Absent) => None,
-            Some(Before::Content(bytes)) => Some(bytes.clone()),
-            Some(Before::Prefix(size)) if matches => content.map(|mut bytes| {
+        content = match (&step.before, content) {
+            (Some(Before::Absent), _) => Entry::Absent,
+            (Some(Before::Content(bytes)), _) => Entry::File(bytes.clone()),
+            (Some(Before::Link(text)), _) => Entry::Link(text.clone()),
+            (Some(Before::Prefix(size)), Entry::File(mut bytes)) if matches => {
                 bytes.truncate(*size as usize);
-                bytes
-            }),
-            Some(Before::Prefix(_)) => {
+                Entry::File(bytes)
+            }
+            (Some(Before::Prefix(_)), Entry::Absent) if matches => Entry::Absent,
+            (Some(Before::Prefix(_)), _) => {
                 return Err(refuse(format!(
                     "it was changed outside filewright since {}, and an append keeps no copy of the file \
                      before it, so even force cannot restore it",
                     describe(step)
                 )));
             }
-            Some(Before::Splice { at, old, size }) if matches => {
-                let after = content.unwrap_or_default();
+            (Some(Before::Splice { at, old, size }), after @ (Entry::File(_) | Entry::Absent)) if matches => {
+                let after = match after {
+                    Entry::File(bytes) => bytes,
+                    _ => Vec::new(),
+                };
                 match Before::unsplice(*at, old, *size, &after) {
-                    Some(before) => Some(before),
+                    Some(before) => Entry::File(before),
                     None => {
                         return Err(refuse(format!(
                             "the text kept for {} does not fit the file it left (the state database may \
@@ -181,14 +249,14 @@ fn restore(
                     }
                 }
             }
-            Some(Before::Splice { .. }) => {
+            (Some(Before::Splice { .. }), _) => {
                 return Err(refuse(format!(
                     "it was changed outside filewright since {}, and an edit keeps only the text it \
                      replaced, so even force cannot restore it. Read the file and edit it back",
                     describe(step)
                 )));
             }
-            None => {
+            (None, _) => {
                 return Err(refuse(format!(
                     "no copy of the file before {} is kept (older versions are dropped first when the \
                      history reaches --history-bytes, and a file too large to read is not kept)",

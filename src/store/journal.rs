@@ -136,6 +136,7 @@ pub(super) fn record(
         Before::Absent => ("absent", 0, None, None),
         Before::Content(bytes) => ("content", bytes.len() as u64, Some(bytes), None),
         Before::Prefix(size) => ("prefix", *size, None, None),
+        Before::Link(text) => ("link", text.len() as u64, Some(text), None),
         Before::Splice { at, old, size } => ("splice", *size, Some(old), Some(*at)),
     };
     tx.add_version(NewVersion { journal_id, kind, size, content, at })?;
@@ -200,6 +201,7 @@ impl Before {
             (Some("absent"), _) => Some(Before::Absent),
             (Some("content"), Some(bytes)) => Some(Before::Content(bytes)),
             (Some("prefix"), _) => size.map(Before::Prefix),
+            (Some("link"), Some(text)) => Some(Before::Link(text)),
             (Some("splice"), Some(old)) => Some(Before::Splice { at: at?.max(0) as u64, old, size: size? }),
             _ => None,
         }

@@ -39,7 +39,7 @@ pub use intents::AppendIntent;
 pub use journal::{Action, Artifact, JournalEntry};
 pub use open::{Opening, StoreUrl, default_state_dir};
 pub use sqlite::DB_FILE;
-pub use versions::{Before, DEFAULT_HISTORY_BYTES, MAX_UNDO_STEPS, UndoStep};
+pub use versions::{Before, DEFAULT_HISTORY_BYTES, MAX_UNDO_STEPS, UndoStep, link_sha256};
 
 use crate::error::{Error, Result};
 use crate::timestamp::Timestamp;

@@ -23,6 +23,9 @@ pub enum Before {
     /// The first this many bytes of the file after the change (an append added the rest): no
     /// copy is needed.
     Prefix(u64),
+    /// A symbolic link with this text (a delete or move of the link itself, which `undo`
+    /// puts back as a link).
+    Link(Vec<u8>),
     /// The file after the change with one stretch put back (an edit changed only that): from
     /// byte `at`, the bytes `old` instead of what the change left there, up to where the file
     /// before (`size` bytes) and after end alike. An edit of a large file keeps only the
@@ -35,6 +38,14 @@ pub enum Before {
         /// The size of the file before.
         size: u64,
     },
+}
+
+/// The sha256 the journal records for a symbolic link with text `text`: its text's, marked
+/// so that it equals no file's (a file holding these bytes would start with a NUL).
+pub fn link_sha256(text: &[u8]) -> String {
+    let mut marked = b"\0symlink\0".to_vec();
+    marked.extend_from_slice(text);
+    crate::files::sha256_hex(&marked)
 }
 
 impl Before {

@@ -13,12 +13,15 @@ use super::{DirEntry, FileInfo, FileKind, RootPath, Workspace};
 use crate::error::{Error, Result};
 
 impl Workspace {
-    /// Removes the regular file at `path` (not a directory); a missing file is not an error.
+    /// Removes the regular file or the symbolic link at `path` (a link itself, as `rm` does,
+    /// never what it points to; not a directory); a missing file is not an error.
     pub fn remove_file(&self, path: &RootPath) -> Result<()> {
         self.guard_reserved(path)?;
-        match self.stat(path)? {
-            Some(info) => require_file(path, &info)?,
-            None => return Ok(()),
+        if self.link_text(path)?.is_none() {
+            match self.stat(path)? {
+                Some(info) => require_file(path, &info)?,
+                None => return Ok(()),
+            }
         }
         let parent_dir = self.open_parent(path, false)?;
         let (_, name) = path.split();
@@ -39,21 +42,29 @@ impl Workspace {
         self.dir.remove_dir(path.as_path()).map_err(|e| map_io(e, "remove", path))
     }
 
-    /// Moves the regular file `from` to `to` in one rename, creating `to`'s missing parents.
-    /// An existing `to` is replaced only with `overwrite`; without it the rename itself refuses
-    /// (Linux: `RENAME_NOREPLACE`), so no file that appears meanwhile is lost.
+    /// Moves the regular file or symbolic link `from` to `to` in one rename, creating `to`'s
+    /// missing parents; a link is moved itself with its text, as `mv` does. An existing `to`
+    /// (a file, or a link, which is replaced, not written through) is replaced only with
+    /// `overwrite`; without it the rename itself refuses (Linux: `RENAME_NOREPLACE`), so no
+    /// file that appears meanwhile is lost.
     pub fn rename(&self, from: &RootPath, to: &RootPath, overwrite: bool) -> Result<()> {
         self.guard_reserved(from)?;
         self.guard_reserved(to)?;
-        match self.stat(from)? {
-            Some(info) => require_file(from, &info)?,
-            None => return Err(Error::NotFound { path: from.display() }),
-        }
-        if let Some(info) = self.stat(to)? {
-            require_file(to, &info)?;
-            if !overwrite {
-                return Err(Error::AlreadyExists { path: to.display() });
+        if self.link_text(from)?.is_none() {
+            match self.stat(from)? {
+                Some(info) => require_file(from, &info)?,
+                None => return Err(Error::NotFound { path: from.display() }),
             }
+        }
+        let to_exists = match self.link_text(to)? {
+            Some(_) => true,
+            None => match self.stat(to)? {
+                Some(info) => require_file(to, &info).map(|()| true)?,
+                None => false,
+            },
+        };
+        if to_exists && !overwrite {
+            return Err(Error::AlreadyExists { path: to.display() });
         }
         let from_dir = self.open_parent(from, false)?;
         let to_dir = self.open_parent(to, true)?;
@@ -72,6 +83,39 @@ impl Workspace {
             if let Err(e) = self.sync_dir(dir, path) {
                 tracing::warn!("{e}");
             }
+        }
+        Ok(())
+    }
+
+    /// The text of the symbolic link at `path` (not followed), or None when `path` is not a
+    /// link (or does not exist).
+    pub fn link_text(&self, path: &RootPath) -> Result<Option<PathBuf>> {
+        match self.dir.symlink_metadata(path.as_path()) {
+            Ok(m) if m.file_type().is_symlink() => self
+                .dir
+                .read_link_contents(path.as_path())
+                .map(Some)
+                .map_err(|e| map_io(e, "read the link", path)),
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(map_io(e, "inspect", path)),
+        }
+    }
+
+    /// Creates a symbolic link at `path` whose text is `text` (what `undo` puts back after a
+    /// link was deleted or moved), creating missing parents; nothing may be at `path`. The
+    /// text is data: whatever it points to, every later use of the link is resolved beneath
+    /// the root.
+    pub fn create_link(&self, path: &RootPath, text: &std::path::Path) -> Result<()> {
+        self.guard_reserved(path)?;
+        let parent_dir = self.open_parent(path, true)?;
+        let (_, name) = path.split();
+        parent_dir.symlink_contents(text, name).map_err(|e| match e.kind() {
+            io::ErrorKind::AlreadyExists => Error::AlreadyExists { path: path.display() },
+            _ => map_io(e, "create the link", path),
+        })?;
+        if let Err(e) = self.sync_dir(&parent_dir, path) {
+            tracing::warn!("{e}");
         }
         Ok(())
     }

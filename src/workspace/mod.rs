@@ -24,6 +24,7 @@ mod info;
 mod path;
 mod read;
 mod replace;
+mod spelling;
 mod temps;
 
 pub use append::AppendHandle;
@@ -36,7 +37,7 @@ pub use replace::{Replaced, Staged};
 pub use temps::is_temp_name;
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use cap_fs_ext::MetadataExt;
 use cap_std::ambient_authority;
@@ -154,10 +155,7 @@ impl Workspace {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 // A dangling symlink is "nothing there" for reads but must not be written through.
                 match self.dir.symlink_metadata(path.as_path()) {
-                    Ok(_) => Err(Error::InvalidPath {
-                        path: path.display(),
-                        reason: "it is a symbolic link whose target does not exist".into(),
-                    }),
+                    Ok(_) => Err(dangling(path)),
                     Err(_) => Ok(None),
                 }
             }
@@ -165,22 +163,51 @@ impl Workspace {
         }
     }
 
-    /// When `path` is a symlink (to somewhere inside the root), the path of its target; otherwise
-    /// `path` itself. Writes go to the target, so a link is never replaced by a regular file.
+    /// When `path` is a symlink (to somewhere inside the root), the path of its target, links
+    /// followed to the end; otherwise `path` itself. Writes go to the target, so a link is never
+    /// replaced by a regular file. A link whose absolute text points inside the root is inside.
     pub fn follow(&self, path: &RootPath) -> Result<RootPath> {
-        match self.dir.symlink_metadata(path.as_path()) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let target = self.dir.canonicalize(path.as_path()).map_err(|e| match e.kind() {
-                    io::ErrorKind::NotFound => Error::InvalidPath {
-                        path: path.display(),
-                        reason: "it is a symbolic link whose target does not exist".into(),
-                    },
-                    _ => map_io(e, "resolve", path),
-                })?;
-                self.resolve(&target.to_string_lossy())
+        let mut current = path.clone();
+        for _ in 0..path::MAX_LINK_HOPS {
+            match self.dir.symlink_metadata(current.as_path()) {
+                Ok(m) if m.file_type().is_symlink() => {}
+                _ => return Ok(current),
             }
-            _ => Ok(path.clone()),
+            let text =
+                self.dir.read_link_contents(current.as_path()).map_err(|e| map_io(e, "resolve", path))?;
+            let (parent, _) = current.split();
+            let lexical = if text.is_absolute() {
+                // Outside the root: cap-std refuses it when it is opened, as outside.
+                let Some(inside) = self.link_inside(current.as_path()) else { return Ok(current) };
+                Some(inside)
+            } else if text.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir)) {
+                Some(parent.join(&text))
+            } else {
+                None
+            };
+            current = match lexical {
+                Some(target) => {
+                    let parts: Vec<&std::ffi::OsStr> = target.iter().collect();
+                    if parts.is_empty() {
+                        return Err(Error::IsDirectory { path: path.display() });
+                    }
+                    self.settled(&parts, &path.display())?
+                }
+                // `..` in the text: the system's resolution, beneath the root, settles it.
+                None => {
+                    let target = self.dir.canonicalize(current.as_path()).map_err(|e| match e.kind() {
+                        io::ErrorKind::NotFound => dangling(path),
+                        _ => map_io(e, "resolve", path),
+                    })?;
+                    let parts: Vec<&std::ffi::OsStr> = target.iter().collect();
+                    if parts.is_empty() {
+                        return Err(Error::IsDirectory { path: path.display() });
+                    }
+                    self.settled(&parts, &path.display())?
+                }
+            };
         }
+        Err(Error::InvalidPath { path: path.display(), reason: "its symbolic links loop".into() })
     }
 
     /// Facts about the root directory itself (which no [`RootPath`] names).
@@ -220,6 +247,14 @@ impl Workspace {
             }
         }
         Ok(dir)
+    }
+}
+
+/// The refusal of a write through `path`, a symbolic link whose target does not exist.
+fn dangling(path: &RootPath) -> Error {
+    Error::InvalidPath {
+        path: path.display(),
+        reason: "it is a symbolic link whose target does not exist".into(),
     }
 }
 
