@@ -105,7 +105,10 @@ fuzz_target!(|data: &[u8]| {
         same(&raw.replace('\\', "/"), "a backslash is a separator, or the path is refused");
     }
     let bytes = raw.as_bytes();
-    let drive = bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && matches!(bytes[2], b'\\' | b'/');
+    let drive = bytes.len() >= 3
+        && bytes[0].is_ascii_alphabetic()
+        && bytes[1] == b':'
+        && matches!(bytes[2], b'\\' | b'/');
     assert!(!drive, "{raw:?} (a drive letter) resolved to {shown:?}");
     match file_uri(&raw) {
         Uri::Local(decoded) => same(&decoded, "a file:// URI means its percent-decoded path, or is refused"),
@@ -122,7 +125,10 @@ fuzz_target!(|data: &[u8]| {
         if target != path {
             let real = std::fs::canonicalize(fx.root.join(target.as_path()));
             if let Ok(real) = &real {
-                assert!(real.starts_with(&fx.root), "{raw:?}: {shown:?} was followed to {target:?}, at {real:?}");
+                assert!(
+                    real.starts_with(&fx.root),
+                    "{raw:?}: {shown:?} was followed to {target:?}, at {real:?}"
+                );
             }
             let link_real = std::fs::canonicalize(fx.root.join(path.as_path()));
             if link_real.is_ok() || real.is_ok() {
