@@ -7,19 +7,30 @@
 //! over 500 characters are skipped.
 //!
 //! Each case is an exact edit of a few lines (a line changed, inserted, deleted, or a nested
-//! line added), made on a region that occurs once in the file, so that its intended result is
-//! the file with that exact replacement. Then `old_string` and `new_string` are drifted the same
-//! way, as a model that sees the file through that drift would send both: trailing blanks
-//! added, one indentation level more or fewer, tabs as spaces or spaces as tabs, straight quotes
-//! typed curly, a space typed as a non-breaking one. (A first line that lost its indentation
-//! alone is not a drift: the quote then occurs exactly, from the line's first character.) A
-//! drifted quote that occurs exactly elsewhere in the file is not a case either: matching it
-//! exactly is the rule, and the control row measures exact edits. The
-//! drifted edit is applied in memory with the same code `edit_file` runs
-//! (`files::apply_edits` with tolerance on) and sorted into: applied as intended (the result
-//! is byte for byte the exact edit's), applied wrongly (anything else that changed the file),
-//! refused as ambiguous (the error lists candidates), or refused as not found. An undrifted
-//! control row checks that exact edits behave as before.
+//! line added), made on a region that occurs once in the file. Two families of drift:
+//! - **the copy drifts**: `old_string` and `new_string` are drifted the same way, as a model
+//!   that sees the file through that drift would send both: trailing blanks added, one
+//!   indentation level more or fewer, tabs as spaces or spaces as tabs, straight quotes typed
+//!   curly, a space typed as a non-breaking one;
+//! - **the file drifts**: the file's lines of the region show what the model types as ASCII
+//!   (dashes for its hyphens, curly quotes for its straight ones, non-breaking spaces, trailing
+//!   blanks; once more in a CRLF file), the model quotes them in ASCII and writes lines of its
+//!   own with hyphens and straight quotes in them.
+//!
+//! (A first line that lost its indentation alone is not a drift: the quote then occurs exactly,
+//! from the line's first character.) A drifted quote that occurs exactly elsewhere in the file
+//! is not a case either: matching it exactly is the rule, and the control row measures exact
+//! edits.
+//!
+//! The intended result is the rule tolerance keeps: the lines the model kept from its quote
+//! are the file's lines as they stand, and every line the model changed or added is its own
+//! text exactly as it sent it, only indented as the exact edit indents it (so with the copy's
+//! curly quotes, trailing blanks or non-breaking space where the copy drifts those, and with
+//! its hyphens and straight quotes in a file of dashes and curly quotes). The drifted edit is
+//! applied in memory with the same code `edit_file` runs (`files::apply_edits` with tolerance
+//! on) and sorted into: applied as intended (byte for byte), applied wrongly (anything else
+//! that changed the file), refused as ambiguous (the error lists candidates), or refused as not
+//! found. An undrifted control row checks that exact edits behave as before.
 //!
 //! Run: `cargo bench --bench tolerant_edits -- [--seed N] [--cases N]` (cases per drift; default 400).
 //! Prints a Markdown table for BENCHMARKS.md and the first few wrong results in full.
@@ -65,10 +76,15 @@ enum Drift {
     SpacesAsTabs,
     CurlyQuotes,
     NonBreakingSpace,
+    FileDashes,
+    FileCurlyQuotes,
+    FileNonBreakingSpace,
+    FileTrailingBlanks,
+    FileDashesCrlf,
 }
 
 impl Drift {
-    const ALL: [Drift; 8] = [
+    const ALL: [Drift; 13] = [
         Drift::None,
         Drift::TrailingBlanks,
         Drift::Deeper,
@@ -77,6 +93,11 @@ impl Drift {
         Drift::SpacesAsTabs,
         Drift::CurlyQuotes,
         Drift::NonBreakingSpace,
+        Drift::FileDashes,
+        Drift::FileCurlyQuotes,
+        Drift::FileNonBreakingSpace,
+        Drift::FileTrailingBlanks,
+        Drift::FileDashesCrlf,
     ];
 
     fn name(self) -> &'static str {
@@ -89,6 +110,47 @@ impl Drift {
             Drift::SpacesAsTabs => "4 spaces sent as a tab",
             Drift::CurlyQuotes => "straight quotes typed curly",
             Drift::NonBreakingSpace => "a space typed as U+00A0",
+            Drift::FileDashes => "file's dashes typed as hyphens",
+            Drift::FileCurlyQuotes => "file's curly quotes typed straight",
+            Drift::FileNonBreakingSpace => "file's U+00A0 typed as a space",
+            Drift::FileTrailingBlanks => "file's trailing blanks left out",
+            Drift::FileDashesCrlf => "same as dashes, CRLF file",
+        }
+    }
+
+    /// Whether the drift is the file's (its lines show look-alikes of what the model types),
+    /// not the copy's.
+    fn in_file(self) -> bool {
+        matches!(
+            self,
+            Drift::FileDashes
+                | Drift::FileCurlyQuotes
+                | Drift::FileNonBreakingSpace
+                | Drift::FileTrailingBlanks
+                | Drift::FileDashesCrlf
+        )
+    }
+
+    /// A line body of the file's region as the file shows it, for a drift of the file.
+    fn in_the_file(self, body: &str) -> String {
+        match self {
+            Drift::FileDashes | Drift::FileDashesCrlf => {
+                // Alternately an em and an en dash, as prose mixes them.
+                let mut em = true;
+                body.chars()
+                    .map(|c| match c {
+                        '-' => {
+                            em = !em;
+                            if em { '\u{2013}' } else { '\u{2014}' }
+                        }
+                        c => c,
+                    })
+                    .collect()
+            }
+            Drift::FileCurlyQuotes => curly(body),
+            Drift::FileNonBreakingSpace => Drift::NonBreakingSpace.apply(body, ""),
+            Drift::FileTrailingBlanks if !body.trim().is_empty() => format!("{body}  "),
+            _ => body.to_owned(),
         }
     }
 
@@ -100,7 +162,12 @@ impl Drift {
             Drift::TabsAsSpaces => lines.iter().any(|l| l.starts_with('\t')),
             Drift::SpacesAsTabs => unit == "    " && lines.iter().any(|l| l.starts_with("    ")),
             Drift::CurlyQuotes => lines.iter().any(|l| l.contains('"') || l.contains('\'')),
-            Drift::NonBreakingSpace => lines.iter().any(|l| l.trim().contains(' ')),
+            Drift::NonBreakingSpace | Drift::FileNonBreakingSpace => {
+                lines.iter().any(|l| l.trim().contains(' '))
+            }
+            Drift::FileDashes | Drift::FileDashesCrlf => lines.iter().any(|l| l.contains('-')),
+            Drift::FileCurlyQuotes => lines.iter().any(|l| l.contains('"') || l.contains('\'')),
+            Drift::FileTrailingBlanks => true,
         }
     }
 
@@ -207,7 +274,7 @@ fn main() {
             let Some(case) = make_case(text, &mut rng, drift) else { continue };
             tally.cases += 1;
             let edit = Edit::Replace { old: case.old.clone(), new: case.new.clone(), replace_all: false };
-            match apply_edits("f", text, &[edit], true) {
+            match apply_edits("f", &case.text, &[edit], true) {
                 Ok(edited) if edited.text == case.intended => tally.intended += 1,
                 Ok(edited) => {
                     tally.wrong += 1;
@@ -264,8 +331,10 @@ fn main() {
     }
 }
 
-/// One drifted edit and what the exact edit gives.
+/// One drifted edit and what the rule gives.
 struct Case {
+    /// The file it edits (the corpus file, or with the region as a drift of the file shows it).
+    text: String,
     old: String,
     new: String,
     intended: String,
@@ -305,40 +374,110 @@ fn make_case(text: &str, rng: &mut Rng, drift: Drift) -> Option<Case> {
     if text.matches(old.as_str()).count() != 1 {
         return None;
     }
-    // The exact change: a line changed, inserted, deleted, or a nested line added.
+    // The exact change: a line changed, inserted, deleted, or a nested line added; each line
+    // of it with whether the model wrote it (true) or kept it from its quote (false). In a file
+    // that drifts, the model's own lines hold hyphens and straight quotes.
     let k = 1 + rng.below(len - 2);
     let indent = |l: &str| l[..l.len() - l.trim_start().len()].to_owned();
-    let mut new_lines: Vec<String> = region.iter().map(|l| l.to_string()).collect();
+    let mut new_lines: Vec<(String, bool)> = region.iter().map(|l| (l.to_string(), false)).collect();
     // New lines end as the file's lines do, and sit where a line of code would: after a line
     // with text, at its indentation.
     let eol = if region[k].ends_with("\r\n") { "\r\n" } else { "\n" };
     if region[k].trim().is_empty() {
         return None;
     }
+    let (changed, inserted, nested) = match drift.in_file() {
+        false => (" + changed", "inserted_call();", "nested_call();"),
+        true => (" - f(\"a-b\", 'c')", "inserted_call(\"x - y\", 'z');", "nested_call(\"a-b\");"),
+    };
     match rng.below(4) {
         0 => {
-            let body = new_lines[k].trim_end_matches('\n').to_owned();
+            let body = new_lines[k].0.trim_end_matches('\n').to_owned();
             if body.trim().is_empty() {
                 return None;
             }
-            new_lines[k] = format!("{} + changed{eol}", body.trim_end_matches('\r'));
+            new_lines[k] = (format!("{}{changed}{eol}", body.trim_end_matches('\r')), true);
         }
-        1 => new_lines.insert(k + 1, format!("{}inserted_call();{eol}", indent(region[k]))),
+        1 => new_lines.insert(k + 1, (format!("{}{inserted}{eol}", indent(region[k])), true)),
         2 => {
             new_lines.remove(k);
         }
-        _ => new_lines.insert(k + 1, format!("{}{unit}nested_call();{eol}", indent(region[k]))),
+        _ => new_lines.insert(k + 1, (format!("{}{unit}{nested}{eol}", indent(region[k])), true)),
     }
-    let new: String = new_lines.concat();
     let start = lines[..from].iter().map(|l| l.len()).sum::<usize>();
-    let intended = format!("{}{}{}", &text[..start], new, &text[start + old.len()..]);
+    let (before, after) = (&text[..start], &text[start + old.len()..]);
+    if drift.in_file() {
+        // The file shows the region drifted; the model quotes it and writes in ASCII, with LF.
+        let crlf = drift == Drift::FileDashesCrlf;
+        if crlf && text.contains('\r') {
+            return None;
+        }
+        let ending = |s: &str| if crlf { s.replace('\n', "\r\n") } else { s.to_owned() };
+        let shown = |l: &str| {
+            let body = l.trim_end_matches('\n').trim_end_matches('\r');
+            format!("{}{}", drift.in_the_file(body), &l[body.len()..])
+        };
+        let file_region: String = region.iter().map(|l| shown(l)).collect();
+        let file = ending(&format!("{before}{file_region}{after}"));
+        // What the file reads after the edit: kept lines as the file has them, the model's own
+        // as it wrote them.
+        let mut kept = region.iter().map(|l| shown(l));
+        let mut landed = String::new();
+        let mut source = region.iter();
+        for (line, own) in &new_lines {
+            if *own {
+                landed.push_str(line);
+                continue;
+            }
+            // The next region line this kept line is (deleted ones are skipped).
+            for r in source.by_ref() {
+                let file_line = kept.next().unwrap_or_default();
+                if *r == line.as_str() {
+                    landed.push_str(&file_line);
+                    break;
+                }
+            }
+        }
+        let new: String = new_lines.iter().map(|(l, _)| l.as_str()).collect();
+        let sent_old = ending(&old);
+        if file.contains(sent_old.as_str()) || (crlf && file.contains(old.as_str())) {
+            return None;
+        }
+        let intended = ending(&format!("{before}{landed}{after}"));
+        return Some(Case {
+            text: file,
+            old,
+            new,
+            intended,
+            intended_region: ending(&landed),
+            at: ending(before).len(),
+        });
+    }
+    let new: String = new_lines.iter().map(|(l, _)| l.as_str()).collect();
+    // Kept lines are the file's; the model's own lines are as the drifted copy sends them,
+    // indented as the exact edit indents them.
+    let landed: String = new_lines
+        .iter()
+        .map(|(l, own)| match own {
+            true => format!("{}{}", indent(l), drift.apply(l, unit).trim_start_matches([' ', '\t'])),
+            false => l.clone(),
+        })
+        .collect();
+    let intended = format!("{before}{landed}{after}");
     let (old_drifted, new_drifted) = (drift.apply(&old, unit), drift.apply(&new, unit));
     // A drifted copy that occurs in the file exactly is an exact edit of another place, not a
     // drift: matching it exactly is the rule (the control row covers exact edits).
     if drift != Drift::None && (old_drifted == old || text.contains(old_drifted.as_str())) {
         return None;
     }
-    Some(Case { old: old_drifted, new: new_drifted, intended, intended_region: new, at: start })
+    Some(Case {
+        text: text.to_owned(),
+        old: old_drifted,
+        new: new_drifted,
+        intended,
+        intended_region: landed,
+        at: start,
+    })
 }
 
 /// The corpus: python3's standard library and cargo's registry sources, in a stable order.

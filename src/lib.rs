@@ -5,6 +5,8 @@
 //! One module per concern; each floor uses only the ones listed before it.
 //! - [`timestamp`]: moments as the store keeps them and as results show them, formatted once.
 //! - [`error`]: the core error type; every message ends with what the model should do next.
+//! - [`budget`]: how much one tool result may hold (text, and text with its JSON), so that a
+//!   client passes it on whole; every result that can grow is built within it.
 //! - [`lines`]: line counts, line starts and line:column positions, the same for every tool.
 //! - [`changed`]: where two versions of a text start and stop differing, a block at a time.
 //! - [`unescape`]: detect and undo over-escaped content (pure).
@@ -67,11 +69,12 @@
 //! - Wire outcome types derive serde and schemars where they are produced (`session`,
 //!   `files::Listing`, `store::Claim`, `check::Report`), rather than being copied into the
 //!   glue: one type per thing, and `schemas/` is generated from them.
-//! - [`lines`] and [`timestamp`] are ground-floor modules the notes do not name: a line
-//!   number or a time is formatted in one place.
+//! - [`lines`], [`timestamp`] and [`budget`] are ground-floor modules the notes do not name: a line
+//!   number or a time is formatted in one place, and a result's size bound decided in one.
 #![warn(missing_docs)]
 
 pub mod background;
+pub mod budget;
 pub mod changed;
 pub mod check;
 pub mod cleanup;

@@ -341,6 +341,7 @@ pub fn unified_diff(path: &str, before: &str, after: &str, max_lines: usize) -> 
         let diff = similar::TextDiff::configure().timeout(DIFF_DEADLINE).diff_lines(before, after);
         diff.unified_diff().context_radius(DIFF_CONTEXT).header(&a, &b).to_string()
     };
+    let text = cut_long_lines(text);
     let total = text.lines().count();
     if total <= max_lines {
         return text;
@@ -348,6 +349,20 @@ pub fn unified_diff(path: &str, before: &str, after: &str, max_lines: usize) -> 
     let mut cut: String = text.lines().take(max_lines).collect::<Vec<_>>().join("\n");
     cut.push_str(&format!("\n... diff cut: {} more lines (read_file shows the result)\n", total - max_lines));
     cut
+}
+
+/// `diff` with each line longer than [`super::MAX_LINE_CHARS`] cut as read_file cuts it, with
+/// a marker: one edited line of a minified file must not fill a result.
+fn cut_long_lines(diff: String) -> String {
+    if !diff.lines().any(|l| l.len() > super::MAX_LINE_CHARS) {
+        return diff;
+    }
+    diff.split_inclusive('\n')
+        .map(|l| {
+            let (body, end) = l.strip_suffix('\n').map_or((l, ""), |body| (body, "\n"));
+            format!("{}{end}", super::read::cut_line(body, super::MAX_LINE_CHARS))
+        })
+        .collect()
 }
 
 /// The part of two texts a diff needs: whole lines, from `context` lines before the first
@@ -716,9 +731,7 @@ mod tests {
     #[test]
     fn the_first_line_of_a_bom_file_is_anchored_as_read_file_shows_it() {
         let text = "\u{feff}a\nb\n";
-        let read =
-            super::super::number_lines(text, super::super::Window { offset: 1, limit: 1, anchors: true })
-                .unwrap();
+        let read = super::super::number_lines(text, super::super::Window::lines(1, 1, true)).unwrap();
         let anchor = Anchor::parse(&read.numbered).unwrap();
         let out =
             apply("f", text, &[Edit::Lines { from: anchor.clone(), to: anchor, new: "A".into() }], true)

@@ -6,11 +6,13 @@ use std::fmt::Write as _;
 use super::anchor::anchor_of;
 use super::encoding::{self, Encoding};
 use super::sha256_hex;
+use crate::budget::{Room, json_chars};
 use crate::error::{Error, Result};
 use crate::lines::LineIndex;
 use crate::workspace::{RootPath, Workspace};
 
-/// Lines shown when the caller gives no limit (as Claude Code's Read does).
+/// Lines shown when the caller gives no limit (as Claude Code's Read does), unless the page
+/// reaches its character budget first ([`crate::budget`]).
 pub const DEFAULT_READ_LIMIT: usize = 2000;
 /// Longer lines are cut with a marker so one minified line cannot flood the model's context.
 pub const MAX_LINE_CHARS: usize = 2000;
@@ -30,6 +32,8 @@ pub struct ReadView {
     pub total_bytes: u64,
     /// How many shown lines were cut at [`MAX_LINE_CHARS`].
     pub cut_lines: usize,
+    /// The window stopped before its limit because the next line did not fit its room.
+    pub stopped_by_room: bool,
     /// The file uses CRLF line endings.
     pub crlf: bool,
     /// The file ends with a newline.
@@ -59,6 +63,18 @@ pub struct Window {
     pub limit: usize,
     /// Prefix each line with its anchor (`<n>#<hash>\t`) instead of its number (`<n>\t`).
     pub anchors: bool,
+    /// The room the numbered lines may take in a result, as text and again as a JSON string:
+    /// the window stops at the first line that does not fit, though its first line is always
+    /// shown (at most [`MAX_LINE_CHARS`] and a marker): a caller that must stay within the room
+    /// checks what the page took.
+    pub room: Room,
+}
+
+impl Window {
+    /// `limit` lines from `offset`, with no bound on their characters.
+    pub fn lines(offset: i64, limit: usize, anchors: bool) -> Window {
+        Window { offset, limit, anchors, room: Room::unbounded() }
+    }
 }
 
 /// Reads the file, decoded in its encoding, and numbers the requested window. Refuses binary
@@ -75,7 +91,7 @@ pub fn read(ws: &Workspace, path: &RootPath, window: Window, max_bytes: u64) -> 
 }
 
 /// Numbers a window of `text`.
-pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Result<ReadView> {
+pub fn number_lines(text: &str, Window { offset, limit, anchors, mut room }: Window) -> Result<ReadView> {
     if limit == 0 {
         return Err(Error::InvalidArgument { name: "limit", reason: "must be at least 1".into() });
     }
@@ -99,21 +115,33 @@ pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Re
     let shown = lines.start_of(start.saturating_add(limit)).saturating_sub(lines.start_of(start));
     let mut numbered = String::with_capacity(shown + limit.min(total) * 8);
     let mut cut_lines = 0;
+    let mut stopped_by_room = false;
     let mut end = start.saturating_sub(1);
+    let mut prefix = String::new();
     for n in (start..=total).take(limit) {
         let line = lines.line(n);
+        prefix.clear();
+        match anchors {
+            true => prefix.push_str(&anchor_of(n, line)),
+            false => {
+                // Cannot fail: writing to a String.
+                let _ = write!(prefix, "{n}");
+            }
+        }
+        let shown = cut_line(line, MAX_LINE_CHARS);
+        // The prefix is ASCII with no escapes; the tab and the newline before the line are 2
+        // characters each in JSON.
+        let chars = prefix.len() + 2 + shown.chars().count();
+        let json = prefix.len() + 4 + json_chars(&shown);
+        if !room.take(chars, json) && n > start {
+            stopped_by_room = true;
+            break;
+        }
         if !numbered.is_empty() {
             numbered.push('\n');
         }
-        match anchors {
-            true => numbered.push_str(&anchor_of(n, line)),
-            false => {
-                // Cannot fail: writing to a String.
-                let _ = write!(numbered, "{n}");
-            }
-        }
+        numbered.push_str(&prefix);
         numbered.push('\t');
-        let shown = cut_line(line, MAX_LINE_CHARS);
         cut_lines += usize::from(matches!(shown, Cow::Owned(_)));
         numbered.push_str(&shown);
         end = n;
@@ -125,6 +153,7 @@ pub fn number_lines(text: &str, Window { offset, limit, anchors }: Window) -> Re
         total_lines: total,
         total_bytes: text.len() as u64,
         cut_lines,
+        stopped_by_room,
         crlf: text.contains("\r\n"),
         ends_with_newline: text.ends_with('\n'),
         sha256: String::new(),
@@ -155,7 +184,7 @@ mod tests {
 
     #[test]
     fn numbers_lines_from_one() {
-        let v = number_lines("a\nb\nc\n", Window { offset: 1, limit: 10, anchors: false }).unwrap();
+        let v = number_lines("a\nb\nc\n", Window::lines(1, 10, false)).unwrap();
         assert_eq!(v.numbered, "1\ta\n2\tb\n3\tc");
         assert_eq!((v.start_line, v.end_line, v.total_lines), (1, 3, 3));
         assert!(!v.more_after());
@@ -164,37 +193,37 @@ mod tests {
     #[test]
     fn negative_offset_shows_the_tail() {
         let text: String = (1..=100).map(|i| format!("l{i}\n")).collect();
-        let v = number_lines(&text, Window { offset: -3, limit: 2000, anchors: false }).unwrap();
+        let v = number_lines(&text, Window::lines(-3, 2000, false)).unwrap();
         assert_eq!(v.numbered, "98\tl98\n99\tl99\n100\tl100");
-        let v = number_lines(&text, Window { offset: -500, limit: 2, anchors: false }).unwrap();
+        let v = number_lines(&text, Window::lines(-500, 2, false)).unwrap();
         assert_eq!((v.start_line, v.end_line), (1, 2));
         assert!(v.more_after());
     }
 
     #[test]
     fn offset_past_the_end_is_an_error_naming_the_line_count() {
-        let err = number_lines("a\nb\n", Window { offset: 5, limit: 10, anchors: false }).unwrap_err();
+        let err = number_lines("a\nb\n", Window::lines(5, 10, false)).unwrap_err();
         assert!(err.to_string().contains("only 2 lines"));
     }
 
     #[test]
     fn long_lines_are_cut_with_a_marker() {
         let text = "é".repeat(MAX_LINE_CHARS + 5);
-        let v = number_lines(&text, Window { offset: 1, limit: 10, anchors: false }).unwrap();
+        let v = number_lines(&text, Window::lines(1, 10, false)).unwrap();
         assert_eq!(v.cut_lines, 1);
         assert!(v.numbered.ends_with("[... line cut: 5 more characters]"));
     }
 
     #[test]
     fn crlf_is_reported_and_hidden() {
-        let v = number_lines("a\r\nb\r\n", Window { offset: 1, limit: 10, anchors: false }).unwrap();
+        let v = number_lines("a\r\nb\r\n", Window::lines(1, 10, false)).unwrap();
         assert_eq!(v.numbered, "1\ta\n2\tb");
         assert!(v.crlf);
     }
 
     #[test]
     fn anchors_prefix_each_line_with_its_number_and_hash() {
-        let v = number_lines("a\r\nb\n", Window { offset: 1, limit: 10, anchors: true }).unwrap();
+        let v = number_lines("a\r\nb\n", Window::lines(1, 10, true)).unwrap();
         let expected = format!(
             "1#{}\ta\n2#{}\tb",
             super::super::anchor::line_hash("a"),
@@ -204,8 +233,39 @@ mod tests {
     }
 
     #[test]
+    fn a_window_stops_at_the_first_line_that_does_not_fit_its_room() {
+        let text: String = (1..=100).map(|i| format!("{i:03} {}\n", "x".repeat(16))).collect();
+        // Each line is `<n>\t`, 20 characters and its newline: 23 characters of text (24
+        // from line 10 on).
+        let room = Room::new(23 * 9 + 24 + 5, usize::MAX);
+        let v = number_lines(&text, Window { room, ..Window::lines(1, 2000, false) }).unwrap();
+        assert_eq!((v.start_line, v.end_line), (1, 10));
+        assert!(v.stopped_by_room && v.more_after());
+        let v = number_lines(&text, Window { room, ..Window::lines(1, 5, false) }).unwrap();
+        assert!(!v.stopped_by_room, "the limit came first");
+    }
+
+    #[test]
+    fn json_escapes_count_against_the_room() {
+        let text = "\"\"\"\"\n".repeat(10);
+        // `<n>\t""""` and its newline are 7 characters of text and 13 of JSON (each quote
+        // escaped, the tab and the newline 2 each): 20 a line.
+        let room = Room::new(usize::MAX, 20 * 3 + 2);
+        let v = number_lines(&text, Window { room, ..Window::lines(1, 10, false) }).unwrap();
+        assert_eq!(v.end_line, 3);
+    }
+
+    #[test]
+    fn the_first_line_is_shown_even_when_it_does_not_fit() {
+        let window = Window { room: Room::new(3, 3), ..Window::lines(1, 10, false) };
+        let v = number_lines("abcdef\ng\n", window).unwrap();
+        assert_eq!((v.end_line, v.numbered.as_str()), (1, "1\tabcdef"));
+        assert!(v.stopped_by_room);
+    }
+
+    #[test]
     fn empty_file_has_no_lines() {
-        let v = number_lines("", Window { offset: 1, limit: 10, anchors: false }).unwrap();
+        let v = number_lines("", Window::lines(1, 10, false)).unwrap();
         assert_eq!((v.total_lines, v.start_line, v.end_line), (0, 0, 0));
     }
 }

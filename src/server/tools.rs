@@ -61,7 +61,9 @@ impl FilewrightServer {
         .await
     }
 
-    /// Read a text file as numbered lines (`<n>\t<text>`), 2000 lines at a time by default. Use a
+    /// Read a text file as numbered lines (`<n>\t<text>`), by default 2000 lines or 50,000
+    /// characters at a time, whichever comes first (the result says the offset to read on
+    /// from; an explicit `limit` gets that many lines). Use a
     /// negative `offset` to see the end (`offset: -20` = last 20 lines), for example to find
     /// where an interrupted file stops before appending the rest. Reports total lines, bytes and
     /// the file's sha256. With `anchors: true` each line shows as `<n>#<hash>\t<text>`: `<hash>` is
@@ -81,7 +83,7 @@ impl FilewrightServer {
 
     /// Find files by glob, newest first, with size and lines: `*.ts` matches file names at any
     /// depth, `src/**/*.ts` paths below `path`. Honours .gitignore and .ignore; at most `max_results`
-    /// (default 200), with a count of the rest.
+    /// (default 200, or fewer to stay within 50,000 characters), with a count of the rest.
     #[tool(
         input_schema = schemas::input("find_files"),
         output_schema = schemas::output("find_files"),
@@ -97,7 +99,7 @@ impl FilewrightServer {
     /// Search file contents for a literal string (or, with `regex: true`, a regular expression),
     /// like ripgrep: matching lines as `path:line: text`, grouped by file, with `context` lines
     /// around them. Honours .gitignore and .ignore and skips binary files; at most `max_results` matching
-    /// lines (default 200), with a count of the rest.
+    /// lines (default 200, or fewer to stay within 50,000 characters), with a count of the rest.
     #[tool(
         input_schema = schemas::input("search_files"),
         output_schema = schemas::output("search_files"),
@@ -174,9 +176,9 @@ impl FilewrightServer {
     /// Read several files in one call (at most 100), each shown as read_file shows it
     /// (numbered lines, totals, sha256), in the order given, with the same `offset` and
     /// `limit` for each. A path that cannot be read gets its own error and the others are still
-    /// read. The result holds at most 100,000 characters of lines: a file reaching that is cut
-    /// at a line (read on with read_file from its next offset), and the paths after it are
-    /// named, not read.
+    /// read. The result holds at most 50,000 characters: a file reaching that is cut at a line
+    /// (read on with read_file from its next offset), and the paths after it are named, not
+    /// read.
     #[tool(
         input_schema = schemas::input("read_multiple_files"),
         output_schema = schemas::output("read_multiple_files"),
@@ -382,8 +384,8 @@ impl FilewrightServer {
 
     /// Apply one change across files, all or nothing: a Codex patch (`*** Begin Patch` ...
     /// `*** End Patch`) or a unified diff (`git diff`, `diff -u`). Files can be added, updated,
-    /// moved and deleted. Hunks are located by their lines (a unified diff's line numbers are
-    /// hints), tolerating trailing whitespace, a uniform indentation shift and look-alike
+    /// moved and deleted; as in Codex, adding or moving onto an existing file replaces it (undo
+    /// restores it). Hunks match whole lines (a unified diff's line numbers are hints), tolerating trailing whitespace, a uniform indentation shift and look-alike
     /// punctuation as edit_file does, but only where exactly one place matches. If any hunk of
     /// any file does not apply, or any path is outside the root, no file changes and the error
     /// names the file and hunk with the closest lines. Every path is claimed and journaled
@@ -410,7 +412,8 @@ impl FilewrightServer {
     /// List a directory: entries with type and size, directories first, to `depth` levels
     /// (default 1). Honours .gitignore and .ignore files, as find_files and search_files do,
     /// unless `gitignore: false`; hidden names only with `include_hidden`. Symlinks are shown,
-    /// never followed. At most 500 entries, with a count of the rest.
+    /// never followed. At most 500 entries (fewer when they would pass 50,000 characters), with a
+    /// count of the rest.
     #[tool(
         input_schema = schemas::input("list_directory"),
         output_schema = schemas::output("list_directory"),

@@ -16,6 +16,9 @@ pub struct ArtifactView {
     pub artifact: Artifact,
     /// How the file on disk compares with the last recorded write.
     pub on_disk: OnDisk,
+    /// How many of the oldest recorded writes were left out of `history` to keep this result
+    /// within its budget (50,000 characters of text): list_artifacts with `path` shows more.
+    pub history_not_listed: usize,
 }
 
 /// How a file on disk compares with the journal's last record of it.
@@ -50,6 +53,9 @@ impl OnDisk {
 pub struct ArtifactsOutcome {
     /// One entry per file, by path.
     pub artifacts: Vec<ArtifactView>,
+    /// How many files were left out of this result to keep it within its budget (50,000
+    /// characters of text): list_artifacts with `path` (one file) or `agent` lists fewer.
+    pub not_listed: usize,
 }
 
 impl Session {
@@ -79,10 +85,10 @@ impl Session {
                     Err(Error::IsDirectory { .. }) if artifact.action == Action::Mkdir => OnDisk::Matches,
                     Err(_) => OnDisk::Unreadable,
                 };
-                ArtifactView { artifact, on_disk }
+                ArtifactView { artifact, on_disk, history_not_listed: 0 }
             })
             .collect();
-        Ok(ArtifactsOutcome { artifacts })
+        Ok(ArtifactsOutcome { artifacts, not_listed: 0 })
     }
 }
 

@@ -139,6 +139,9 @@ pub struct CheckOutcome {
     pub all_complete: bool,
     /// One line for humans, e.g. "3 files complete, 1 incomplete (src/app.js: ...)".
     pub verdict: String,
+    /// How many files (complete ones first; the counts above include them) were left out of this result to keep it within its budget (50,000
+    /// characters of text): check_files with fewer `paths` lists them.
+    pub not_listed: usize,
 }
 
 impl CheckOutcome {
@@ -204,6 +207,7 @@ impl CheckOutcome {
             missing,
             not_checked,
             verdict,
+            not_listed: 0,
         }
     }
 }

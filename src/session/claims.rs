@@ -20,6 +20,35 @@ pub struct ClaimsOutcome {
     pub not_released: Vec<NotReleased>,
     /// Every live claim on the root after the call.
     pub claims: Vec<Claim>,
+    /// How many paths claimed by this call were left out of this result to keep it within its budget (50,000
+    /// characters of text): they are claimed all the same.
+    pub more_claimed: usize,
+    /// How many paths released by this call were left out of this result to keep it within its budget (50,000
+    /// characters of text): they are released all the same.
+    pub more_released: usize,
+    /// How many paths not released were left out of this result to keep it within its budget (50,000
+    /// characters of text): release_files names fewer paths at a time.
+    pub more_not_released: usize,
+    /// How many live claims were left out of this result to keep it within its budget (50,000
+    /// characters of text): they hold all the same.
+    pub not_listed: usize,
+}
+
+impl ClaimsOutcome {
+    /// The live `claims`, for `agent`, with nothing claimed or released.
+    fn of(agent: String, claims: Vec<Claim>) -> ClaimsOutcome {
+        ClaimsOutcome {
+            agent,
+            claimed: Vec::new(),
+            released: Vec::new(),
+            not_released: Vec::new(),
+            claims,
+            more_claimed: 0,
+            more_released: 0,
+            more_not_released: 0,
+            not_listed: 0,
+        }
+    }
 }
 
 impl Session {
@@ -36,13 +65,7 @@ impl Session {
                 conflicts: conflicts.into_iter().map(|c| (c.path, c.agent, c.since)).collect(),
             });
         }
-        Ok(ClaimsOutcome {
-            agent,
-            claimed,
-            released: Vec::new(),
-            not_released: Vec::new(),
-            claims: self.store.claims()?,
-        })
+        Ok(ClaimsOutcome { claimed, ..ClaimsOutcome::of(agent, self.store.claims()?) })
     }
 
     /// `release_files`: give up the agent's claims on `paths`, or all of them.
@@ -50,18 +73,12 @@ impl Session {
         let agent = self.agent(agent)?;
         let paths = paths.map(|p| self.resolve_all(p)).transpose()?;
         let ReleaseOutcome { released, not_released } = self.store.release(paths.as_deref(), &agent)?;
-        Ok(ClaimsOutcome { agent, claimed: Vec::new(), released, not_released, claims: self.store.claims()? })
+        Ok(ClaimsOutcome { released, not_released, ..ClaimsOutcome::of(agent, self.store.claims()?) })
     }
 
     /// `list_claims`: every live claim on this root.
     pub fn list_claims(&self) -> Result<ClaimsOutcome> {
-        Ok(ClaimsOutcome {
-            agent: self.config.agent.clone(),
-            claimed: Vec::new(),
-            released: Vec::new(),
-            not_released: Vec::new(),
-            claims: self.store.claims()?,
-        })
+        Ok(ClaimsOutcome::of(self.config.agent.clone(), self.store.claims()?))
     }
 
     /// Root-relative names of `paths`, in-root symlinks followed: the keys claims are held under.

@@ -28,11 +28,15 @@ pub struct FindOutcome {
     pub path: String,
     /// Matching files, newest first.
     pub files: Vec<FoundFile>,
-    /// Matches not listed because of `max_results`.
+    /// Matches not listed because of `max_results` or the result's budget (50,000 characters
+    /// of text).
     pub more: usize,
     /// What the walk left out.
     #[serde(flatten)]
     pub walked: files::Walked,
+    /// The call set `max_results` itself: the result is not cut to the budget.
+    #[serde(skip)]
+    pub sized_by_caller: bool,
 }
 
 impl Session {
@@ -55,6 +59,7 @@ impl Session {
             files,
             more: found.more,
             walked: found.walked,
+            sized_by_caller: max_results.is_some(),
         })
     }
 }

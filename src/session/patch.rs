@@ -6,6 +6,12 @@
 //! staged beside its file (the slow, failing part: space, permissions), then all are renamed
 //! into place and the deleted files removed. Should a rename still fail, the files already
 //! changed are put back. Each path gets its own journal row, so `undo` works per path.
+//!
+//! Every path of the patch is resolved by the sandbox like any tool's path argument (an
+//! absolute path inside the root is the relative one). As in Codex, an added file or a move's
+//! destination that exists is replaced (claimed and journaled like the rest, so `undo` brings
+//! it back), and a file may give way to a directory of the same name in one patch (git's
+//! rename of `a` to `a/a`): the file goes before anything is staged under it.
 
 use std::collections::BTreeMap;
 
@@ -13,13 +19,13 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::after_write::{AfterWrite, Landed};
+use super::patch_write::journal_rows;
 use super::{Session, required_or_truncated};
 use crate::error::{Error, Result};
 use crate::files::patch::{FilePatch, Patch};
 use crate::files::{self, encoding, sha256_hex};
 use crate::lines::count_lines;
-use crate::store::{Action, Before, WriteFacts};
-use crate::workspace::{RootPath, Staged};
+use crate::workspace::RootPath;
 
 /// What a patch did to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -57,6 +63,10 @@ pub struct PatchedFile {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub moved_to: Option<String>,
+    /// The file the patch added, or moved onto, existed and was replaced (`undo` of that path
+    /// brings it back).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub replaced: bool,
     /// Lines the patch added to it.
     pub added_lines: usize,
     /// Lines the patch removed from it.
@@ -92,34 +102,75 @@ pub struct PatchOutcome {
     pub files: Vec<PatchedFile>,
     /// Things the caller should know although the patch applied.
     pub warnings: Vec<String>,
+    /// How many files (the last in the patch) were left out of this result to keep it within its budget (50,000
+    /// characters of text): they were patched all the same; check_files checks them.
+    pub not_listed: usize,
+    /// How many files' diffs were left out of this result to keep it within its budget (50,000
+    /// characters of text): read_file shows the files once applied, or a dry run of fewer files shows theirs.
+    pub diffs_not_shown: usize,
 }
 
 /// Lines of diff shown per file.
 const MAX_DIFF_LINES: usize = 120;
 
 /// A file's change, worked out and not yet written.
-struct Planned {
-    action: PatchedAs,
-    path: RootPath,
-    moved_to: Option<RootPath>,
+pub(super) struct Planned {
+    pub(super) action: PatchedAs,
+    pub(super) path: RootPath,
+    pub(super) moved_to: Option<RootPath>,
     /// The file before (None: it did not exist).
-    before: Option<Vec<u8>>,
+    pub(super) before: Option<Vec<u8>>,
+    /// For a move onto an existing file: that file before.
+    pub(super) replaced: Option<Vec<u8>>,
+    /// The text of the symbolic link at `path` when the change takes the link itself away (a
+    /// delete or a move's source: `rm` and `mv` act on the link, never on what it points to).
+    pub(super) source_link: Option<Vec<u8>>,
+    /// For a move whose source is a link: the file it leads to, where the new content is
+    /// written (edits go through a link) before the link itself is moved.
+    pub(super) through: Option<RootPath>,
+    /// The text of the symbolic link at a move's destination, which the moved file replaces
+    /// (as `mv` does; the link's target is untouched).
+    pub(super) replaced_link: Option<Vec<u8>>,
     /// Its text, in whatever encoding it is (empty for a binary file being deleted).
-    text_before: String,
+    pub(super) text_before: String,
     /// The file after (None: deleted), in the file's own encoding...
-    after: Option<Vec<u8>>,
+    pub(super) after: Option<Vec<u8>>,
     /// ... and its text.
-    text_after: Option<String>,
-    added_lines: usize,
-    removed_lines: usize,
-    tolerated: Vec<String>,
+    pub(super) text_after: Option<String>,
+    pub(super) added_lines: usize,
+    pub(super) removed_lines: usize,
+    pub(super) tolerated: Vec<String>,
 }
 
 impl Planned {
-    /// Where the new content goes.
-    fn destination(&self) -> &RootPath {
+    /// Where the new content goes: where the file ends up.
+    pub(super) fn destination(&self) -> &RootPath {
         self.moved_to.as_ref().unwrap_or(&self.path)
     }
+
+    /// Where the new content is written: the destination, or the file a moved link leads to.
+    pub(super) fn writes_at(&self) -> &RootPath {
+        self.through.as_ref().unwrap_or_else(|| self.destination())
+    }
+
+    /// The path the change takes away: a deleted file, a move's source.
+    pub(super) fn removes(&self) -> Option<&RootPath> {
+        (self.moved_to.is_some() || self.after.is_none()).then_some(&self.path)
+    }
+
+    /// Whether an existing file at the destination is replaced.
+    fn replaces(&self) -> bool {
+        match self.action {
+            PatchedAs::Added => self.before.is_some(),
+            PatchedAs::Moved => self.replaced.is_some() || self.replaced_link.is_some(),
+            PatchedAs::Updated | PatchedAs::Deleted => false,
+        }
+    }
+}
+
+/// Whether `path` lies strictly inside `dir`.
+pub(super) fn is_inside(path: &RootPath, dir: &RootPath) -> bool {
+    path != dir && path.as_path().starts_with(dir.as_path())
 }
 
 impl Session {
@@ -143,19 +194,57 @@ impl Session {
                 FilePatch::Add { path, .. } | FilePatch::Delete { path, .. } => (path, None),
                 FilePatch::Update { path, move_to, .. } => (path, move_to.as_ref()),
             };
-            let resolve = |raw: &str| {
-                self.target(raw).map_err(|e| Error::PatchRefused { reason: format!("{raw}: {e}") })
+            let refused = |raw: &str, e: Error| Error::PatchRefused { reason: format!("{raw}: {e}") };
+            // A delete and both ends of a move name the entry itself (a link is removed or
+            // replaced, as `rm` and `mv` do); an added or updated file is written through a link.
+            let takes_entry = matches!(file, FilePatch::Delete { .. }) || to.is_some();
+            let resolve = |raw: &str| match takes_entry {
+                true => self.ws.resolve(raw).map_err(|e| refused(raw, e)),
+                false => self.target(raw).map_err(|e| refused(raw, e)),
             };
             targets.push((resolve(path)?, to.map(|t| resolve(t)).transpose()?));
         }
         let mut keys: Vec<String> = Vec::new();
-        for (path, to) in &targets {
+        for (k, (path, to)) in targets.iter().enumerate() {
             for key in std::iter::once(path).chain(to).map(RootPath::display) {
+                // Two spellings of one file (`x` and `/root/x`) look like two files to the parser.
+                let first = targets
+                    .iter()
+                    .position(|(p, t)| p.display() == key || t.as_ref().is_some_and(|t| t.display() == key));
+                if let Some(first) = first.filter(|&first| first != k) {
+                    return Err(Error::PatchRefused {
+                        reason: format!(
+                            "{key} is touched twice in one patch (its entries {} and {}): give each file \
+                             one entry, with all its hunks under one header in file order",
+                            first + 1,
+                            k + 1
+                        ),
+                    });
+                }
                 if !keys.contains(&key) {
                     keys.push(key);
                 }
             }
+            // A moved link's file is written too (the edit goes through the link): claimed.
+            if to.is_some()
+                && self.ws.link_text(path)?.is_some()
+                && let Ok(through) = self.ws.follow(path)
+                && !keys.contains(&through.display())
+            {
+                keys.push(through.display());
+            }
         }
+        // Paths the patch takes away: a file below one of them is not there for the patch.
+        let removed: Vec<RootPath> = parsed
+            .files
+            .iter()
+            .zip(&targets)
+            .filter_map(|(file, (path, to))| match file {
+                FilePatch::Delete { .. } => Some(path.clone()),
+                FilePatch::Update { .. } if to.as_ref().is_some_and(|to| to != path) => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
         if let Some(expected) = expected_sha256
             && let Some(stray) = expected.keys().find(|k| !keys.iter().any(|key| self.same_path(key, k)))
         {
@@ -170,12 +259,14 @@ impl Session {
                 .iter()
                 .zip(&targets)
                 .map(|(file, (path, to))| {
-                    this.plan(file, path, to.as_ref(), tolerant, expected_sha256).map_err(|e| match e {
-                        // Errors that already say nothing was written, and who to ask.
-                        Error::PatchRefused { .. }
-                        | Error::ContentChanged { .. }
-                        | Error::Conflict { .. } => e,
-                        other => Error::PatchRefused { reason: format!("{}: {other}", path.display()) },
+                    this.plan(file, path, to.as_ref(), &removed, tolerant, expected_sha256).map_err(|e| {
+                        match e {
+                            // Errors that already say nothing was written, and who to ask.
+                            Error::PatchRefused { .. }
+                            | Error::ContentChanged { .. }
+                            | Error::Conflict { .. } => e,
+                            other => Error::PatchRefused { reason: format!("{}: {other}", path.display()) },
+                        }
                     })
                 })
                 .collect()
@@ -235,6 +326,7 @@ impl Session {
                 action: p.action,
                 path: key,
                 moved_to: p.moved_to.as_ref().map(RootPath::display),
+                replaced: p.replaces(),
                 added_lines: p.added_lines,
                 removed_lines: p.removed_lines,
                 size: p.after.as_ref().map_or(0, |a| a.len() as u64),
@@ -250,6 +342,8 @@ impl Session {
             dry_run,
             files,
             warnings: unrecorded.into_iter().collect(),
+            not_listed: 0,
+            diffs_not_shown: 0,
         })
     }
 
@@ -259,24 +353,53 @@ impl Session {
     }
 
     /// Works out one file's change: reads it and locates every hunk, or says why not.
+    /// `removed` are the paths the patch takes away: nothing is there below them.
+    #[allow(clippy::too_many_arguments)]
     fn plan(
         &self,
         file: &FilePatch,
         path: &RootPath,
         to: Option<&RootPath>,
+        removed: &[RootPath],
         tolerant: bool,
         expected: Option<&BTreeMap<String, String>>,
     ) -> Result<Planned> {
         let key = path.display();
         let refuse = |reason: String| Error::PatchRefused { reason: format!("{key}: {reason}") };
-        let before = match self.ws.read_if_exists(path, self.config.max_file_bytes)? {
-            Some((info, bytes)) => {
-                if info.kind != crate::workspace::FileKind::File {
-                    return Err(refuse("it is not a regular file".into()));
-                }
-                Some(bytes?)
+        // The file at `at` before the patch, or None.
+        let read = |at: &RootPath| -> Result<Option<Vec<u8>>> {
+            if removed.iter().any(|gone| is_inside(at, gone)) {
+                return Ok(None);
             }
-            None => None,
+            // A link (a delete's or a move's entry) is read through.
+            let at = &self.ws.follow(at)?;
+            match self.ws.read_if_exists(at, self.config.max_file_bytes)? {
+                Some((info, bytes)) => {
+                    if info.kind != crate::workspace::FileKind::File {
+                        return Err(Error::PatchRefused {
+                            reason: format!("{}: it is not a regular file", at.display()),
+                        });
+                    }
+                    Ok(Some(bytes?))
+                }
+                None => Ok(None),
+            }
+        };
+        let link_text = |at: &RootPath| -> Result<Option<Vec<u8>>> {
+            if removed.iter().any(|gone| is_inside(at, gone)) {
+                return Ok(None);
+            }
+            Ok(self.ws.link_text(at)?.map(|t| t.into_os_string().into_encoded_bytes()))
+        };
+        let source_link = match file {
+            FilePatch::Delete { .. } => link_text(path)?,
+            FilePatch::Update { .. } if to.is_some_and(|to| to != path) => link_text(path)?,
+            _ => None,
+        };
+        // A link that is only removed need not lead anywhere (`rm` of a dangling link).
+        let before = match (&source_link, file) {
+            (Some(_), FilePatch::Delete { .. }) => read(path).ok().flatten(),
+            _ => read(path)?,
         };
         if let Some(sha) =
             expected.and_then(|e| e.iter().find(|(k, _)| self.same_path(&key, k)).map(|(_, v)| v))
@@ -284,47 +407,58 @@ impl Session {
             files::Expected { size: None, sha256: Some(sha.clone()) }
                 .check_content(path, before.as_deref())?;
         }
-        // The file's text, in its own encoding (a binary file can only be deleted).
+        // The file's text, in its own encoding (a binary file can only be deleted or
+        // replaced whole).
         let decoded = match &before {
             Some(bytes) => match encoding::decode(bytes.clone()) {
                 Ok(decoded) => Some(decoded),
-                Err(_) if matches!(file, FilePatch::Delete { expected: None, .. }) => None,
+                Err(_)
+                    if matches!(file, FilePatch::Delete { expected: None, .. } | FilePatch::Add { .. }) =>
+                {
+                    None
+                }
                 Err(binary) => return Err(binary.error(&key)),
             },
             None => None,
         };
         let text_before = decoded.as_ref().map(|d| d.text.clone()).unwrap_or_default();
-        let planned =
-            |action, moved_to, after: Option<(Vec<u8>, String)>, added_lines, removed_lines, tolerated| {
-                let (after, text_after) = after.unzip();
-                Planned {
-                    action,
-                    path: path.clone(),
-                    moved_to,
-                    before: before.clone(),
-                    text_before: text_before.clone(),
-                    after,
-                    text_after,
-                    added_lines,
-                    removed_lines,
-                    tolerated,
-                }
-            };
+        let planned = |action,
+                       moved_to,
+                       replaced,
+                       after: Option<(Vec<u8>, String)>,
+                       added_lines,
+                       removed_lines,
+                       tolerated| {
+            let (after, text_after) = after.unzip();
+            Planned {
+                action,
+                path: path.clone(),
+                moved_to,
+                replaced,
+                source_link: source_link.clone(),
+                replaced_link: None,
+                through: None,
+                before: before.clone(),
+                text_before: text_before.clone(),
+                after,
+                text_after,
+                added_lines,
+                removed_lines,
+                tolerated,
+            }
+        };
         match file {
             FilePatch::Add { content, .. } => {
-                if before.is_some() {
-                    return Err(refuse(
-                        "the patch adds it, but it exists: use `*** Update File:` (or a diff against it) to change it"
-                            .into(),
-                    ));
-                }
+                // An existing file is replaced, as Codex does: the journal keeps it for undo.
                 let lines = count_lines(content.as_bytes());
                 let after = (content.clone().into_bytes(), content.clone());
-                Ok(planned(PatchedAs::Added, None, Some(after), lines, 0, Vec::new()))
+                Ok(planned(PatchedAs::Added, None, None, Some(after), lines, 0, Vec::new()))
             }
             FilePatch::Delete { expected: quoted, .. } => {
-                let Some(old) = &before else {
-                    return Err(refuse("the patch deletes it, but it does not exist".into()));
+                let old = match (&before, &source_link) {
+                    (Some(old), _) => old.as_slice(),
+                    (None, Some(_)) => b"",
+                    (None, None) => return Err(refuse("the patch deletes it, but it does not exist".into())),
                 };
                 if let Some(quoted) = quoted {
                     // Line endings and a BOM aside; with tolerance, trailing blanks and
@@ -344,7 +478,7 @@ impl Session {
                     }
                 }
                 let lines = count_lines(old);
-                Ok(planned(PatchedAs::Deleted, None, None, 0, lines, Vec::new()))
+                Ok(planned(PatchedAs::Deleted, None, None, None, 0, lines, Vec::new()))
             }
             FilePatch::Update { hunks, .. } => {
                 let Some(decoded) = &decoded else {
@@ -367,106 +501,33 @@ impl Session {
                     }
                     refuse(reason)
                 })?;
-                let moved_to = match to {
-                    Some(to) if to != path => {
-                        if self.ws.stat(to)?.is_some() {
-                            return Err(refuse(format!(
-                                "the patch moves it to {}, which exists: delete that first or move elsewhere",
-                                to.display()
-                            )));
-                        }
-                        Some(to.clone())
-                    }
-                    _ => None,
+                // A file at the destination is replaced, as Codex does (kept for undo).
+                let (moved_to, replaced, replaced_link) = match to {
+                    Some(to) if to != path => match link_text(to)? {
+                        // A link there is replaced itself, not written through.
+                        Some(text) => (Some(to.clone()), None, Some(text)),
+                        None => (Some(to.clone()), read(to)?, None),
+                    },
+                    _ => (None, None, None),
                 };
                 let action = if moved_to.is_some() { PatchedAs::Moved } else { PatchedAs::Updated };
                 let bytes = encoding::encode(&key, &patched.text, decoded.encoding)?.into_owned();
-                Ok(planned(
+                let mut plan = planned(
                     action,
                     moved_to,
+                    replaced,
                     Some((bytes, patched.text)),
                     patched.added,
                     patched.removed,
                     patched.tolerated,
-                ))
+                );
+                plan.replaced_link = replaced_link;
+                if plan.moved_to.is_some() && source_link.is_some() {
+                    plan.through = Some(self.ws.follow(path)?);
+                }
+                Ok(plan)
             }
         }
-    }
-
-    /// Writes every planned change: all new contents staged first, then renamed into place and
-    /// the deleted files removed; should one of those fail, the ones done are put back.
-    fn write_planned(&self, planned: &[Planned]) -> Result<()> {
-        let mut staged: Vec<Option<Staged>> = Vec::with_capacity(planned.len());
-        for p in planned {
-            staged.push(match &p.after {
-                Some(bytes) => {
-                    let size = bytes.len() as u64;
-                    if size > self.config.max_file_bytes {
-                        return Err(Error::TooLarge {
-                            path: p.destination().display(),
-                            size,
-                            limit: self.config.max_file_bytes,
-                        });
-                    }
-                    Some(self.ws.stage(p.destination(), bytes, true)?)
-                }
-                None => None,
-            });
-        }
-        let mut done: Vec<&Planned> = Vec::new();
-        for (p, staged) in planned.iter().zip(staged) {
-            let step = || -> Result<()> {
-                if let Some(staged) = staged {
-                    self.ws.land(staged)?;
-                }
-                if p.moved_to.is_some() || p.after.is_none() {
-                    self.ws.remove_file(&p.path)?;
-                }
-                Ok(())
-            };
-            if let Err(e) = step() {
-                for undone in done.iter().rev().chain(std::iter::once(&p)) {
-                    self.put_back(undone);
-                }
-                return Err(e);
-            }
-            done.push(p);
-        }
-        Ok(())
-    }
-
-    /// Best effort after a failed write: `p`'s paths as they were before the patch.
-    fn put_back(&self, p: &Planned) {
-        if let Some(before) = &p.before {
-            let _ = self.ws.replace(&p.path, before);
-        }
-        if p.moved_to.is_some() || (p.before.is_none() && p.after.is_some()) {
-            let _ = self.ws.remove_file(p.destination());
-        }
-    }
-}
-
-/// The journal rows of one planned change: one per path it touched, with what undo needs.
-fn journal_rows(p: &Planned) -> Vec<(String, Action, WriteFacts)> {
-    let after = p.after.as_deref().unwrap_or_default();
-    let facts = |bytes: &[u8], before: Option<Before>| WriteFacts {
-        size: bytes.len() as u64,
-        added: (bytes.len() as u64).saturating_sub(p.before.as_ref().map_or(0, |b| b.len() as u64)),
-        sha256: sha256_hex(bytes),
-        before,
-    };
-    let key = p.path.display();
-    match p.action {
-        PatchedAs::Added => vec![(key, Action::Write, facts(after, Some(Before::Absent)))],
-        PatchedAs::Updated => {
-            let before = p.before.as_deref().unwrap_or_default();
-            vec![(key, Action::Edit, facts(after, Some(Before::splice(before, after))))]
-        }
-        PatchedAs::Deleted => vec![(key, Action::Delete, facts(b"", p.before.clone().map(Before::Content)))],
-        PatchedAs::Moved => vec![
-            (key, Action::Move, facts(b"", p.before.clone().map(Before::Content))),
-            (p.destination().display(), Action::Move, facts(after, Some(Before::Absent))),
-        ],
     }
 }
 

@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{Session, required};
+use crate::budget::{Room, json_chars};
 use crate::error::Result;
 use crate::files;
 
@@ -28,7 +29,7 @@ pub struct ReadOutcome {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "usize")]
     pub next_offset: Option<usize>,
-    /// Lines shown cut at 2000 characters.
+    /// Lines shown cut at 2000 characters (the rest of such a line is not shown by read_file).
     pub cut_lines: usize,
     /// The file's line endings.
     pub line_endings: LineEndings,
@@ -61,8 +62,21 @@ pub enum LineEndings {
     None,
 }
 
+/// Room set aside in a result for what a page shows besides its lines: the footer's facts in
+/// the text, the other fields in `structuredContent` (a note on the encoding the longest), each
+/// holding the path once.
+const PAGE_FACTS: (usize, usize) = (600, 1200);
+
+/// The room one page of `path` holds, as [`PAGE_FACTS`] and the path take it from `room`.
+pub(super) fn page_room(mut room: Room, path: &str) -> Room {
+    room.spend(PAGE_FACTS.0 + path.chars().count(), PAGE_FACTS.1 + json_chars(path));
+    room
+}
+
 impl Session {
-    /// `read_file`: numbered lines of a text file.
+    /// `read_file`: numbered lines of a text file. Without `limit`, the page ends at
+    /// [`files::DEFAULT_READ_LIMIT`] lines or at the result's budget ([`crate::budget`]),
+    /// whichever comes first; an explicit `limit` is the caller asking for that many lines.
     pub fn read_file(
         &self,
         path: Option<&str>,
@@ -70,14 +84,34 @@ impl Session {
         limit: Option<usize>,
         anchors: bool,
     ) -> Result<ReadOutcome> {
+        let room = match limit {
+            Some(_) => Room::unbounded(),
+            None => Room::result(),
+        };
+        self.read_page(path, offset, limit, anchors, room).map(|(page, _)| page)
+    }
+
+    /// One page of a file: `limit` lines (default [`files::DEFAULT_READ_LIMIT`]) from `offset`
+    /// within `room` (the room of a whole result: the page's own facts are set aside from
+    /// it). Also says whether the page stopped because the room was full.
+    pub(super) fn read_page(
+        &self,
+        path: Option<&str>,
+        offset: Option<i64>,
+        limit: Option<usize>,
+        anchors: bool,
+        room: Room,
+    ) -> Result<(ReadOutcome, bool)> {
         let path = self.target(required(path, "read_file", "path")?)?;
         self.settle(&path);
         let window = files::Window {
             offset: offset.unwrap_or(1),
             limit: limit.unwrap_or(files::DEFAULT_READ_LIMIT),
             anchors,
+            room: page_room(room, &path.display()),
         };
         let view = files::read(&self.ws, &path, window, self.config.max_file_bytes)?;
+        let stopped_by_room = view.stopped_by_room;
         self.lock_seen().insert(path.clone());
         let more = view.more_after();
         let line_endings = match view.crlf {
@@ -85,7 +119,7 @@ impl Session {
             false if view.total_lines > 1 => LineEndings::Lf,
             false => LineEndings::None,
         };
-        Ok(ReadOutcome {
+        let page = ReadOutcome {
             path: path.display(),
             content: view.numbered,
             start_line: view.start_line,
@@ -109,6 +143,7 @@ impl Session {
                     view.encoding.name()
                 )
             }),
-        })
+        };
+        Ok((page, stopped_by_room))
     }
 }

@@ -4,23 +4,32 @@
 //! An agent studying a project reads a dozen files before it writes one; one call instead of
 //! a dozen saves the round trips. Each path stands alone: one that cannot be read gets its own
 //! error and the others are still read. The bound keeps a call from flooding the model's
-//! context: files are shown in the order asked until [`MAX_TOTAL_CHARS`] of lines are shown,
-//! the file that reaches it is cut at a line (its `next_offset` says where to read on) and the
-//! ones after it are not read at all, but named, so that the next call can ask for them.
+//! context: files are shown in the order asked while they fit in one result's budget
+//! ([`crate::budget`], whatever `limit` says), the file that reaches it is cut at a line (its
+//! `next_offset` says where to read on) and the ones after it are not read at all, but named,
+//! so that the next call can ask for them.
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::read::page_room;
 use super::{ReadOutcome, Session, required};
+use crate::budget::{Room, json_chars, json_size};
 use crate::error::{Error, Result};
 
 /// The most paths one call may name.
 pub const MAX_PATHS: usize = 100;
 
-/// The most characters of numbered lines one call returns, over all its files: about what one
-/// `read_file` of a typical source file returns (2000 lines of 50 characters), far below the
-/// million characters that would swamp a model's context.
-pub const MAX_TOTAL_CHARS: usize = 100_000;
+/// What naming one path takes, in text and JSON: its `== path ==` header (or its place in
+/// `not_shown`) and the fields of its entry besides the page.
+const PER_PATH: (usize, usize) = (16, 48);
+
+/// Room a page needs to be worth reading: a short line with its number.
+const MIN_LINE_ROOM: usize = 100;
+
+/// What the closing summary takes, in text and JSON: the counts and the note on what was not
+/// read (whose paths [`PER_PATH`] already counts).
+const SUMMARY: (usize, usize) = (300, 100);
 
 /// Result of `read_multiple_files`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -32,8 +41,8 @@ pub struct ReadManyOutcome {
     pub read: usize,
     /// Paths that could not be read.
     pub failed: usize,
-    /// Paths not read because the result reached its bound (100,000 characters of lines):
-    /// read them with another read_multiple_files call.
+    /// Paths not read because the result reached its bound (50,000 characters of text): read
+    /// them with another read_multiple_files call.
     pub not_shown: Vec<String>,
     /// Characters of numbered lines in this result.
     pub chars: usize,
@@ -59,7 +68,7 @@ pub struct FileRead {
 
 impl Session {
     /// `read_multiple_files`: each of `paths` as [`Session::read_file`] shows it (the same
-    /// `offset` and `limit` for each), within [`MAX_TOTAL_CHARS`]. Fails only when no path
+    /// `offset` and `limit` for each), within one result's budget. Fails only when no path
     /// could be read.
     pub fn read_multiple_files(
         &self,
@@ -83,26 +92,41 @@ impl Session {
         }
         let mut outcome =
             ReadManyOutcome { files: Vec::new(), read: 0, failed: 0, not_shown: Vec::new(), chars: 0 };
+        let mut room = Room::result();
+        // Every path is named once, whatever becomes of it: as its section's header or in
+        // `not_shown`.
+        for path in paths {
+            room.spend(PER_PATH.0 + path.chars().count(), PER_PATH.1 + json_chars(path));
+        }
+        room.spend(SUMMARY.0, SUMMARY.1);
         for (i, raw) in paths.iter().enumerate() {
-            let room = MAX_TOTAL_CHARS - outcome.chars;
-            // Not even one cut line would fit: this file and the rest wait for the next call.
-            if room < MIN_ROOM {
+            // No room for a line: this file and the rest wait for the next call.
+            let page = page_room(room, raw);
+            if page.text_left() < MIN_LINE_ROOM || page.whole_left() < 2 * MIN_LINE_ROOM {
                 outcome.not_shown.extend(paths[i..].iter().cloned());
                 break;
             }
-            match self.read_file(Some(raw), offset, limit, false) {
-                Ok(mut file) => {
-                    let cut = fit(&mut file, room);
-                    outcome.chars += file.content.chars().count();
+            match self.read_page(Some(raw), offset, limit, false, room) {
+                Ok((file, cut)) => {
+                    let chars = file.content.chars().count();
+                    // A page always shows its first line: when even that does not fit, the
+                    // file waits for the next call with the rest.
+                    if !room.take(chars + page_text_facts(&file), json_size(&file)) {
+                        outcome.not_shown.extend(paths[i..].iter().cloned());
+                        break;
+                    }
+                    outcome.chars += chars;
                     outcome.read += 1;
                     outcome.files.push(FileRead { path: raw.clone(), file: Some(file), error: None, cut });
                 }
                 Err(e) => {
+                    let error = e.to_string();
+                    room.spend(error.chars().count(), json_chars(&error));
                     outcome.failed += 1;
                     outcome.files.push(FileRead {
                         path: raw.clone(),
                         file: None,
-                        error: Some(e.to_string()),
+                        error: Some(error),
                         cut: false,
                     });
                 }
@@ -116,38 +140,11 @@ impl Session {
     }
 }
 
-/// Room a file needs to be shown at all: one line cut at read_file's limit, with its number
-/// and marker.
-const MIN_ROOM: usize = crate::files::MAX_LINE_CHARS + 100;
-
-/// Cuts `file`'s lines to the whole lines that fit in `room` characters (at least its first
-/// line), and sets where to read on. Returns whether it cut anything.
-fn fit(file: &mut ReadOutcome, room: usize) -> bool {
-    if file.content.chars().count() <= room {
-        return false;
-    }
-    // The end of the last whole line within `room` characters (the first line always fits:
-    // it is cut at MAX_LINE_CHARS, and `room` is at least MIN_ROOM).
-    let mut kept_lines = 0;
-    let mut end = 0;
-    let mut chars = 0;
-    for line in file.content.split_inclusive('\n') {
-        let n = line.chars().count();
-        if chars + n > room && kept_lines > 0 {
-            break;
-        }
-        chars += n;
-        end += line.len();
-        kept_lines += 1;
-    }
-    file.content.truncate(end);
-    if file.content.ends_with('\n') {
-        file.content.pop();
-    }
-    file.end_line = file.start_line + kept_lines - 1;
-    file.more = true;
-    file.next_offset = Some(file.end_line + 1);
-    true
+/// Characters the text of a page takes besides its lines, at most: the footer that names the
+/// path and gives its facts, and the notes on cut lines and on the encoding.
+fn page_text_facts(file: &ReadOutcome) -> usize {
+    let notes = file.encoding_problem.as_ref().map_or(0, |p| p.chars().count() + 10);
+    file.path.chars().count() + 320 + if file.cut_lines > 0 { 160 } else { 0 } + notes
 }
 
 #[cfg(test)]
@@ -217,8 +214,8 @@ mod tests {
         assert!(text.contains("without `paths`"), "{text}");
     }
 
-    /// 100 files of 7,000 bytes (7,200 characters numbered): the first 13 whole, the 14th cut
-    /// at a line in the 6,400 characters left, the rest named and not read.
+    /// 100 files of 7,000 bytes (7,200 characters numbered): the first ones whole, the next
+    /// cut at a line, the rest named and not read, within one result's budget.
     #[test]
     fn the_result_stops_near_its_bound_and_names_what_it_left_out() {
         let (t, s) = session();
@@ -228,18 +225,19 @@ mod tests {
             std::fs::write(t.path().join("root").join(name), &text).unwrap();
         }
         let out = s.read_multiple_files(Some(&names(MAX_PATHS)), None, None).unwrap();
-        assert!(out.chars <= MAX_TOTAL_CHARS, "{}", out.chars);
+        assert!(out.chars <= crate::budget::TEXT_CHARS, "{}", out.chars);
         let whole = out.files.iter().filter(|f| !f.cut).count();
         let per_file = out.files[0].file.as_ref().unwrap().content.chars().count();
-        assert_eq!((per_file, whole), (7200, 13), "every file before the bound is whole");
+        assert_eq!(per_file, 7200);
+        assert_eq!(whole, out.files.len() - 1, "every file before the bound is whole");
         let last = out.files.last().unwrap();
         let cut = last.file.as_ref().unwrap();
         assert!(last.cut && cut.more, "the file at the bound is cut");
         assert_eq!(cut.next_offset, Some(cut.end_line + 1));
         assert!(cut.content.ends_with(&line), "cut after a whole line");
-        assert_eq!((cut.start_line, cut.end_line, cut.total_lines), (1, 62, 70));
+        assert!(cut.start_line == 1 && cut.end_line < 70 && cut.total_lines == 70);
         assert_eq!(out.read + out.not_shown.len(), MAX_PATHS);
         assert_eq!(out.not_shown.first(), Some(&format!("f{}.txt", out.read)));
-        assert!(MAX_TOTAL_CHARS - out.chars < 110, "no room left for another line: {}", out.chars);
+        assert!(out.chars > 40_000, "most of the budget is used: {}", out.chars);
     }
 }

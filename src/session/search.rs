@@ -35,8 +35,12 @@ pub struct SearchOutcome {
     /// What was found and what was left out.
     #[serde(flatten)]
     pub found: Searched,
-    /// Matching lines not shown because of `max_results`.
+    /// Matching lines not shown because of `max_results` or the result's budget (50,000
+    /// characters of text).
     pub more: usize,
+    /// The call set `max_results` itself: the result is not cut to the budget.
+    #[serde(skip)]
+    pub sized_by_caller: bool,
 }
 
 impl Session {
@@ -66,6 +70,7 @@ impl Session {
             path: dir.map(|d| d.display()).unwrap_or_else(|| ".".into()),
             more: found.matches - found.shown,
             found,
+            sized_by_caller: options.max_results.is_some(),
         })
     }
 }

@@ -415,3 +415,20 @@ fn a_read_needs_no_database_and_a_write_waits_for_it() {
     });
     assert_eq!(std::fs::read(root.join("b.txt")).unwrap(), b"second\n");
 }
+
+/// The directory argument of list, find, search and info is read as every other path is: a
+/// space or a line break at its edge is refused with the reason, never trimmed away silently.
+#[test]
+fn a_directory_argument_with_whitespace_or_a_control_character_at_an_edge_is_refused_not_trimmed() {
+    let (t, s) = session();
+    std::fs::create_dir(t.path().join("root/src")).unwrap();
+    std::fs::write(t.path().join("root/src/a.txt"), "a\n").unwrap();
+    for raw in [" src", "src ", "src\n", "\tsrc"] {
+        let err = s.list_directory(Some(raw), None, false, true).unwrap_err().to_string();
+        assert!(err.contains("whitespace") || err.contains("control character"), "{raw:?}: {err}");
+        assert!(s.find_files(Some("*"), Some(raw), None).is_err(), "{raw:?}");
+        assert!(s.get_file_info(Some(raw)).is_err(), "{raw:?}");
+    }
+    assert!(s.list_directory(Some("src"), None, false, true).is_ok());
+    assert!(s.list_directory(Some("."), None, false, true).is_ok());
+}

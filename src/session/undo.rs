@@ -60,13 +60,24 @@ impl Session {
                 reason: "use 1 (the last change) to 100".into(),
             });
         }
-        // A link is undone as a link when the journal knows the link's own path (a delete or
-        // a move of the link itself); otherwise undo goes through it to its file, whose path
-        // the writes through it were journaled under.
+        // A link is undone as a link when the newest change the journal knows of it is of the
+        // link's own path (a delete or a move of the link itself, put back); otherwise undo goes
+        // through it to its file, whose path the writes through it were journaled under.
         let entry = self.ws.resolve(raw_path)?;
         let path = match self.ws.link_text(&entry)? {
-            Some(_) if !self.journal_knows(&entry.display()) => self.ws.follow(&entry)?,
-            _ => entry,
+            Some(_) => match self.ws.follow(&entry) {
+                Ok(target) => {
+                    let (link, file) =
+                        (self.last_change(&entry.display()), self.last_change(&target.display()));
+                    match (link, file) {
+                        (Some(link), Some(file)) if link > file => entry,
+                        (Some(_), None) => entry,
+                        _ => target,
+                    }
+                }
+                Err(_) => entry,
+            },
+            None => entry,
         };
         let key = path.display();
         let seen = self.lock_seen();
@@ -154,9 +165,9 @@ impl Session {
         })
     }
 
-    /// Whether the journal holds a change of `key` itself.
-    fn journal_knows(&self, key: &str) -> bool {
-        self.store.artifacts(None, Some(key), false).is_ok_and(|found| !found.is_empty())
+    /// When the journal's newest change of `key` itself was made, if it holds one.
+    fn last_change(&self, key: &str) -> Option<crate::timestamp::Timestamp> {
+        self.store.artifacts(None, Some(key), false).ok()?.into_iter().map(|a| a.time).max()
     }
 }
 

@@ -103,34 +103,31 @@ impl Workspace {
     pub fn resolve(&self, raw: &str) -> Result<RootPath> {
         let (path, names_dir) = self.resolve_spelled(raw)?;
         let path = path.ok_or_else(|| root_itself(raw))?;
-        if names_dir {
-            // `link/` is the directory the link leads to, as the system resolves it.
-            let path = self.follow(&path)?;
-            match self.stat(&path) {
-                Ok(Some(info)) if info.kind == super::FileKind::Directory => {}
-                Ok(Some(_)) => {
-                    return Err(invalid(
-                        raw,
-                        &format!(
-                            "it ends with `/`, which names a directory, but {path} is not a directory: \
-                             send the path without the final `/`"
-                        ),
-                    ));
-                }
-                Ok(None) | Err(_) => {
-                    return Err(invalid(
-                        raw,
-                        &format!(
-                            "it ends with `/`, which names a directory, and there is no directory {path}: \
-                             to write a file send the path without the final `/`; to make a directory use \
-                             create_directory"
-                        ),
-                    ));
-                }
-            }
-            return Ok(path);
+        if names_dir { self.directory_named(raw, &path) } else { Ok(path) }
+    }
+
+    /// `path`, which `raw` spelled with a trailing `/`: the directory it names, links followed
+    /// (`link/` is the directory the link leads to, as the system resolves it), or a refusal
+    /// when there is none.
+    fn directory_named(&self, raw: &str, path: &RootPath) -> Result<RootPath> {
+        let path = self.follow(path)?;
+        match self.stat(&path) {
+            Ok(Some(info)) if info.kind == super::FileKind::Directory => Ok(path),
+            Ok(Some(_)) => Err(invalid(
+                raw,
+                &format!(
+                    "it ends with `/`, which names a directory, but {path} is not a directory: send the \
+                     path without the final `/`"
+                ),
+            )),
+            Ok(None) | Err(_) => Err(invalid(
+                raw,
+                &format!(
+                    "it ends with `/`, which names a directory, and there is no directory {path}: to write a \
+                     file send the path without the final `/`; to make a directory use create_directory"
+                ),
+            )),
         }
-        Ok(path)
     }
 
     /// The path of a name this server recorded itself (a journal or claim key: a
@@ -157,9 +154,10 @@ impl Workspace {
     /// for the root itself, however it is spelled (`.`, its absolute path, its `file://`
     /// URI), else the place with in-root links followed.
     pub fn resolve_place(&self, raw: &str) -> Result<Option<RootPath>> {
-        match self.resolve_spelled(raw)?.0 {
-            None => Ok(None),
-            Some(path) => self.follow(&path).map(Some),
+        match self.resolve_spelled(raw)? {
+            (None, _) => Ok(None),
+            (Some(path), true) => self.directory_named(raw, &path).map(Some),
+            (Some(path), false) => self.follow(&path).map(Some),
         }
     }
 

@@ -305,3 +305,88 @@ async fn an_exact_match_is_used_even_where_a_tolerant_one_exists_elsewhere() {
     assert_eq!(reply.json()["tolerated"].as_array().unwrap().len(), 0);
     server.stop().await;
 }
+
+// Tolerance never rewrites the model's own text: lines it quoted unchanged are the file's,
+// every other character it wrote stays as it wrote it (re-indentation aside).
+
+#[tokio::test]
+async fn a_hyphen_in_the_models_new_line_stays_a_hyphen_in_a_file_that_writes_em_dashes() {
+    let root = Root::new().file("notes.py", "# Notes — draft\nx = 1\n");
+    let server = Server::spawn(&root).await;
+    let reply = server
+        .call(
+            "edit_file",
+            json!({"path": "notes.py",
+                   "old_string": "# Notes - draft\nx = 1\n",
+                   "new_string": "# Notes - draft\nx = 1\ny = x - 1  # one - less\n"}),
+        )
+        .await
+        .ok();
+    assert_eq!(
+        String::from_utf8(root.read("notes.py")).unwrap(),
+        "# Notes — draft\nx = 1\ny = x - 1  # one - less\n"
+    );
+    assert!(reply.text().contains("the file has — where old_string has -"), "{}", reply.text());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn straight_quotes_in_the_models_new_and_changed_lines_stay_straight_in_a_file_of_curly_ones() {
+    let root = Root::new().file("labels.py", "title = “Draft”\nnote = ‘it’s fine’\nshow(title)\n");
+    let server = Server::spawn(&root).await;
+    server
+        .call(
+            "edit_file",
+            json!({"path": "labels.py",
+                   "old_string": "title = \"Draft\"\nnote = 'it's fine'\nshow(title)\n",
+                   "new_string": "title = \"Draft\"\nnote = 'it's done'\nlabel = \"New\"\nshow(title, label)\n"}),
+        )
+        .await
+        .ok();
+    assert_eq!(
+        String::from_utf8(root.read("labels.py")).unwrap(),
+        "title = “Draft”\nnote = 'it's done'\nlabel = \"New\"\nshow(title, label)\n"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_re_indented_new_line_in_a_crlf_tab_file_keeps_the_models_characters() {
+    let root = Root::new().file("w.js", "function f() {\r\n\tlog(“a — b”);\r\n}\r\n");
+    let server = Server::spawn(&root).await;
+    server
+        .call(
+            "edit_file",
+            json!({"path": "w.js",
+                   "old_string": "function f() {\n    log(\"a - b\");\n}\n",
+                   "new_string": "function f() {\n    log(\"a - b\");\n    log(\"c - d\");  \n}\n"}),
+        )
+        .await
+        .ok();
+    assert_eq!(
+        String::from_utf8(root.read("w.js")).unwrap(),
+        "function f() {\r\n\tlog(“a — b”);\r\n\tlog(\"c - d\");  \r\n}\r\n"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_tolerant_patch_hunk_keeps_the_hyphens_and_quotes_of_its_added_lines() {
+    let root = Root::new().file("doc.py", "# Intro — overview\nprint(“hi”)\n");
+    let server = Server::spawn(&root).await;
+    let patch = "*** Begin Patch
+*** Update File: doc.py
+@@
+ # Intro - overview
+-print(\"hi\")
++print(\"hi - there\")
++print('a-b')
+*** End Patch
+";
+    server.call("apply_patch", json!({"patch": patch})).await.ok();
+    assert_eq!(
+        String::from_utf8(root.read("doc.py")).unwrap(),
+        "# Intro — overview\nprint(\"hi - there\")\nprint('a-b')\n"
+    );
+    server.stop().await;
+}

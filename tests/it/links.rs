@@ -120,3 +120,46 @@ async fn a_refusal_about_a_link_to_a_directory_says_it_is_a_link() {
     assert_eq!(root.read("lib/a.js"), b"a\n");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn undo_after_a_write_through_a_restored_link_takes_back_the_write_not_the_link() {
+    let root = Root::new().file("a.txt", "one\n").symlink("alias.txt", "a.txt");
+    let server = Server::spawn(&root).await;
+    server.call("delete_file", json!({"path": "alias.txt"})).await.ok();
+    server.call("undo", json!({"path": "alias.txt"})).await.ok();
+    server.call("write_file", json!({"path": "alias.txt", "content": "two\n"})).await.ok();
+    server.call("undo", json!({"path": "alias.txt"})).await.ok();
+    assert_eq!(root.read("a.txt"), b"one\n", "the write was taken back");
+    assert_eq!(link_text(&root, "alias.txt"), Some(PathBuf::from("a.txt")), "the link stays");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_patch_deletes_a_link_itself_and_undo_puts_it_back() {
+    let root = Root::new().file("data.txt", "precious\n").symlink("alias.txt", "data.txt");
+    let server = Server::spawn(&root).await;
+    let patch = "*** Begin Patch\n*** Delete File: alias.txt\n*** End Patch\n";
+    server.call("apply_patch", json!({"patch": patch})).await.ok();
+    assert!(link_text(&root, "alias.txt").is_none(), "the link is gone");
+    assert_eq!(root.read("data.txt"), b"precious\n", "its target is untouched");
+    server.call("undo", json!({"path": "alias.txt"})).await.ok();
+    assert_eq!(link_text(&root, "alias.txt"), Some(PathBuf::from("data.txt")));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_patch_moves_a_link_itself_and_its_edit_goes_through_to_the_target() {
+    let root = Root::new().file("data.txt", "one\ntwo\n").symlink("alias.txt", "data.txt");
+    let server = Server::spawn(&root).await;
+    let patch = "*** Begin Patch\n*** Update File: alias.txt\n*** Move to: renamed.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n";
+    server.call("apply_patch", json!({"patch": patch})).await.ok();
+    assert!(link_text(&root, "alias.txt").is_none());
+    assert_eq!(link_text(&root, "renamed.txt"), Some(PathBuf::from("data.txt")), "moved as a link");
+    assert_eq!(root.read("data.txt"), b"one\nTWO\n", "the edit went through to the target");
+    // A rename in a unified diff moves the link too.
+    let diff = "diff --git a/renamed.txt b/again.txt\nsimilarity index 100%\nrename from renamed.txt\nrename to again.txt\n";
+    server.call("apply_patch", json!({"patch": diff})).await.ok();
+    assert_eq!(link_text(&root, "again.txt"), Some(PathBuf::from("data.txt")));
+    assert_eq!(root.read("data.txt"), b"one\nTWO\n");
+    server.stop().await;
+}

@@ -5,6 +5,7 @@ mod util;
 
 mod anchors;
 mod append;
+mod budget;
 mod check_files;
 mod claims;
 mod cleanup;
@@ -37,6 +38,7 @@ mod read_many;
 mod references;
 mod roots;
 mod sandbox;
+mod scenarios;
 mod schemas;
 mod search;
 mod syntax;

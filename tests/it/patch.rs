@@ -265,3 +265,133 @@ async fn a_patch_keeps_a_legacy_encoded_file_in_its_encoding() {
     assert_eq!(root.read("config.js"), expected.as_ref());
     server.stop().await;
 }
+
+// ---- Where hunks land: whole lines, as `git apply` lands them ----
+
+#[tokio::test]
+async fn a_line_inserted_between_two_blank_context_lines_lands_between_them() {
+    let root = Root::new().file("notes.md", "# Notes\n\n\nend\n");
+    let server = Server::spawn(&root).await;
+    // `git diff -U1` of inserting `middle` between the two blank lines.
+    let diff = "--- a/notes.md\n+++ b/notes.md\n@@ -2,2 +2,3 @@\n \n+middle\n \n";
+    server.call("apply_patch", json!({"patch": diff})).await.ok();
+    assert_eq!(root.read("notes.md"), b"# Notes\n\nmiddle\n\nend\n", "where git apply puts it");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_blank_context_line_the_file_lacks_is_refused() {
+    let root = Root::new().file("list.txt", "first\nsecond\n");
+    let before = Root::snapshot(&root.path());
+    let server = Server::spawn(&root).await;
+    // The hunk quotes an empty line before `second`; the file has none (the `\n` that ends
+    // `first` is not a line).
+    let diff = "--- a/list.txt\n+++ b/list.txt\n@@ -1,2 +1,3 @@\n \n+inserted\n second\n";
+    let text = server.call("apply_patch", json!({"patch": diff})).await.err();
+    assert!(text.contains("does not apply"), "{text}");
+    let envelope = "*** Begin Patch\n*** Update File: list.txt\n@@\n \n+inserted\n second\n*** End Patch\n";
+    let text = server.call("apply_patch", json!({"patch": envelope, "tolerant": false})).await.err();
+    assert!(text.contains("does not apply"), "{text}");
+    assert_eq!(Root::snapshot(&root.path()), before);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_removed_line_never_matches_the_tail_of_another_line() {
+    let root = Root::new().file("f.txt", "tab\nb\n");
+    let server = Server::spawn(&root).await;
+    // `b` is the whole of line 2, and only the end of line 1.
+    let envelope = "*** Begin Patch\n*** Update File: f.txt\n@@\n-b\n+c\n*** End Patch\n";
+    server.call("apply_patch", json!({"patch": envelope})).await.ok();
+    assert_eq!(root.read("f.txt"), b"tab\nc\n");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_zero_context_hunk_changes_the_lines_its_header_names() {
+    let root = Root::new().file("f.txt", "x\n\n\ny\n");
+    let server = Server::spawn(&root).await;
+    // `git diff -U0`: the two empty lines 2-3 become `a` and `b`.
+    let diff = "--- a/f.txt\n+++ b/f.txt\n@@ -2,2 +2,2 @@\n-\n-\n+a\n+b\n";
+    server.call("apply_patch", json!({"patch": diff})).await.ok();
+    assert_eq!(root.read("f.txt"), b"x\na\nb\ny\n");
+    server.stop().await;
+}
+
+// ---- Codex compatibility: paths, replacing files, a directory where a file was ----
+
+#[tokio::test]
+async fn an_absolute_path_inside_the_root_is_the_relative_one() {
+    let root = project();
+    let server = Server::spawn(&root).await;
+    let abs = root.path().join("util.py").display().to_string();
+    let added = root.path().join("lib/new.py").display().to_string();
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: {abs}\n@@\n-    return a + b\n+    return b + a\n*** Add File: {added}\n+x = 1\n*** End Patch\n"
+    );
+    let reply = server.call("apply_patch", json!({"patch": patch})).await.ok();
+    assert_eq!(root.read("util.py"), b"def add(a, b):\n    return b + a\n");
+    assert_eq!(root.read("lib/new.py"), b"x = 1\n");
+    let paths: Vec<&str> =
+        reply.json()["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["util.py", "lib/new.py"], "reported relative to the root");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_added_file_that_exists_is_replaced_and_undo_restores_it() {
+    let root = project();
+    let server = Server::spawn(&root).await;
+    let patch = "*** Begin Patch\n*** Add File: old.py\n+print('new')\n*** End Patch\n";
+    let reply = server.call("apply_patch", json!({"patch": patch})).await.ok();
+    assert_eq!(root.read("old.py"), b"print('new')\n");
+    let file = &reply.json()["files"][0];
+    assert_eq!((file["action"].as_str(), file["replaced"].as_bool()), (Some("added"), Some(true)));
+    assert!(reply.text().contains("replacing"), "{}", reply.text());
+    server.call("undo", json!({"path": "old.py"})).await.ok();
+    assert_eq!(root.read("old.py"), b"print('old')\n");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_move_onto_an_existing_file_replaces_it_and_undo_restores_both() {
+    let root = project();
+    let server = Server::spawn(&root).await;
+    let patch = "*** Begin Patch\n*** Update File: util.py\n*** Move to: old.py\n@@\n-    return a + b\n+    return 0\n*** End Patch\n";
+    let reply = server.call("apply_patch", json!({"patch": patch})).await.ok();
+    assert_eq!(root.read("old.py"), b"def add(a, b):\n    return 0\n");
+    assert!(!root.exists("util.py"));
+    let file = &reply.json()["files"][0];
+    assert_eq!((file["action"].as_str(), file["replaced"].as_bool()), (Some("moved"), Some(true)));
+    server.call("undo", json!({"path": "old.py"})).await.ok();
+    assert_eq!(root.read("old.py"), b"print('old')\n");
+    server.call("undo", json!({"path": "util.py"})).await.ok();
+    assert_eq!(root.read("util.py"), b"def add(a, b):\n    return a + b\n");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_file_becomes_a_directory_of_the_same_name_in_one_patch() {
+    let root = project();
+    let server = Server::spawn(&root).await;
+    // Codex: delete `old.py`, add `old.py/main.py`.
+    let patch = "*** Begin Patch\n*** Delete File: old.py\n*** Add File: old.py/main.py\n+print('main')\n*** End Patch\n";
+    server.call("apply_patch", json!({"patch": patch})).await.ok();
+    assert_eq!(root.read("old.py/main.py"), b"print('main')\n");
+    // git: `util.py` renamed to `util.py/util.py`.
+    let diff = "diff --git a/util.py b/util.py/util.py\nsimilarity index 100%\nrename from util.py\nrename to util.py/util.py\n";
+    server.call("apply_patch", json!({"patch": diff})).await.ok();
+    assert_eq!(root.read("util.py/util.py"), b"def add(a, b):\n    return a + b\n");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_first_chunk_without_context_lines_goes_to_the_end_and_the_next_chunk_still_applies() {
+    let root = Root::new().file("panic.txt", "line1\nline2\nline3\n");
+    let server = Server::spawn(&root).await;
+    // Codex's own test_pure_addition_chunk_followed_by_removal.
+    let patch = "*** Begin Patch\n*** Update File: panic.txt\n@@\n+after-context\n+second-line\n@@\n line1\n-line2\n-line3\n+line2-replacement\n*** End Patch\n";
+    server.call("apply_patch", json!({"patch": patch})).await.ok();
+    assert_eq!(root.read("panic.txt"), b"line1\nline2-replacement\nafter-context\nsecond-line\n");
+    server.stop().await;
+}

@@ -79,3 +79,28 @@ async fn unknown_extensions_are_not_checked() {
     assert!(reply.text().contains("not checked"), "{}", reply.text());
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_script_cut_inside_the_string_of_export_from_is_incomplete_and_finishing_it_is_ok() {
+    let root = Root::new();
+    let server = Server::spawn(&root).await;
+    let head = "import { b } from \"./b.js\";\nexport { default } from \"./fa.";
+    let reply = server.call("write_file", json!({"path": "index.mjs", "content": head})).await.ok();
+    assert_eq!(reply.json()["syntax"]["status"], "incomplete", "{}", reply.text());
+    assert!(reply.text().contains("incomplete so far"), "{}", reply.text());
+    let reply = server
+        .call("append_file", json!({"path": "index.mjs", "content": "js\";\nexport { b };\n"}))
+        .await
+        .ok();
+    assert_eq!(reply.json()["syntax"]["status"], "ok", "{}", reply.text());
+    // Appended in two parts, the first cut inside a re-export's string.
+    let reply =
+        server.call("write_file", json!({"path": "more.js", "content": "export const x = 1;\n"})).await.ok();
+    assert_eq!(reply.json()["syntax"]["status"], "ok", "{}", reply.text());
+    let reply = server
+        .call("append_file", json!({"path": "more.js", "content": "export { default, y } from \"./fa."}))
+        .await
+        .ok();
+    assert_eq!(reply.json()["syntax"]["status"], "incomplete", "{}", reply.text());
+    server.stop().await;
+}

@@ -94,6 +94,17 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> Parsed {
     if once.failure.as_ref().is_some_and(|f| !f.at_end) && grows_into_a_valid_token(text, dialect) {
         once.failure = Some(Failure::new(text.len(), true, unfinished_message("")));
     }
+    if let Some(f) = &once.failure
+        && !f.at_end
+        && let Some((open, message)) = closes_an_open_literal(text, f.at, dialect)
+    {
+        // oxc's own word on the literal, where it gave one, names its place best.
+        let (at, message) = match &once.open_literal {
+            Some((at, message)) if *at >= f.at => (*at, message.as_str()),
+            _ => (open, message),
+        };
+        once.failure = Some(Failure::new(at, true, unfinished_message(message)));
+    }
     let limit = once.failure.as_ref().map_or(text.len(), |f| f.at);
     let starts = match (&once.failure, once.panicked) {
         (Some(f), true) if f.at_end => {
@@ -181,12 +192,66 @@ fn grows_into_a_valid_token(text: &str, dialect: Dialect) -> bool {
     })
 }
 
+/// The literals a text can be cut inside: how each opens, what closes it, whether it can span
+/// lines, and oxc's word for one left open.
+const LITERALS: [(&str, &str, bool, &str); 5] = [
+    ("\"", "\"", false, "Unterminated string"),
+    ("'", "'", false, "Unterminated string"),
+    ("`", "`", true, "Unterminated template"),
+    ("/*", "*/", true, "Unterminated multiline comment"),
+    ("/", "/", false, "Unterminated regular expression"),
+];
+
+/// Where a string, template, regular expression or comment that the end of `text` leaves open
+/// opens (with oxc's word for it), when closing it there clears the error oxc reports at
+/// `error`: then the error was the cut's, and the text is unfinished.
+///
+/// oxc reads an open literal as no token at all, so whatever the literal completes is missing
+/// to it, and some constructs are judged on that before the literal: `export { default } from
+/// "./fa.` is "a reserved word cannot be used as an exported binding without `from`" at
+/// `default`; `declare module "./fa.` is a missing `;` after `declare`, and oxc does not even
+/// say that the string is open. Why this never hides a real error: the parser reads left to
+/// right, so closing the literal at the end removes only an error that depends on what the end
+/// holds; the text closed is then whole or still unfinished, and this text begins it.
+///
+/// Only literals that open after the error are tried (one that opens before it would hold it),
+/// and strings and regular expressions only on the last line, which they cannot leave: a broken
+/// file is parsed again once or twice at most.
+fn closes_an_open_literal(text: &str, error: usize, dialect: Dialect) -> Option<(usize, &'static str)> {
+    // Closed where the text's content ends: blanks after it are no part of the literal to a
+    // check, which reads a string cut by a final line break as left open (see `first_failure`).
+    let end = text.trim_end().len();
+    let tail = text.get(error.min(end)..end)?;
+    let last_line = tail.rfind('\n').map_or(0, |i| i + 1);
+    let backslashes = tail.len() - tail.trim_end_matches('\\').len();
+    LITERALS.iter().find_map(|&(open, close, multiline, message)| {
+        let within = if multiline { tail } else { &tail[last_line..] };
+        let opens = error.min(end) + (tail.len() - within.len()) + within.rfind(open)?;
+        let still_open = match open {
+            "`" => within.matches('`').count() % 2 == 1,
+            "/*" => !text[opens..end].contains("*/"),
+            _ => true,
+        };
+        if !still_open {
+            return None;
+        }
+        // A text cut after a backslash would escape the closer: finish the escape first.
+        let escape = if close != "*/" && backslashes % 2 == 1 { "n" } else { "" };
+        let closed = format!("{}{escape}{close}{}", &text[..end], &text[end..]);
+        let clears = parse_once(&closed, dialect).failure.is_none_or(|f| f.at_end || f.at >= end);
+        clears.then_some((opens, message))
+    })
+}
+
 /// What one oxc parse says: the first failure, whether oxc gave up (and so returned no
 /// statements), and where each top-level statement starts.
 struct Once {
     failure: Option<Failure>,
     panicked: bool,
     starts: Vec<usize>,
+    /// Where a string, template, regular expression or comment left open by the end of the
+    /// text opens, with oxc's message for it.
+    open_literal: Option<(usize, String)>,
 }
 
 /// Brackets closed, at most, to find the statements of an unfinished text.
@@ -274,27 +339,38 @@ fn closer(open: char) -> Option<char> {
 fn parse_once(text: &str, dialect: Dialect) -> Once {
     let allocator = Allocator::default();
     let parsed = parse_program(&allocator, text, dialect);
-    let reported = parsed.diagnostics.errors().filter(|d| !compares_two_places(&d.message)).map(|d| {
-        let label = d.labels.first();
-        let opened = d
-            .labels
-            .iter()
-            .find(|l| l.label().is_some_and(|s| s.contains("Opened here")))
-            .map(|l| l.offset() as usize);
-        Reported {
-            at: label.map_or(text.len(), |l| l.offset() as usize),
-            len: label.map_or(0, |l| l.len() as usize),
-            message: d.message.to_string(),
-            opened,
-        }
-    });
-    let failure = first_failure(text, reported);
+    let reported: Vec<Reported> = parsed
+        .diagnostics
+        .errors()
+        .filter(|d| !compares_two_places(&d.message))
+        .map(|d| {
+            let label = d.labels.first();
+            let opened = d
+                .labels
+                .iter()
+                .find(|l| l.label().is_some_and(|s| s.contains("Opened here")))
+                .map(|l| l.offset() as usize);
+            Reported {
+                at: label.map_or(text.len(), |l| l.offset() as usize),
+                len: label.map_or(0, |l| l.len() as usize),
+                message: d.message.to_string(),
+                opened,
+            }
+        })
+        .collect();
+    let content_end = text.trim_end().len();
+    let open_literal = reported
+        .iter()
+        .filter(|r| r.message.starts_with("Unterminated") && r.at + r.len >= content_end)
+        .min_by_key(|r| r.at)
+        .map(|r| (r.at, r.message.clone()));
+    let failure = first_failure(text, reported, open_literal.as_ref().map(|o| o.0));
     // A string statement that opens the parsed part is a directive to oxc, kept apart from
     // the body: the same statement mid-file is in the body. Both start a statement.
     let directives = parsed.program.directives.iter().map(|d| d.span.start as usize);
     let starts =
         directives.chain(parsed.program.body.iter().map(|stmt| stmt.span().start as usize)).collect();
-    Once { failure, panicked: parsed.panicked, starts }
+    Once { failure, panicked: parsed.panicked, starts, open_literal }
 }
 
 /// oxc's parse of `text` as `dialect`, with the options every reading of a script shares:
@@ -340,14 +416,10 @@ struct Reported {
 /// - a string, template, comment or regular expression left open runs to the end and
 ///   nothing but whitespace separates the error from it (oxc also reports the
 ///   statement it interrupts).
-fn first_failure(text: &str, reported: impl Iterator<Item = Reported>) -> Option<Failure> {
-    let reported: Vec<Reported> = reported.collect();
+///
+/// `open_to_end` is where a literal left open by the end of the text opens, if one is.
+fn first_failure(text: &str, reported: Vec<Reported>, open_to_end: Option<usize>) -> Option<Failure> {
     let content_end = text.trim_end().len();
-    let open_to_end = reported
-        .iter()
-        .filter(|r| r.message.starts_with("Unterminated") && r.at + r.len >= content_end)
-        .map(|r| r.at)
-        .min();
     let Reported { at, len, message, opened } = reported.into_iter().min_by_key(|r| r.at)?;
     let span = text.get(at..(at + len).min(text.len())).unwrap_or_default().trim();
     let reaches_end = at + len >= content_end && !matches!(span, ")" | "]" | "}" | ";" | ",");
@@ -398,7 +470,7 @@ fn compares_two_places(message: &str) -> bool {
 fn unfinished_message(message: &str) -> String {
     match message {
         m if m.starts_with("Unterminated multiline comment") => "comment `/*` is not closed yet".to_owned(),
-        m if m.starts_with("Unterminated string") => {
+        m if m.starts_with("Unterminated string") || m.starts_with("Unterminated template") => {
             "string or template literal is not closed yet".to_owned()
         }
         m if m.starts_with("Unterminated regular expression") => {
@@ -582,6 +654,55 @@ mod tests {
         // Once a space follows, the `=` is whole: assigning to a list is broken.
         assert!(!failure("const save = (path, data) = \nlet x = 1;\n").at_end);
         assert!(!failure("(path, data) =\nx;\n").at_end);
+    }
+
+    #[test]
+    fn a_module_specifier_cut_inside_its_string_is_unfinished() {
+        let texts = [
+            "export { a } from \"./fa.",
+            "export * from \"./fa.",
+            "export * as ns from './fa.",
+            "export { default } from \"./fa.",
+            "export { default as b, c } from \"./fa.",
+            "export {\n  default,\n  a,\n} from \"./fa.",
+            "import x from \"./fa.",
+            "import { a } from \"./fa.",
+            "import \"./fa.",
+            "import a from './a';\nexport { default } from \"./fa.\n",
+            "export { default } from \"./fa\\",
+            "declare module \"./fa.",
+            "export { default } from \"./fa.\" with { type: \"js",
+        ];
+        for text in texts {
+            let paths: &[&str] = match text.starts_with("declare") {
+                true => &["a.ts", "a.tsx", "a.d.ts"],
+                false => &["a.mjs", "a.js", "a.ts", "a.tsx"],
+            };
+            for path in paths {
+                let f = parse(text, Dialect::of(path, text)).failure.expect("not finished");
+                assert!(f.at_end, "{path} {text:?}: {f:?}");
+            }
+        }
+        let text = "import a from './a';\nexport { default } from \"./fa.";
+        let f = parse(text, Dialect::Module).failure.unwrap();
+        assert_eq!(
+            (f.at, f.message.as_str()),
+            (text.find('"').unwrap(), "string or template literal is not closed yet")
+        );
+    }
+
+    #[test]
+    fn closing_a_literal_left_open_does_not_hide_an_earlier_error() {
+        for text in [
+            "export { default };\nexport * from \"./fa.",
+            "let x = = 1;\nexport { default } from \"./fa.",
+            "export { default } from './a'\n}\nimport x from \"./fa.",
+            // A template is no module specifier, closed or not.
+            "export { default } from `./fa.",
+        ] {
+            let f = parse(text, Dialect::Module).failure.expect("an error");
+            assert!(!f.at_end, "{text:?}: {f:?}");
+        }
     }
 
     #[test]

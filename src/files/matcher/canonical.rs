@@ -20,6 +20,16 @@ pub(super) struct Canonical {
 
 impl Canonical {
     pub(super) fn of(text: &str, tolerance: Tolerance) -> Canonical {
+        Canonical::built(text, tolerance >= Tolerance::Indentation, tolerance == Tolerance::Punctuation)
+    }
+
+    /// With look-alike punctuation folded but leading whitespace kept: the form a quote matches
+    /// where only the file's punctuation differs from it (see `locate_from`).
+    pub(super) fn punctuation_only(text: &str) -> Canonical {
+        Canonical::built(text, false, true)
+    }
+
+    fn built(text: &str, strip_indent: bool, fold_look_alikes: bool) -> Canonical {
         let mut canon =
             Canonical { text: String::with_capacity(text.len()), source: Vec::with_capacity(text.len()) };
         let mut at = 0usize;
@@ -32,15 +42,12 @@ impl Canonical {
             let mut chars: Vec<(&str, usize, usize, bool)> = Vec::with_capacity(content.len());
             for (i, c) in content.char_indices() {
                 let end = i + c.len_utf8();
-                let folded = match tolerance {
-                    Tolerance::Punctuation => fold(c),
-                    _ => None,
-                };
+                let folded = if fold_look_alikes { fold(c) } else { None };
                 chars.push((folded.unwrap_or(&content[i..end]), at + i, at + end, folded.is_some()));
             }
             let blank = |s: &str| s.len() == 1 && is_space(s.as_bytes()[0] as char);
             let mut lo = 0;
-            if tolerance >= Tolerance::Indentation {
+            if strip_indent {
                 while lo < chars.len() && blank(chars[lo].0) {
                     lo += 1;
                 }

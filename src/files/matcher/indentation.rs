@@ -72,7 +72,7 @@ pub(super) fn indent_of(line: &str) -> &str {
 }
 
 /// The re-indentation that carries the quote's lines onto the candidate's, checked: Some(None)
-/// where indentation is not in question, Some(shift) where one uniform shift does it, None
+/// where indentation is not in question (a lower tolerance, or the quote indents as the file), Some(shift) where one uniform shift does it, None
 /// where no shift does (the quote has another shape than the file: not a match).
 pub(super) fn fit_shift(
     text: &str,
@@ -88,13 +88,24 @@ pub(super) fn fit_shift(
     if file_lines.len() != needle_lines.len() {
         return None;
     }
+    // The quote has the file's indentation, byte for byte: nothing to shift, and the model's own
+    // lines keep the indentation it wrote.
+    let counted = |i: usize, quoted: &str| !quoted.trim().is_empty() && (i > 0 || candidate.starts_line);
+    if file_lines
+        .iter()
+        .zip(needle_lines)
+        .enumerate()
+        .all(|(i, ((file, _), (quoted, _)))| !counted(i, quoted) || indent_of(file) == indent_of(quoted))
+    {
+        return Some(None);
+    }
     // The pairs that say something about indentation: lines with text, and the first only
     // when the match starts its line.
     let pairs: Vec<(usize, i64, i64)> = file_lines
         .iter()
         .zip(needle_lines)
         .enumerate()
-        .filter(|(i, (_, (quoted, _)))| !quoted.trim().is_empty() && (*i > 0 || candidate.starts_line))
+        .filter(|(i, (_, (quoted, _)))| counted(*i, quoted))
         .map(|(i, ((file, _), (quoted, _)))| (i, columns(indent_of(file)), columns(indent_of(quoted))))
         .collect();
     let style = style_of(text, &file_lines);

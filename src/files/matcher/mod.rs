@@ -14,13 +14,16 @@
 //!
 //! A tolerant match is used only when exactly one region of the file matches at the first
 //! level that matches anything: two or more are [`Located::Ambiguous`], and the caller changes
-//! nothing. Models' drifted quotes are mostly unambiguous; when they are not, guessing is how
-//! other servers damage files.
+//! nothing. So too when one region matches ignoring indentation and another at the quote's own
+//! indentation ignoring only look-alike punctuation: neither needs less than the other. Models'
+//! drifted quotes are mostly unambiguous; when they are not, guessing is how other servers
+//! damage files.
 //!
 //! A tolerant match also decides how its replacement lands ([`Tolerant::adapt`]): lines the
 //! model sent unchanged are kept as the file has them (their whitespace and punctuation), and
-//! new lines are re-indented by the same shift, in the file's own style, so that the file reads
-//! as if the model had copied it exactly.
+//! new or changed lines are the model's own text, only re-indented by the same shift in the
+//! file's own style. Tolerance never rewrites a character the model wrote: a hyphen it typed
+//! stays a hyphen in a file full of dashes.
 //!
 //! How it works: each tolerance is a canonical form of a text (per line: trimmed, folded) that
 //! remembers, for every byte, which bytes of the original it came from. The quoted text is put
@@ -44,7 +47,6 @@ pub use closest::closest_lines;
 use crate::lines::LineIndex;
 use canonical::{Canonical, fold, is_indent, is_space};
 use indentation::{Shift, Style, TAB_COLUMNS, fit_shift, indent_of, style_of};
-use replacement::file_forms;
 
 /// How far from the exact text a match may stray. Each includes the ones before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -101,7 +103,8 @@ impl Region {
 /// Where a quoted text is in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Located {
-    /// Exact occurrences: their starting bytes, ascending and not overlapping (at least one).
+    /// Exact occurrences: their starting bytes, ascending (at least one); not overlapping,
+    /// but for [`locate_lines_from`], where each line start is a place of its own.
     Exact(Vec<usize>),
     /// No exact occurrence, and exactly one region matched with the first tolerance that
     /// matched anything.
@@ -136,9 +139,6 @@ pub struct Tolerant {
     /// The match starts at the start of a line (else the quoted text's first line is the
     /// tail of a line, which keeps its place).
     starts_line: bool,
-    /// Look-alikes the model's copy shows consistently for one character of the file (its
-    /// `“` for every `"` of the file): in what the model wrote itself, they are the file's.
-    file_forms: Vec<(char, String)>,
 }
 
 impl Tolerant {
@@ -172,11 +172,65 @@ pub fn locate_from(text: &str, needle: &str, from: usize, tolerant: bool) -> Loc
     if !tolerant {
         return Located::NotFound;
     }
+    tolerant_search(text, needle, from, false)
+}
+
+/// [`locate_from`] for a quote of whole lines, each ending in a newline (a patch hunk's old
+/// side): a match starts where a line of `text` starts, so that no line is matched by the
+/// tail of another (a quoted empty line is a line of its own, never the newline that ends the
+/// line before). Exact occurrences may overlap here (`x\nx\n` is at lines 1 and 2 of
+/// `x\nx\nx\n`): each is a place the hunk could go, which the caller's line number decides.
+pub fn locate_lines_from(text: &str, needle: &str, from: usize, tolerant: bool) -> Located {
+    if needle.is_empty() || from > text.len() {
+        return Located::NotFound;
+    }
+    let bytes = text.as_bytes();
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let mut starts = Vec::new();
+    let mut at = from;
+    while let Some(hit) = finder.find(&bytes[at..]) {
+        let start = at + hit;
+        if start == 0 || bytes[start - 1] == b'\n' {
+            starts.push(start);
+        }
+        at = start + 1;
+    }
+    if !starts.is_empty() {
+        return Located::Exact(starts);
+    }
+    if !tolerant {
+        return Located::NotFound;
+    }
+    tolerant_search(text, needle, from, true)
+}
+
+/// The tolerances in order, the first that finds anything deciding; with `whole_lines`, only
+/// matches that start where a line starts count.
+fn tolerant_search(text: &str, needle: &str, from: usize, whole_lines: bool) -> Located {
     let index = LineIndex::new(text);
     for tolerance in Tolerance::ALL {
-        let mut found = candidates(text, &index, needle, from, tolerance);
+        let mut found = candidates(text, &index, needle, from, tolerance, whole_lines, false);
         match found.len() {
             0 => continue,
+            // One place matches ignoring indentation; another may match at the quote's own
+            // indentation ignoring only look-alike punctuation (a file that writes dashes where
+            // the quote has hyphens). Neither needs less tolerance than the other: the first
+            // level is no reason to pick one, and a guess is a silent wrong edit.
+            1 if tolerance == Tolerance::Indentation => {
+                let one = &found[0].region;
+                let mut others: Vec<Tolerant> =
+                    candidates(text, &index, needle, from, Tolerance::Punctuation, whole_lines, true)
+                        .into_iter()
+                        .filter(|c| c.region.end <= one.start || c.region.start >= one.end)
+                        .collect();
+                if others.is_empty() {
+                    return Located::Tolerant(found.remove(0));
+                }
+                others.push(found.remove(0));
+                others.sort_by_key(|c| c.region.start);
+                others.truncate(MAX_CANDIDATES);
+                return Located::Ambiguous { tolerance: Tolerance::Punctuation, candidates: others };
+            }
             1 => return Located::Tolerant(found.remove(0)),
             _ => {
                 found.truncate(MAX_CANDIDATES);
@@ -189,16 +243,22 @@ pub fn locate_from(text: &str, needle: &str, from: usize, tolerant: bool) -> Loc
 
 /// Every region of `text` starting at or after byte `from` that `needle` matches with
 /// `tolerance` (at most one past [`MAX_CANDIDATES`], which is enough to say there are more
-/// than can be listed).
+/// than can be listed); with `whole_lines`, only those that start a line. With `keep_indent`
+/// (and [`Tolerance::Punctuation`]), leading whitespace must match as it is.
 fn candidates(
     text: &str,
     index: &LineIndex,
     needle: &str,
     from: usize,
     tolerance: Tolerance,
+    whole_lines: bool,
+    keep_indent: bool,
 ) -> Vec<Tolerant> {
-    let hay = Canonical::of(text, tolerance);
-    let quote = Canonical::of(needle, tolerance);
+    let form = |s: &str| match keep_indent {
+        true => Canonical::punctuation_only(s),
+        false => Canonical::of(s, tolerance),
+    };
+    let (hay, quote) = (form(text), form(needle));
     if quote.text.trim().is_empty() {
         return Vec::new();
     }
@@ -217,20 +277,16 @@ fn candidates(
         at = cs + hay.text[cs..].chars().next().map_or(1, char::len_utf8);
         if let Some(candidate) = hay.region(text, index, cs, ce, tolerance, first_indented)
             && candidate.region.start >= from
+            && (candidate.starts_line || !whole_lines)
         {
             let Some(shift) = fit_shift(text, &candidate, &needle_lines, tolerance) else { continue };
             let tolerated = tolerated(text, &candidate, needle, &hay, &quote, cs, tolerance, shift.as_ref());
-            let file_forms = match tolerance {
-                Tolerance::Punctuation => file_forms(text, needle, &hay, &quote, cs),
-                _ => Vec::new(),
-            };
             found.push(Tolerant {
                 region: candidate.region,
                 tolerance,
                 tolerated,
                 shift,
                 starts_line: candidate.starts_line,
-                file_forms,
             });
             if found.len() > MAX_CANDIDATES {
                 break;
@@ -368,8 +424,8 @@ mod tests {
     fn trailing_whitespace_in_the_file_is_ignored_and_kept_on_unchanged_lines() {
         let text = "def f():  \n    return 1 \nprint(f())\n";
         let (out, note) = replace(text, "def f():\n    return 1\n", "def f():\n    return 2\n");
-        // The changed line keeps the file's blank too: the model did not touch its end.
-        assert_eq!(out, "def f():  \n    return 2 \nprint(f())\n");
+        // The changed line is the model's, which has no blank at its end.
+        assert_eq!(out, "def f():  \n    return 2\nprint(f())\n");
         assert_eq!(note, "matched lines 1-2 ignoring trailing whitespace");
     }
 
@@ -437,27 +493,6 @@ mod tests {
     }
 
     #[test]
-    fn a_changed_line_keeps_the_files_look_alikes_and_trailing_blanks_where_the_model_kept_them() {
-        let text = "msg = “Hi” + name  \ncount = 1\n";
-        let old = "msg = \"Hi\" + name\ncount = 1\n";
-        let new = "msg = \"Hi\" + full_name\ncount = 1\n";
-        let (out, _) = replace(text, old, new);
-        assert_eq!(out, "msg = “Hi” + full_name  \ncount = 1\n");
-        let new = "msg = \"Hi\" + name + \"!\" \ncount = 1\n";
-        let (out, _) = replace(text, old, new);
-        assert_eq!(out, "msg = “Hi” + name + \"!\" \ncount = 1\n", "blanks the model typed are its own");
-        // A copy that adds blanks to every line: new lines lose them too.
-        let (out, _) = replace("a()\nb()\n", "a()  \nb()  \n", "a()  \nc()  \nb()  \n");
-        assert_eq!(out, "a()\nc()\nb()\n");
-        let new = "msg = \"Hey\" + name\ncount = 1\n";
-        let (out, _) = replace(text, old, new);
-        assert_eq!(out, "msg = “Hey” + name  \ncount = 1\n");
-        // An ellipsis is one character in the file and three in the quote: taken once.
-        let (out, _) = replace("wait…\ndone\n", "wait...\ndone\n", "wait... please\ndone\n");
-        assert_eq!(out, "wait… please\ndone\n");
-    }
-
-    #[test]
     fn two_tolerant_candidates_are_ambiguous_with_their_lines_and_anchors() {
         let text = "\tfoo();\n\tbar();\n\nfn x() {\n    foo();\n    bar();\n}\n";
         match locate(text, "  foo();\n  bar();\n", true) {
@@ -467,6 +502,19 @@ mod tests {
                 assert_eq!(lines, vec![(1, 2), (5, 6)]);
                 let shown = candidates[0].region.describe();
                 assert!(shown.starts_with("lines 1-2 (1#"), "{shown}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_quote_matching_one_place_by_indentation_and_another_by_punctuation_is_ambiguous() {
+        // Lines 1-2 are the quote at another depth; lines 4-5 at its depth, with a dash.
+        let text = "    a = x - 1\n    b()\n\na = x — 1\nb()\n";
+        match locate(text, "a = x - 1\nb()\n", true) {
+            Located::Ambiguous { candidates, .. } => {
+                let lines: Vec<usize> = candidates.iter().map(|c| c.region.first_line).collect();
+                assert_eq!(lines, vec![1, 4]);
             }
             other => panic!("{other:?}"),
         }
@@ -514,21 +562,6 @@ mod tests {
         let new = "    for (; n;\n           n--) x;\n               z();\n    y();\n";
         let (out, _) = replace(text, old, new);
         assert_eq!(out, "\tfor (; n;\n\t       n--) x;\n\t       \tz();\n\ty();\n");
-    }
-
-    #[test]
-    fn look_alikes_the_copy_shows_consistently_are_the_files_in_the_models_own_text() {
-        let text = "a = \"x\"\nb = 'y'\n";
-        let (out, _) = replace(text, "a = “x”\nb = ‘y’\n", "a = “x”\nc = “new”\nb = ‘y’\n");
-        assert_eq!(out, "a = \"x\"\nc = \"new\"\nb = 'y'\n");
-    }
-
-    #[test]
-    fn a_fragment_inside_a_line_matches_with_punctuation_but_only_there() {
-        let text = "    log(“done”); next();\n";
-        let (out, _) = replace(text, "log(\"done\");", "log(\"finished\");");
-        // The quotes the model kept are the file's again.
-        assert_eq!(out, "    log(“finished”); next();\n");
     }
 
     #[test]

@@ -1,21 +1,27 @@
 //! How a replacement lands where a tolerant match was found ([`Tolerant::adapt`]): lines the
-//! model sent unchanged stay as the file has them, new ones take the file's indentation,
-//! look-alikes and line endings.
+//! model quoted unchanged stay as the file has them, and every other line is the model's own
+//! text, re-indented in the file's style and ended as the file's lines are.
 //!
 //! Apart from locating because it answers a different question: not "where", but "what
-//! should the file read". The look-alikes a match records for this (`file_forms`, found
-//! while locating) are worked out here too, so that the rule for keeping the file's own
-//! characters is in one place.
+//! should the file read". The rule it keeps: tolerance decides where a quote is and how its
+//! lines are indented, never what the model wrote. A hyphen the model typed in a new or changed
+//! line stays a hyphen even where the file writes dashes elsewhere; a straight quote stays
+//! straight; trailing blanks the model typed stay. Guessing the file's "style" from the look-alikes
+//! of the copy rewrote code the model meant, in strings, comments and identifiers alike.
 
-use super::canonical::{Canonical, canonical_line, fold, is_indent, is_space};
+use super::canonical::{canonical_line, is_indent};
 use super::indentation::{columns, indent_of};
-use super::{Tolerance, Tolerant, split_lines};
+use super::{Tolerant, split_lines};
 
 impl Tolerant {
-    /// `new` as it should replace this region of `text`, for the quoted text `needle`: a line
-    /// of `new` that the model sent exactly as it quoted it is the file's line as it stands; any
-    /// other line is re-indented by the match's shift, in the file's indentation style (a
-    /// blank line stays empty); line endings are the file's.
+    /// `new` as it should replace this region of `text`, for the quoted text `needle`.
+    ///
+    /// A line of `new` that equals a line of the quote at the match's tolerance (the model
+    /// kept it, moved it or repeated it) is the file's line: as it stands where the model kept
+    /// the quote's indentation, else the file's text of it at the model's new indentation
+    /// (shifted as below). Any other line is the model's, character for character but for its
+    /// leading indentation: that is shifted by the match's shift, in the file's indentation
+    /// style (a blank line stays empty). Line endings are the file's.
     pub fn adapt(&self, text: &str, needle: &str, new: &str) -> String {
         let file_lines = split_lines(&text[self.region.start..self.region.end]);
         let needle_lines = split_lines(needle);
@@ -48,21 +54,13 @@ impl Tolerant {
                 _ => {}
             }
         }
-        // Trailing blanks that the quote adds to every line of the file's: the model's copy
-        // adds them, so a new line carrying them has them from the copy too.
-        let tails: Vec<(&str, &str)> = file_lines
-            .iter()
-            .zip(&needle_lines)
-            .filter(|(_, q)| !q.0.trim().is_empty())
-            .map(|(f, q)| (tail_of(f.0), tail_of(q.0)))
-            .collect();
-        fn added<'a>(file: &str, quoted: &'a str) -> Option<&'a str> {
-            quoted.strip_prefix(file).filter(|t| !t.is_empty())
+        // A line the diff did not pair but that equals a quoted line (moved, or repeated) is a
+        // quoted line too: the model copied it from the file as the quote shows it.
+        for (j, key) in new_keys.iter().enumerate() {
+            if same[j].is_none() && !key.trim().is_empty() {
+                same[j] = old_keys.iter().position(|k| k == key);
+            }
         }
-        let drift_tail = match tails.first().and_then(|&(f, q)| added(f, q)) {
-            Some(t) if tails.iter().all(|&(f, q)| added(f, q) == Some(t)) => t.to_owned(),
-            _ => "\u{0}".to_owned(),
-        };
         let mut out = String::with_capacity(new.len() + 16);
         // The quoted line a new line's indentation is told against: the last one with text
         // that the replacement kept or changed, else the first of the quote.
@@ -77,23 +75,22 @@ impl Tolerant {
                 reference = Some(i);
             }
             let at = |i: usize| (file_lines[i].0, needle_lines[i].0);
-            match mapped {
-                // Sent as quoted: the file's line as it stands.
+            match same[j].filter(|&i| i < file_lines.len()) {
+                // Quoted as the quote has it: the file's line as it stands.
                 Some(i) if needle_lines[i].0 == line => out.push_str(file_lines[i].0),
-                // Changed: what the model kept of the quoted line keeps the file's characters.
-                Some(i) => out.push_str(&keep_files_characters(
-                    file_lines[i].0,
-                    needle_lines[i].0,
-                    &self.reindent(j, line, Some(at(i))),
-                    &self.file_forms,
-                )),
-                None => {
-                    let line = line.strip_suffix(drift_tail.as_str()).unwrap_or(line);
-                    out.push_str(&in_file_forms(
-                        &self.reindent(j, line, reference.map(at)),
-                        &self.file_forms,
-                    ));
+                // Quoted at another indentation: the file's text, indented where the model put it.
+                Some(i) => {
+                    let file_text = file_lines[i].0.trim_start_matches(is_indent);
+                    if indent_of(line) == indent_of(needle_lines[i].0) {
+                        out.push_str(indent_of(file_lines[i].0));
+                    } else {
+                        let moved = self.reindent(j, line, Some(at(i)));
+                        out.push_str(indent_of(&moved));
+                    }
+                    out.push_str(file_text);
                 }
+                // New or changed: the model's own text, re-indented.
+                None => out.push_str(&self.reindent(j, line, mapped.or(reference).map(at))),
             }
             if ended {
                 out.push_str(eol);
@@ -135,124 +132,198 @@ impl Tolerant {
     }
 }
 
-/// `changed` (a line of a replacement, already re-indented) with the characters it kept of
-/// `quoted` (the model's copy of the file's line `file`) as the file has them: a look-alike the
-/// model typed differently (a straight quote for the file's curly one) is the file's again,
-/// and so are the line's trailing blanks where the model's are those of its quote. What the
-/// model changed is its own. Where the quoted line is not the file's line but for those
-/// tolerances, `changed` is returned as it is.
-fn keep_files_characters(file: &str, quoted: &str, changed: &str, forms: &[(char, String)]) -> String {
-    let body = |l: &str| -> (String, String, String) {
-        let rest = l.trim_start_matches(is_indent);
-        let kept = rest.trim_end_matches(is_space);
-        (l[..l.len() - rest.len()].to_owned(), kept.to_owned(), rest[kept.len()..].to_owned())
-    };
-    let ((_, file_body, file_tail), (_, quoted_body, quoted_tail), (indent, changed_body, changed_tail)) =
-        (body(file), body(quoted), body(changed));
-    let (f, q) = (
-        Canonical::of(&file_body, Tolerance::Punctuation),
-        Canonical::of(&quoted_body, Tolerance::Punctuation),
-    );
-    if f.text != q.text {
-        return in_file_forms(changed, forms);
-    }
-    // Each character of the quoted body that the file has otherwise: the file's character.
-    let mut theirs: std::collections::HashMap<usize, (usize, usize)> = std::collections::HashMap::new();
-    for (c, _) in q.text.char_indices() {
-        let (q_at, f_range) = (q.source[c].0 as usize, (f.source[c].0 as usize, f.source[c].1 as usize));
-        if quoted_body[q_at..].chars().next() != file_body[f_range.0..].chars().next() {
-            theirs.insert(q_at, f_range);
-        }
-    }
-    let quoted_chars: Vec<(usize, char)> = quoted_body.char_indices().collect();
-    let changed_chars: Vec<char> = changed_body.chars().collect();
-    let just_chars: Vec<char> = quoted_chars.iter().map(|&(_, c)| c).collect();
-    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &just_chars, &changed_chars);
-    let mut out = indent;
-    let mut last_taken: Option<(usize, usize)> = None;
-    for op in &ops {
-        match *op {
-            similar::DiffOp::Equal { old_index, new_index, len } => {
-                for k in 0..len {
-                    match theirs.get(&quoted_chars[old_index + k].0) {
-                        // A folded character (`…` for `...`) is taken once for all of its parts.
-                        Some(&range) if last_taken == Some(range) => {}
-                        Some(&range) => {
-                            out.push_str(&file_body[range.0..range.1]);
-                            last_taken = Some(range);
-                        }
-                        None => out.push(changed_chars[new_index + k]),
-                    }
-                }
-            }
-            _ => {
-                let (from, len) = (op.new_range().start, op.new_range().len());
-                let own: String = changed_chars[from..from + len].iter().collect();
-                out.push_str(&in_file_forms(&own, forms));
-            }
-        }
-    }
-    // Blanks the model left as it quoted them are the file's; its own are its own.
-    out.push_str(if changed_tail == quoted_tail { &file_tail } else { &changed_tail });
-    out
-}
-
-/// The trailing blanks of a line.
-fn tail_of(line: &str) -> &str {
-    &line[line.trim_end_matches(is_space).len()..]
-}
-
 /// True when the text's first line ending is CRLF.
 fn uses_crlf(text: &str) -> bool {
     memchr::memchr(b'\n', text.as_bytes()).is_some_and(|i| i > 0 && text.as_bytes()[i - 1] == b'\r')
 }
 
-/// The look-alikes the quote (`quote`, aligned with `hay` from byte `cs`) shows for one and
-/// the same character of the file everywhere: (the quote's character, the file's). A
-/// character the quote also has where the file has it too is left out: it is not a drift.
-pub(super) fn file_forms(
-    text: &str,
-    needle: &str,
-    hay: &Canonical,
-    quote: &Canonical,
-    cs: usize,
-) -> Vec<(char, String)> {
-    let mut forms: Vec<(char, String)> = Vec::new();
-    let mut kept: Vec<char> = Vec::new();
-    for (k, _) in quote.text.char_indices() {
-        let (f, q) = (hay.source[cs + k], quote.source[k]);
-        // A character copied as it is maps byte by byte: take it whole from its first byte.
-        let Some(first) = text[f.0 as usize..].chars().next() else { continue };
-        let file_char = &text[f.0 as usize..(f.0 as usize + first.len_utf8()).max(f.1 as usize)];
-        let Some(quoted) = needle[q.0 as usize..].chars().next() else { continue };
-        if file_char.starts_with(quoted) && file_char.len() == quoted.len_utf8() {
-            kept.push(quoted);
-        } else if fold(quoted).is_some() || file_char.chars().next().and_then(fold).is_some() {
-            forms.push((quoted, file_char.to_owned()));
-        }
-    }
-    let mut consistent: Vec<(char, String)> = Vec::new();
-    for (q, f) in &forms {
-        let same = forms.iter().filter(|(q2, _)| q2 == q).all(|(_, f2)| f2 == f);
-        if same && !kept.contains(q) && !consistent.iter().any(|(c, _)| c == q) {
-            consistent.push((*q, f.clone()));
-        }
-    }
-    consistent
-}
+#[cfg(test)]
+mod tests {
+    use super::super::{Located, locate};
+    use crate::lines::LineIndex;
 
-/// `text` the model wrote itself, with the file's forms of the look-alikes its copy shows
-/// consistently (see [`Tolerant::file_forms`]).
-fn in_file_forms(text: &str, forms: &[(char, String)]) -> String {
-    if forms.is_empty() {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match forms.iter().find(|(q, _)| *q == c) {
-            Some((_, f)) => out.push_str(f),
-            None => out.push(c),
+    /// The text after replacing `old` by `new` in `text`, tolerantly.
+    fn replace(text: &str, old: &str, new: &str) -> String {
+        match locate(text, old, true) {
+            Located::Tolerant(t) => {
+                let mut out = text.to_owned();
+                out.replace_range(t.region.start..t.region.end, &t.adapt(text, old, new));
+                out
+            }
+            other => panic!("expected a tolerant match, got {other:?}"),
         }
     }
-    out
+
+    #[test]
+    fn a_hyphen_the_model_writes_in_a_new_line_stays_a_hyphen_in_a_file_of_dashes() {
+        // The file writes em and en dashes; the model's copy has hyphens for them.
+        let text = "# Setup — step 1\nrange = \"1–5\"\nrun()\n";
+        let old = "# Setup - step 1\nrange = \"1-5\"\nrun()\n";
+        let new = "# Setup - step 1\nrange = \"1-5\"\n# retry - once\nrun(retries=1, mode=\"a-b\")\n";
+        assert_eq!(
+            replace(text, old, new),
+            "# Setup — step 1\nrange = \"1–5\"\n# retry - once\nrun(retries=1, mode=\"a-b\")\n"
+        );
+        // A changed line keeps the hyphens the model wrote, even those it kept from its copy.
+        let new = "# Setup - step 2\nrange = \"1-5\"\nrun()\n";
+        assert_eq!(replace(text, old, new), "# Setup - step 2\nrange = \"1–5\"\nrun()\n");
+        // And a dash the model typed in an ASCII file stays a dash.
+        let text = "a = 1  \nb = 2\n";
+        assert_eq!(replace(text, "a = 1\nb = 2\n", "a = 1\n# a — b\nb = 2\n"), "a = 1  \n# a — b\nb = 2\n");
+    }
+
+    #[test]
+    fn straight_double_quotes_the_model_writes_stay_straight_in_a_file_of_curly_ones() {
+        let text = "title = “Draft”\nshow(title)\n";
+        let old = "title = \"Draft\"\nshow(title)\n";
+        let new = "title = \"Draft\"\nlabel = \"New\"\nshow(title, \"x\")\n";
+        assert_eq!(replace(text, old, new), "title = “Draft”\nlabel = \"New\"\nshow(title, \"x\")\n");
+        // The other way round: curly quotes typed into a straight file are the model's too.
+        let text = "a = \"x\"\nb = 1\n";
+        let out = replace(text, "a = “x”\nb = 1\n", "a = “x”\nc = “new”\nb = 1\n");
+        assert_eq!(out, "a = \"x\"\nc = “new”\nb = 1\n");
+    }
+
+    #[test]
+    fn straight_single_quotes_and_apostrophes_stay_straight_in_a_file_of_curly_ones() {
+        let text = "msg = ‘it’s here’\nlog(msg)\n";
+        let old = "msg = 'it's here'\nlog(msg)\n";
+        let new = "msg = 'it's gone'\nlog(msg)\n";
+        assert_eq!(replace(text, old, new), "msg = 'it's gone'\nlog(msg)\n");
+        let text = "x = 'a'\n";
+        assert_eq!(replace(text, "x = ‘a’", "x = 'b'"), "x = 'b'\n");
+        assert_eq!(replace(text, "x = ‘a’", "x = ‘b’"), "x = ‘b’\n");
+    }
+
+    #[test]
+    fn a_space_the_model_types_stays_a_space_beside_the_files_non_breaking_ones() {
+        let text = "price = \"10\u{a0}€\"\ntotal()\n";
+        let old = "price = \"10 €\"\ntotal()\n";
+        let new = "price = \"10 €\"\ntax = \"2 €\"\ntotal()\n";
+        assert_eq!(replace(text, old, new), "price = \"10\u{a0}€\"\ntax = \"2 €\"\ntotal()\n");
+        // A non-breaking space the model typed is its own as well.
+        let text = "a = 1\nb = 2\n";
+        let out = replace(text, "a\u{a0}= 1\nb = 2\n", "a\u{a0}= 1\nc\u{a0}= 3\nb = 2\n");
+        assert_eq!(out, "a = 1\nc\u{a0}= 3\nb = 2\n");
+    }
+
+    #[test]
+    fn trailing_blanks_are_the_files_on_quoted_lines_and_the_models_on_its_own() {
+        let text = "a()  \nb()\t\nc()\n";
+        // The copy lost the file's blanks; the model adds a line with blanks of its own.
+        let out = replace(text, "a()\nb()\nc()\n", "a()\nb()\nnew()  \nc()\n");
+        assert_eq!(out, "a()  \nb()\t\nnew()  \nc()\n");
+        // A changed line ends as the model ends it.
+        assert_eq!(replace(text, "a()\nb()\nc()\n", "a()\nb(1)\nc()\n"), "a()  \nb(1)\nc()\n");
+        // A copy that adds blanks to every line: the model's new lines carry them as it wrote them.
+        let out = replace("a()\nb()\n", "a()  \nb()  \n", "a()  \nc()  \nb()  \n");
+        assert_eq!(out, "a()\nc()  \nb()\n");
+    }
+
+    #[test]
+    fn re_indenting_to_tabs_touches_only_the_leading_indentation() {
+        let text = "fn f() {\n\tlet a = 1; // a — b\n\tg(a);\n}\n";
+        let old = "fn f() {\n    let a = 1; // a - b\n    g(a);\n}\n";
+        let new = "fn f() {\n    let a = 1; // a - b\n    let s = \"a  -  b\";\t// note\n        g(a);\n}\n";
+        let out = replace(text, old, new);
+        assert_eq!(out, "fn f() {\n\tlet a = 1; // a — b\n\tlet s = \"a  -  b\";\t// note\n\t\tg(a);\n}\n");
+    }
+
+    #[test]
+    fn a_quote_indented_as_the_file_leaves_the_models_indentation_alone() {
+        // Only the dash drifted: the model's four spaces are not turned into the file's tab.
+        let text = "\tx();\nfn f() {\na — b\n}\n";
+        let out = replace(text, "fn f() {\na - b\n}\n", "fn f() {\na - b\n    c - d\n}\n");
+        assert_eq!(out, "\tx();\nfn f() {\na — b\n    c - d\n}\n");
+    }
+
+    #[test]
+    fn a_crlf_file_gets_crlf_endings_and_the_models_characters() {
+        let text = "x = 'a — b'\r\n\ty()\r\nz()\r\n";
+        let old = "x = 'a - b'\n    y()\n";
+        let new = "x = 'a - b'\n    y()\n    w('b - c')\n";
+        assert_eq!(replace(text, old, new), "x = 'a — b'\r\n\ty()\r\n\tw('b - c')\r\nz()\r\n");
+    }
+
+    #[test]
+    fn a_quoted_line_the_model_moves_keeps_the_files_spelling() {
+        let text = "a = “x”\nb = 1\nc = 2\n";
+        let old = "a = \"x\"\nb = 1\nc = 2\n";
+        let new = "b = 1\nc = 2\na = \"x\"\n";
+        assert_eq!(replace(text, old, new), "b = 1\nc = 2\na = “x”\n");
+        // Moved one level deeper: the file's text at the model's new depth.
+        let text = "class C:\n    if a:\n        s = “x”\n        t()\n";
+        let old = "if a:\n    s = \"x\"\n    t()\n";
+        let new = "if a:\n    if b:\n        s = \"x\"\n    t()\n";
+        let out = replace(text, old, new);
+        assert_eq!(out, "class C:\n    if a:\n        if b:\n            s = “x”\n        t()\n");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+        /// For any file and any edit whose old_string is a drifted copy of some of its lines,
+        /// every line of new_string that is not a quoted line (not equal, after the match's
+        /// tolerance, to a line of old_string) is in the result exactly as the model wrote it,
+        /// but for its leading indentation; and a quoted line has the file's text.
+        #[test]
+        fn tolerance_never_rewrites_a_line_the_model_wrote(
+            lines in proptest::collection::vec(
+                "(\t|    |  )?(a|b - c|x — y|“q”|‘r’|p\u{a0}q|d–e|f\\(\"g\"\\)|…)( |\t)?", 1..12),
+            from in 0usize..12,
+            len in 1usize..5,
+            drift in 0usize..6,
+            own in proptest::collection::vec(
+                "(\t|    |  )?(z|n - m|“o”|\"s\"|'t'|u—v|w\u{a0}x|y\\.\\.\\.|k – l)( |  |\t)?", 0..4),
+            keep in proptest::collection::vec(proptest::bool::ANY, 5),
+            at in 0usize..6,
+            crlf in proptest::bool::ANY,
+        ) {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let text = lines.join(eol) + eol;
+            let from = from.min(lines.len() - 1);
+            let to = (from + len).min(lines.len());
+            let quote: Vec<String> = lines[from..to].iter().map(|l| match drift {
+                0 => l.trim_end().to_owned(),
+                1 => format!("  {l}"),
+                2 => l.replace('\t', "    "),
+                3 => l.replace(['“', '”'], "\"").replace(['—', '–'], "-"),
+                4 => l.replace('\u{a0}', " ").replace(['‘', '’'], "'") + " ",
+                _ => l.replace("    ", "\t").replace('…', "..."),
+            }).collect();
+            let needle = quote.join("\n") + "\n";
+            // The new text: some quoted lines kept, the model's own lines put in among them.
+            let mut new_lines: Vec<String> =
+                quote.iter().zip(keep.iter().cycle()).filter(|(_, k)| **k).map(|(q, _)| q.clone()).collect();
+            let at = at.min(new_lines.len());
+            for (k, l) in own.iter().enumerate() {
+                new_lines.insert(at + k, l.clone());
+            }
+            let new = new_lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+            let Located::Tolerant(t) = locate(&text, &needle, true) else { return Ok(()) };
+            let landed = t.adapt(&text, &needle, &new);
+            let out_lines: Vec<&str> =
+                landed.split_inclusive('\n').map(|l| l.trim_end_matches('\n').trim_end_matches('\r')).collect();
+            proptest::prop_assert_eq!(out_lines.len(), new_lines.len(), "{:?}", landed);
+            let key = |l: &str| super::canonical_line(l, t.tolerance);
+            let quoted: Vec<String> = quote.iter().map(|q| key(q)).collect();
+            let body = |l: &str| l.trim_start_matches([' ', '\t']).to_owned();
+            let starts_line = t.region.start == 0 || text.as_bytes()[t.region.start - 1] == b'\n';
+            for (j, (line, got)) in new_lines.iter().zip(&out_lines).enumerate() {
+                if j == 0 && !starts_line {
+                    continue;
+                }
+                if !key(line).trim().is_empty() && quoted.contains(&key(line)) {
+                    // A quoted line: one of the file's lines of the region.
+                    let index = LineIndex::new(&text);
+                    let file: Vec<String> = (t.region.first_line..=t.region.last_line)
+                        .map(|n| body(index.line(n).trim_end_matches(['\n', '\r'])))
+                        .collect();
+                    proptest::prop_assert!(file.contains(&body(got)), "{:?} -> {:?}", line, got);
+                } else {
+                    proptest::prop_assert_eq!(body(got), body(line), "{:?} in {:?}", line, landed);
+                }
+            }
+        }
+    }
 }

@@ -1,6 +1,11 @@
 //! Applying one file's hunks of a patch to its text, in memory: each hunk is located by its
 //! context and removed lines with [`matcher`], in order, each after the one before.
 //!
+//! A hunk quotes whole lines, so it is matched at line starts only
+//! ([`matcher::locate_lines_from`]): a quoted empty line is an empty line of the file, never
+//! the newline that ends the line before it, and a removed `b` is never the end of `ab`. Among
+//! several exact places, a unified diff's line number picks the nearest, as `git apply` does.
+//!
 //! Pure, like [`crate::files::apply_edits`]: the caller reads every file of a patch, applies all of them
 //! here, and writes only when every hunk of every file found its place.
 
@@ -38,6 +43,10 @@ const BOM: char = '\u{feff}';
 
 /// Applies `hunks` in order to `original`, keeping its BOM, line endings and (unless a hunk
 /// changes the last line) its lack of a final newline.
+///
+/// A hunk of added lines only, with neither a line number nor a `@@` context to place it, goes
+/// at the end of the file, after every other hunk has been applied, as Codex's applier puts it
+/// (its other hunks are still looked for from the top).
 pub fn apply_hunks(original: &str, hunks: &[Hunk], tolerant: bool) -> Result<Patched, HunkFailure> {
     let (bom, body) = match original.strip_prefix(BOM) {
         Some(rest) => (true, rest),
@@ -59,8 +68,11 @@ pub fn apply_hunks(original: &str, hunks: &[Hunk], tolerant: bool) -> Result<Pat
     // Lines added minus removed by the hunks so far: where a unified diff's line numbers,
     // which count the old file, now point.
     let mut drift: isize = 0;
-    // Whether the result ends with a newline, where a hunk says (`\ No newline at end of file`).
+    // Whether the result ends with a newline, where a hunk says (`\ No newline at end of file`)
+    // or a hunk without that marker replaces the end of the file (its new lines end with one).
     let mut final_newline: Option<bool> = None;
+    // Hunks of added lines with nothing to place them: for the end of the file, in order.
+    let mut at_end = String::new();
     let mut out = Patched { text: String::new(), added: 0, removed: 0, tolerated: Vec::new() };
     for (i, hunk) in hunks.iter().enumerate() {
         let fail = |problem: String, closest| HunkFailure {
@@ -91,25 +103,32 @@ pub fn apply_hunks(original: &str, hunks: &[Hunk], tolerant: bool) -> Result<Pat
         if hunk.new_missing_final_newline && !new.is_empty() {
             new.push_str(eol);
         }
-        match (hunk.old_missing_final_newline, hunk.new_missing_final_newline) {
-            (_, true) => final_newline = Some(false),
-            (true, false) => final_newline = Some(true),
-            (false, false) => {}
-        }
+        let marked = match (hunk.old_missing_final_newline, hunk.new_missing_final_newline) {
+            (_, true) => Some(false),
+            (true, false) => Some(true),
+            (false, false) => None,
+        };
+        final_newline = marked.or(final_newline);
         out.added += hunk.lines.iter().filter(|l| matches!(l, HunkLine::Add(_))).count();
         out.removed += hunk.lines.iter().filter(|l| matches!(l, HunkLine::Remove(_))).count();
         let hint = hunk.old_start.map(|l| (l as isize + drift).max(1) as usize);
         let (start, end, landed) = if old.is_empty() {
             // Only added lines: where the hint says, else at the cursor (after the context
-            // lines), else at the end.
+            // lines), else at the end once the other hunks are in.
             let at = match (hint, hunk.contexts.is_empty()) {
                 (Some(line), _) => line_start(&text, line),
                 (None, false) => cursor,
-                (None, true) => text.len(),
+                (None, true) => {
+                    at_end.push_str(&new);
+                    if marked.is_none() {
+                        final_newline = Some(true);
+                    }
+                    continue;
+                }
             };
             (at, at, new.clone())
         } else {
-            match matcher::locate_from(&text, &old, cursor, tolerant) {
+            match matcher::locate_lines_from(&text, &old, cursor, tolerant) {
                 Located::Exact(starts) => {
                     let at = pick(&text, &starts, old.len(), hint, hunk.end_of_file).ok_or_else(|| {
                         fail(
@@ -158,10 +177,15 @@ pub fn apply_hunks(original: &str, hunks: &[Hunk], tolerant: bool) -> Result<Pat
                 }
             }
         };
+        if end == text.len() && marked.is_none() {
+            // The file's end is the hunk's, whose lines end with a newline.
+            final_newline = Some(true);
+        }
         text.replace_range(start..end, &landed);
         cursor = start + landed.len();
         drift += new.lines().count() as isize - old.lines().count() as isize;
     }
+    text.push_str(&at_end);
     if final_newline.map_or(open_end, |ends| !ends)
         && let Some(kept) = text.strip_suffix(eol)
     {
@@ -176,7 +200,7 @@ pub fn apply_hunks(original: &str, hunks: &[Hunk], tolerant: bool) -> Result<Pat
 
 /// Where the exact occurrence of a hunk (one of `starts`, each `len` bytes) goes: at the end of
 /// the text for `*** End of File` (None when none ends there), else the one nearest the
-/// hint's line, else the first.
+/// hint's line (after it on a tie, as `git apply` tries forward first), else the first.
 fn pick(text: &str, starts: &[usize], len: usize, hint: Option<usize>, end_of_file: bool) -> Option<usize> {
     if end_of_file {
         return starts.iter().rev().copied().find(|&at| at + len == text.len());
@@ -184,7 +208,10 @@ fn pick(text: &str, starts: &[usize], len: usize, hint: Option<usize>, end_of_fi
     match hint {
         Some(line) => {
             let index = LineIndex::new(text);
-            starts.iter().copied().min_by_key(|&at| index.line_of(at).abs_diff(line))
+            starts.iter().copied().min_by_key(|&at| {
+                let at = index.line_of(at);
+                (at.abs_diff(line), at < line)
+            })
         }
         None => starts.first().copied(),
     }
@@ -285,7 +312,11 @@ mod tests {
         let text = "\u{feff}a\r\nb\r\nc";
         let out = apply_hunks(text, &codex("@@\n a\n-b\n+B\n"), true).unwrap();
         assert_eq!(out.text, "\u{feff}a\r\nB\r\nc");
+        // A hunk that replaces the last line gives it a line ending, as Codex does; a marker
+        // says otherwise.
         let out = apply_hunks(text, &codex("@@\n b\n-c\n+C\n"), true).unwrap();
+        assert_eq!(out.text, "\u{feff}a\r\nb\r\nC\r\n");
+        let out = apply_hunks(text, &codex("@@\n b\n-c\n+C\n\\ No newline at end of file\n"), true).unwrap();
         assert_eq!(out.text, "\u{feff}a\r\nb\r\nC");
     }
 
@@ -331,5 +362,111 @@ mod tests {
         let text = "\tx = 1\n\ny = 2\n\n  x = 1\n";
         let err = apply_hunks(text, &codex("@@\n-    x = 1\n+    x = 2\n"), true).unwrap_err();
         assert!(err.problem.contains("2 places"), "{}", err.problem);
+    }
+
+    #[test]
+    fn a_line_inserted_between_two_blank_context_lines_lands_between_them() {
+        let diff = "--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n \n+middle\n \n";
+        let out = apply_hunks("# Notes\n\n\nend\n", &hunks(diff), false).unwrap();
+        assert_eq!(out.text, "# Notes\n\nmiddle\n\nend\n");
+    }
+
+    #[test]
+    fn a_quoted_empty_line_is_never_the_newline_that_ends_another_line() {
+        for tolerant in [false, true] {
+            let err = apply_hunks("first\nsecond\n", &codex("@@\n \n+inserted\n second\n"), tolerant);
+            assert!(err.is_err(), "tolerant: {tolerant}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn a_removed_line_is_never_the_tail_of_another_line() {
+        let out = apply_hunks("tab\nb\n", &codex("@@\n-b\n+c\n"), false).unwrap();
+        assert_eq!(out.text, "tab\nc\n");
+        // Tolerantly too: a trailing blank on the whole line, none on the other's tail (the
+        // new line is the model's own text, without the file's blanks).
+        let out = apply_hunks("tab\nb  \n", &codex("@@\n-b\n+c\n"), true).unwrap();
+        assert_eq!(out.text, "tab\nc\n");
+    }
+
+    #[test]
+    fn a_zero_context_hunk_over_blank_lines_changes_the_lines_it_names() {
+        let diff = "--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n-\n-\n+a\n+b\n";
+        assert_eq!(apply_hunks("x\n\n\ny\n", &hunks(diff), false).unwrap().text, "x\na\nb\ny\n");
+    }
+
+    #[test]
+    fn on_a_tie_the_line_after_the_hint_wins_as_in_git_apply() {
+        let diff = "--- a/f\n+++ b/f\n@@ -2 +2 @@\n-x\n+y\n";
+        assert_eq!(apply_hunks("x\no\nx\n", &hunks(diff), false).unwrap().text, "x\no\ny\n");
+    }
+
+    #[test]
+    fn added_lines_with_nothing_to_place_them_go_to_the_end_after_the_other_hunks() {
+        // Codex's test_pure_addition_chunk_followed_by_removal.
+        let patch =
+            codex("@@\n+after-context\n+second-line\n@@\n line1\n-line2\n-line3\n+line2-replacement\n");
+        let out = apply_hunks("line1\nline2\nline3\n", &patch, true).unwrap();
+        assert_eq!(out.text, "line1\nline2-replacement\nafter-context\nsecond-line\n");
+        // At the end of a file without a final newline, the added lines end with one.
+        let out = apply_hunks("line1", &codex("@@\n+line2\n"), true).unwrap();
+        assert_eq!(out.text, "line1\nline2\n");
+    }
+
+    /// A file of lines drawn from few values (blank lines and repeats are the hard part).
+    fn lines() -> impl proptest::strategy::Strategy<Value = Vec<String>> {
+        proptest::collection::vec(
+            proptest::prop_oneof![Just(""), Just("a"), Just("b"), Just("  a"), Just("}"), Just("x = 1")]
+                .prop_map(str::to_owned),
+            0..24,
+        )
+    }
+
+    use proptest::prelude::{Just, Strategy};
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(768))]
+
+        /// A real unified diff of two files (by the `similar` crate), with 0, 1 or 3 lines of
+        /// context, turns the one into the other exactly, tolerant or not.
+        #[test]
+        fn a_real_diff_reproduces_the_new_text_exactly(
+            old in lines(),
+            edits in proptest::collection::vec((0usize..30, 0u8..3, lines()), 1..5),
+            old_newline: bool,
+            new_newline: bool,
+            context in proptest::prop_oneof![Just(0usize), Just(1), Just(3)],
+        ) {
+            let mut new = old.clone();
+            for (at, op, inserted) in edits {
+                let at = at.min(new.len());
+                match op {
+                    0 => { new.splice(at..at, inserted.into_iter().take(3)); }
+                    1 => { let end = (at + 2).min(new.len()); new.drain(at..end); }
+                    _ => { let end = (at + 1).min(new.len()); new.splice(at..end, inserted.into_iter().take(2)); }
+                }
+            }
+            let join = |lines: &[String], newline: bool| {
+                let mut text = lines.join("\n");
+                if newline && !lines.is_empty() { text.push('\n'); }
+                text
+            };
+            let (old, new) = (join(&old, old_newline), join(&new, new_newline));
+            proptest::prop_assume!(old != new && !old.is_empty());
+            let diff = similar::TextDiff::from_lines(&old, &new)
+                .unified_diff()
+                .context_radius(context)
+                .header("a/f", "b/f")
+                .to_string();
+            let patch = parse(&diff).unwrap_or_else(|e| panic!("{e}\n{diff}"));
+            let hunks = match &patch.files[0] {
+                FilePatch::Update { hunks, .. } => hunks.clone(),
+                other => panic!("{other:?}"),
+            };
+            for tolerant in [false, true] {
+                let out = apply_hunks(&old, &hunks, tolerant).map(|p| p.text);
+                proptest::prop_assert_eq!(out.as_deref(), Ok(new.as_str()), "{}", diff);
+            }
+        }
     }
 }

@@ -10,6 +10,9 @@ use super::{
     PatchErrorKind, blank_text, error, is_blank, is_marker, marker, show,
 };
 
+/// Codex's optional first line in the envelope: the environment the patch is for.
+const ENVIRONMENT_ID: &str = "*** Environment ID:";
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Op {
     Add,
@@ -109,6 +112,18 @@ pub(super) fn parse(lines: &[&str], begin: usize) -> Result<Vec<Entry>, PatchErr
                 let (move_to, hunks, next) = update(lines, i, end, &path)?;
                 entries.push(Entry { line: i, file: FilePatch::Update { path, move_to, hunks } });
                 i = next;
+            }
+            None if marker(line, ENVIRONMENT_ID).is_some() => {
+                // Codex's preamble naming where to apply the patch (which Codex refuses empty).
+                return Err(error(
+                    i,
+                    PatchErrorKind::Unsupported,
+                    format!(
+                        "{}: apply_patch changes the files under its root and has no other \
+                         environment; remove the line",
+                        show(line.trim())
+                    ),
+                ));
             }
             None => {
                 // Two envelopes one after the other: read them as one.
@@ -318,14 +333,22 @@ fn update(
     if let Some(building) = current.take() {
         hunks.push(building.finish(path, hunks.len() + 1)?);
     }
-    if hunks.is_empty() && move_to.is_none() {
+    // Codex refuses a move without a hunk too ("Update file hunk ... is empty"): its models
+    // are taught that an update changes lines.
+    if hunks.is_empty() {
+        let hint = match move_to {
+            Some(_) => {
+                "a move needs at least one hunk in a Codex patch; to rename the file unchanged, \
+                 use move_file (or a git diff with `rename from`/`rename to`)"
+            }
+            None => {
+                "give the change as `@@` followed by lines prefixed with ' ', '-' or '+', or remove the section"
+            }
+        };
         return Err(error(
             header,
             PatchErrorKind::NoChange,
-            format!(
-                "`*** Update File: {path}` has no hunk: give the change as `@@` followed by \
-                 lines prefixed with ' ', '-' or '+', or remove the section"
-            ),
+            format!("`*** Update File: {path}` has no hunk: {hint}"),
         ));
     }
     Ok((move_to, hunks, i))

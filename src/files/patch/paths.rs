@@ -1,38 +1,25 @@
-//! File names as patches write them: checked to be relative, taken out of a unified diff's
-//! `---`/`+++` and `diff --git` lines (with `diff -u`'s timestamps), and unquoted from git's
-//! C-style quoting.
+//! File names as patches write them: taken out of a unified diff's `---`/`+++` and
+//! `diff --git` lines (with `diff -u`'s timestamps), unquoted from git's C-style quoting, and
+//! checked to be there at all.
 //!
-//! Apart from the formats because a name's rules (what is absolute, what an escape means)
-//! are the same wherever the name appears, and the sandbox's first line of defence is here.
+//! Apart from the formats because a name's syntax (what an escape means, where a timestamp
+//! starts) is the same wherever the name appears. What a name means (relative or absolute,
+//! inside the root or not) is not decided here: the session resolves every path of a patch
+//! through the sandbox, as every other tool's.
 
 use super::{PatchError, PatchErrorKind, error, show};
 
-/// Checks a path as the patch gives it: relative to the root and not empty. The sandbox
-/// refuses the others too, but saying it here names the patch line.
+/// A path as the patch gives it, without the blanks that separate it from the patch's own
+/// syntax (`*** Update File: a.txt`); refused when nothing is left. Everything else (`./`,
+/// absolute, `~`) is the sandbox's to read, as for every tool; two spellings of one file in
+/// one patch are caught once resolved.
 pub(super) fn check_path(raw: &str, index: usize) -> Result<String, PatchError> {
-    let mut path = raw.trim();
-    while let Some(rest) = path.strip_prefix("./") {
-        path = rest;
-    }
+    let path = raw.trim();
     if path.is_empty() {
         return Err(error(
             index,
             PatchErrorKind::Path,
             "the file's path is empty: give it relative to the root, e.g. `src/main.rs`".into(),
-        ));
-    }
-    let bytes = path.as_bytes();
-    let drive =
-        bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && b"/\\".contains(&bytes[2]);
-    if path.starts_with(['/', '\\', '~']) || drive {
-        return Err(error(
-            index,
-            PatchErrorKind::Path,
-            format!(
-                "{} is an absolute path: give paths relative to the root (e.g. `src/main.rs`); \
-                 the sandbox refuses any other",
-                show(path)
-            ),
         ));
     }
     Ok(path.to_string())

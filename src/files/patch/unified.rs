@@ -72,6 +72,7 @@ fn git_entry(lines: &[&str], start: usize) -> Result<(Entry, usize), PatchError>
         let name = |raw: &str| -> Result<String, PatchError> {
             if raw.starts_with('"') { Ok(unquote(raw, i)?.0) } else { Ok(raw.to_string()) }
         };
+        special_mode(line, i)?;
         if let Some(raw) = line.strip_prefix("rename from ") {
             rename_from = Some(name(raw)?);
         } else if let Some(raw) = line.strip_prefix("rename to ") {
@@ -217,6 +218,29 @@ fn traditional_entry(lines: &[&str], start: usize) -> Result<(Entry, usize), Pat
         FilePatch::Update { path, move_to: None, hunks }
     };
     Ok((Entry { line: start, file }, next))
+}
+
+/// Refuses an entry whose git mode (`new file mode`, `index ... <mode>`, ...) says it is a
+/// symbolic link or a submodule: its "content" is a link's target or a commit, and writing it
+/// as a regular file would be silently wrong.
+fn special_mode(line: &str, index: usize) -> Result<(), PatchError> {
+    let is_mode_line = ["new file mode ", "deleted file mode ", "old mode ", "new mode ", "index "]
+        .iter()
+        .any(|head| line.starts_with(head));
+    let what = match line.rsplit(' ').next() {
+        Some("120000") if is_mode_line => "a symbolic link",
+        Some("160000") if is_mode_line => "a submodule",
+        _ => return Ok(()),
+    };
+    Err(error(
+        index,
+        PatchErrorKind::Unsupported,
+        format!(
+            "this entry is {what} (git mode {}), which apply_patch does not create or change: \
+             leave it out of the patch and change it with a shell",
+            line.rsplit(' ').next().unwrap_or_default()
+        ),
+    ))
 }
 
 fn both_absent(index: usize) -> PatchError {

@@ -66,6 +66,22 @@ impl Rendered for EditOutcome {
         (!self.dry_run).then_some(self.path.as_str())
     }
 
+    /// The diff's whole lines while they fit, then a line that says how much is left out.
+    fn fit(&mut self, room: &mut Room) {
+        let diff = std::mem::take(&mut self.diff);
+        spend_rest(self, room);
+        let (kept, left_out) = crate::budget::fit_lines(&diff, room);
+        self.diff = match left_out {
+            0 => diff,
+            n => format!(
+                "{kept}... diff cut: {} more characters, to keep this result within {} characters (read_file \
+                 shows the result)\n",
+                thousands(n),
+                thousands(TEXT_CHARS)
+            ),
+        };
+    }
+
     fn text(&self) -> String {
         let verb = match (self.dry_run, self.created) {
             (true, _) => "Dry run, nothing written:",
@@ -101,42 +117,98 @@ impl Rendered for EditOutcome {
     }
 }
 
+/// A patched file's line in the list: `\n  updated p (+2 -1, now 40 lines, 812 bytes)` and
+/// what a tolerant match ignored.
+fn patched_line(f: &PatchedFile) -> String {
+    let mut name = match &f.moved_to {
+        Some(to) => format!("{} -> {to}", f.path),
+        None => f.path.clone(),
+    };
+    if f.replaced {
+        name.push_str(" (replacing the file there)");
+    }
+    let counts = match f.action {
+        PatchedAs::Added => format!("+{}", lines(f.added_lines)),
+        PatchedAs::Deleted => format!("-{}", lines(f.removed_lines)),
+        _ => format!("+{} -{}", f.added_lines, f.removed_lines),
+    };
+    let mut text = format!("\n  {} {name} ({counts}", f.action);
+    if f.action != PatchedAs::Deleted {
+        text.push_str(&format!(", now {}, {} bytes", lines(f.lines), f.size));
+    }
+    text.push(')');
+    for tolerated in &f.tolerated {
+        text.push_str(&format!("\n    not exact: {tolerated}"));
+    }
+    text
+}
+
+/// A patched file's check after the list: its syntax line and its hook's, and its warnings
+/// (shown at the end of the result, each naming the file).
+fn patched_check(f: &PatchedFile) -> (String, Vec<String>) {
+    let Some(after) = &f.after else { return (String::new(), Vec::new()) };
+    let shown = f.moved_to.as_deref().unwrap_or(&f.path);
+    let text = format!("\n{shown}: {}{}", after.syntax.summary(), hook_lines(&after.hook));
+    (text, after.warnings.iter().map(|w| format!("{shown}: {w}")).collect())
+}
+
 impl Rendered for PatchOutcome {
+    /// Every file's line and check while they fit, in the patch's order; then the diffs
+    /// while they fit.
+    fn fit(&mut self, room: &mut Room) {
+        let mut files = std::mem::take(&mut self.files);
+        spend_rest(self, room);
+        let diffs: Vec<Option<String>> = files.iter_mut().map(|f| f.diff.take()).collect();
+        self.files = files;
+        self.not_listed += keep_fitting(&mut self.files, room, |f| {
+            let (check, warnings) = patched_check(f);
+            let warned: usize = warnings.iter().map(|w| w.chars().count() + 10).sum();
+            (patched_line(f).chars().count() + check.chars().count() + warned, json_size(f) + 1)
+        });
+        for (f, diff) in self.files.iter_mut().zip(diffs) {
+            let Some(diff) = diff else { continue };
+            match room.take(diff.chars().count() + 1, json_chars(&diff) + 10) {
+                true => f.diff = Some(diff),
+                false => self.diffs_not_shown += 1,
+            }
+        }
+    }
+
     fn text(&self) -> String {
         let verb =
             if self.dry_run { "Dry run, nothing written: the patch applies" } else { "Applied the patch" };
-        let mut text = format!("{verb} ({} format) to {}:", self.format, plural(self.files.len(), "file"));
+        let total = self.files.len() + self.not_listed;
+        let mut text = format!("{verb} ({} format) to {}:", self.format, plural(total, "file"));
         for f in &self.files {
-            let name = match &f.moved_to {
-                Some(to) => format!("{} -> {to}", f.path),
-                None => f.path.clone(),
-            };
-            let counts = match f.action {
-                PatchedAs::Added => format!("+{}", lines(f.added_lines)),
-                PatchedAs::Deleted => format!("-{}", lines(f.removed_lines)),
-                _ => format!("+{} -{}", f.added_lines, f.removed_lines),
-            };
-            text.push_str(&format!("\n  {} {name} ({counts}", f.action));
-            if f.action != PatchedAs::Deleted {
-                text.push_str(&format!(", now {}, {} bytes", lines(f.lines), f.size));
-            }
-            text.push(')');
-            for tolerated in &f.tolerated {
-                text.push_str(&format!("\n    not exact: {tolerated}"));
-            }
+            text.push_str(&patched_line(f));
+        }
+        if self.not_listed > 0 {
+            let fate =
+                if self.dry_run { "they apply all the same" } else { "they were patched all the same" };
+            text.push_str(&format!(
+                "\n  ({} more files, the last in the patch, not listed to keep this result within {} characters: \
+                 {fate}; check_files checks them)",
+                self.not_listed,
+                thousands(TEXT_CHARS)
+            ));
         }
         let mut warnings = self.warnings.clone();
         for f in &self.files {
-            if let Some(after) = &f.after {
-                let shown = f.moved_to.as_deref().unwrap_or(&f.path);
-                text.push_str(&format!("\n{shown}: {}", after.syntax.summary()));
-                text.push_str(&hook_lines(&after.hook));
-                warnings.extend(after.warnings.iter().map(|w| format!("{shown}: {w}")));
-            }
+            let (check, warned) = patched_check(f);
+            text.push_str(&check);
+            warnings.extend(warned);
             if let Some(diff) = &f.diff {
                 text.push('\n');
                 text.push_str(diff.trim_end());
             }
+        }
+        if self.diffs_not_shown > 0 {
+            text.push_str(&format!(
+                "\n(diff not shown for {}, to keep this result within {} characters: read_file shows the \
+                 files once applied, or a dry run of fewer files shows their diffs)",
+                plural(self.diffs_not_shown, "file"),
+                thousands(TEXT_CHARS)
+            ));
         }
         with_warnings(text, &warnings)
     }

@@ -8,12 +8,13 @@
 use rmcp::model::{CallToolResult, ContentBlock, Resource};
 use serde::Serialize;
 
+use crate::budget::{Room, TEXT_CHARS, cut_at_line, json_chars, json_size, keep_fitting};
 use crate::check::{LanguageName, Report, Status};
 use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, CopyOutcome, DeleteOutcome, EditOutcome,
-    FileStatus, FindOutcome, InfoOutcome, LineEndings, ListOutcome, MAX_TOTAL_CHARS, MediaOutcome,
-    MkdirOutcome, MoveOutcome, OutlineOutcome, PatchOutcome, PatchedAs, ReadManyOutcome, ReadOutcome,
+    FileCheck, FileStatus, FindOutcome, InfoOutcome, LineEndings, ListOutcome, MediaOutcome, MkdirOutcome,
+    MoveOutcome, OutlineOutcome, PatchOutcome, PatchedAs, PatchedFile, ReadManyOutcome, ReadOutcome,
     SearchOutcome, UndoOutcome, WriteOutcome,
 };
 use crate::workspace::FileKind;
@@ -26,6 +27,13 @@ mod reads;
 pub trait Rendered: Serialize {
     /// The text the model reads.
     fn text(&self) -> String;
+
+    /// Cuts what the result shows to fit `room`, the room of one whole result
+    /// ([`crate::budget`]): whole items while they fit, the rest counted in the outcome so
+    /// that its text and its structured content both say what was left out and how to get
+    /// it. Called once, before either is made. By default nothing is cut: the outcome is
+    /// small by construction (a few facts, lists bounded by their own limits).
+    fn fit(&mut self, _room: &mut Room) {}
 
     /// The root-relative path of the file the call wrote, for a `resource_link` in the result.
     fn written(&self) -> Option<&str> {
@@ -46,7 +54,10 @@ pub fn rendered<T: Rendered>(
     uri: &dyn Fn(&str) -> Option<String>,
 ) -> CallToolResult {
     match outcome {
-        Ok(value) => success(&value, uri),
+        Ok(mut value) => {
+            value.fit(&mut Room::result());
+            success(&value, uri)
+        }
         Err(error) => error_result(&error.to_string()),
     }
 }
@@ -83,9 +94,46 @@ fn success<T: Rendered>(value: &T, uri: &dyn Fn(&str) -> Option<String>) -> Call
     }
 }
 
-/// An `isError: true` result with `text` for the model.
+/// An `isError: true` result with `text` for the model, cut at a line to
+/// [`TEXT_CHARS`] when longer (an error naming a hundred long paths), saying so.
 pub fn error_result(text: &str) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(text.to_string())])
+    let (kept, left_out) = cut_at_line(text, TEXT_CHARS - 200);
+    let text = match left_out {
+        0 => text.to_string(),
+        n => format!(
+            "{kept}\n... ({} more characters of this message not shown, to keep this result within {} \
+             characters)",
+            thousands(n),
+            thousands(TEXT_CHARS)
+        ),
+    };
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// Room in a result for the note that says what a cut left out and how to get it.
+const NOTE_ROOM: usize = 400;
+
+/// Sets aside in `room` what `outcome` takes besides the items its `fit` is about to admit:
+/// its text and JSON with those lists taken out, and a note on what is left out.
+fn spend_rest<T: Rendered>(outcome: &T, room: &mut Room) {
+    room.spend(outcome.text().chars().count() + NOTE_ROOM, json_size(outcome) + NOTE_ROOM);
+}
+
+/// Keeps the items of `items` whose text (as `line` shows one) and JSON fit in `room`, in
+/// order, and returns how many it dropped from the end.
+fn keep_shown<T: Serialize>(items: &mut Vec<T>, room: &mut Room, line: impl Fn(&T) -> String) -> usize {
+    keep_fitting(items, room, |item| (line(item).chars().count() + 1, json_size(item) + 1))
+}
+
+/// `, and 3 more`/nothing: how a cut list ends in a result's text.
+fn and_more(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        n => format!(
+            ", and {n} more not listed (to keep this result within {} characters)",
+            thousands(TEXT_CHARS)
+        ),
+    }
 }
 
 fn kind_name(kind: crate::check::stubs::StubKind) -> &'static str {
@@ -124,6 +172,19 @@ fn walk_notes(walked: &crate::files::Walked) -> Vec<String> {
         notes.push(format!("{} ignored by .gitignore or .ignore", plural(walked.ignored, "entry")));
     }
     notes
+}
+
+/// `50,000`: a number with its thousands separated, as results write sizes people read.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
 }
 
 /// `n` and the noun, in the plural unless `n` is 1 ("1 file", "3 files", "2 entries").

@@ -31,7 +31,14 @@ impl Rendered for ReadOutcome {
             None => text.push_str("; end of file]"),
         }
         if self.cut_lines > 0 {
-            text.push_str(&format!("\n({} long lines were cut at 2000 characters)", self.cut_lines));
+            let cut = match self.cut_lines {
+                1 => "1 long line was".to_string(),
+                n => format!("{n} long lines were"),
+            };
+            text.push_str(&format!(
+                "\n({cut} cut at 2000 characters: the rest of such a line cannot be read, as read_file \
+                 has no offset within a line)"
+            ));
         }
         if let Some(problem) = &self.encoding_problem {
             text.push_str(&format!("\n(note: {problem})"));
@@ -48,8 +55,9 @@ impl Rendered for ReadManyOutcome {
         for f in &self.files {
             let body = match (&f.file, &f.error) {
                 (Some(file), _) if f.cut => format!(
-                    "{}\n(cut here to keep this result within {MAX_TOTAL_CHARS} characters of lines)",
-                    file.text()
+                    "{}\n(cut here to keep this result within {} characters)",
+                    file.text(),
+                    thousands(TEXT_CHARS)
                 ),
                 (Some(file), _) => file.text(),
                 (None, error) => format!("error: {}", error.as_deref().unwrap_or("not read")),
@@ -65,8 +73,9 @@ impl Rendered for ReadManyOutcome {
         sections.push(summary);
         if !self.not_shown.is_empty() {
             sections.push(format!(
-                "(not read, to keep this result within {MAX_TOTAL_CHARS} characters of lines: {}. Read them \
-                 with read_multiple_files {{paths: [those]}})",
+                "(not read, to keep this result within {} characters: {}. Read them with \
+                 read_multiple_files {{paths: [those]}})",
+                thousands(TEXT_CHARS),
                 self.not_shown.join(", ")
             ));
         }
@@ -74,7 +83,20 @@ impl Rendered for ReadManyOutcome {
     }
 }
 
+/// One definition as the outline shows it: `\n  12-48 class Timer`, indented by nesting.
+fn outline_line(item: &crate::check::outline::Item) -> String {
+    let indent = "  ".repeat(item.depth + 1);
+    format!("\n{indent}{}-{} {} {}", item.start_line, item.end_line, item.kind, item.name)
+}
+
 impl Rendered for OutlineOutcome {
+    fn fit(&mut self, room: &mut Room) {
+        let items = std::mem::take(&mut self.outline.items);
+        spend_rest(self, room);
+        self.outline.items = items;
+        self.outline.more += keep_shown(&mut self.outline.items, room, outline_line);
+    }
+
     fn text(&self) -> String {
         let outline = &self.outline;
         let mut text = format!("{} ({}):", self.path, lines(self.total_lines));
@@ -82,11 +104,7 @@ impl Rendered for OutlineOutcome {
             text.push_str(" no definitions found");
         }
         for item in &outline.items {
-            let indent = "  ".repeat(item.depth + 1);
-            text.push_str(&format!(
-                "\n{indent}{}-{} {} {}",
-                item.start_line, item.end_line, item.kind, item.name
-            ));
+            text.push_str(&outline_line(item));
         }
         if outline.more > 0 {
             text.push_str(&format!(
@@ -201,7 +219,27 @@ impl Rendered for MediaOutcome {
     }
 }
 
+/// One entry as a listing shows it: `\n  name  (12 bytes)`, indented by depth.
+fn entry_line(e: &crate::workspace::DirEntry) -> String {
+    let indent = "  ".repeat(e.depth);
+    let name = e.name();
+    match (e.kind, e.size) {
+        (FileKind::Directory, _) => format!("\n{indent}{name}/"),
+        (FileKind::File, Some(size)) => format!("\n{indent}{name}  ({size} bytes)"),
+        (FileKind::File, None) => format!("\n{indent}{name}  (file)"),
+        (FileKind::Symlink, _) => format!("\n{indent}{name}  (symlink)"),
+        (FileKind::Other, _) => format!("\n{indent}{name}  (other)"),
+    }
+}
+
 impl Rendered for ListOutcome {
+    fn fit(&mut self, room: &mut Room) {
+        let entries = std::mem::take(&mut self.listing.entries);
+        spend_rest(self, room);
+        self.listing.entries = entries;
+        self.listing.omitted += keep_shown(&mut self.listing.entries, room, entry_line);
+    }
+
     fn text(&self) -> String {
         let listing = &self.listing;
         let mut text = format!("{}:", self.path);
@@ -209,15 +247,7 @@ impl Rendered for ListOutcome {
             text.push_str(" (empty)");
         }
         for e in &listing.entries {
-            let indent = "  ".repeat(e.depth);
-            let name = e.name();
-            match (e.kind, e.size) {
-                (FileKind::Directory, _) => text.push_str(&format!("\n{indent}{name}/")),
-                (FileKind::File, Some(size)) => text.push_str(&format!("\n{indent}{name}  ({size} bytes)")),
-                (FileKind::File, None) => text.push_str(&format!("\n{indent}{name}  (file)")),
-                (FileKind::Symlink, _) => text.push_str(&format!("\n{indent}{name}  (symlink)")),
-                (FileKind::Other, _) => text.push_str(&format!("\n{indent}{name}  (other)")),
-            }
+            text.push_str(&entry_line(e));
         }
         let mut left_out = Vec::new();
         if listing.omitted > 0 {
@@ -240,7 +270,24 @@ impl Rendered for ListOutcome {
     }
 }
 
+/// One file as find_files shows it: `\n  path  (12 bytes, 3 lines, modified ...)`.
+fn found_line(f: &crate::session::FoundFile) -> String {
+    let count = f.lines.map(|n| format!(", {}", lines(n))).unwrap_or_default();
+    let file = &f.file;
+    format!("\n  {}  ({} bytes{count}, modified {})", file.path, file.size, file.modified)
+}
+
 impl Rendered for FindOutcome {
+    fn fit(&mut self, room: &mut Room) {
+        if self.sized_by_caller {
+            return;
+        }
+        let files = std::mem::take(&mut self.files);
+        spend_rest(self, room);
+        self.files = files;
+        self.more += keep_shown(&mut self.files, room, found_line);
+    }
+
     fn text(&self) -> String {
         let mut text = match self.files.len() {
             0 => format!("No file under {} matches {:?}.", self.path, self.pattern),
@@ -252,12 +299,7 @@ impl Rendered for FindOutcome {
             ),
         };
         for f in &self.files {
-            let count = f.lines.map(|n| format!(", {}", lines(n))).unwrap_or_default();
-            let file = &f.file;
-            text.push_str(&format!(
-                "\n  {}  ({} bytes{count}, modified {})",
-                file.path, file.size, file.modified
-            ));
+            text.push_str(&found_line(f));
         }
         let mut left_out = Vec::new();
         if self.more > 0 {
@@ -274,7 +316,48 @@ impl Rendered for FindOutcome {
     }
 }
 
+/// One line as search_files shows it: `\npath:12: text` for a match, `\npath-12- text` for
+/// context.
+fn hit_line(path: &str, line: &crate::files::HitLine) -> String {
+    let mark = if line.context { '-' } else { ':' };
+    format!("\n{path}{mark}{}{mark} {}", line.line, line.text)
+}
+
 impl Rendered for SearchOutcome {
+    /// Files in path order, and lines in each, while they fit; a matching line left out is
+    /// counted in `more` (its context lines go with it).
+    fn fit(&mut self, room: &mut Room) {
+        if self.sized_by_caller {
+            return;
+        }
+        let files = std::mem::take(&mut self.found.files);
+        spend_rest(self, room);
+        let mut full = false;
+        for mut file in files {
+            let mut lines = std::mem::take(&mut file.lines);
+            let total = lines.len();
+            let path = file.path.display();
+            // The blank line before the file's group; its path and count in JSON.
+            full = full || !room.take(2, json_size(&file) + 1);
+            let kept = match full {
+                true => 0,
+                // `--` between groups may come before a line: 3 characters more.
+                false => lines
+                    .iter()
+                    .position(|l| !room.take(hit_line(&path, l).chars().count() + 3, json_size(l) + 1))
+                    .unwrap_or(lines.len()),
+            };
+            let dropped = lines.drain(kept..).filter(|l| !l.context).count();
+            self.more += dropped;
+            self.found.shown -= dropped;
+            full = full || kept < total;
+            if !lines.is_empty() {
+                file.lines = lines;
+                self.found.files.push(file);
+            }
+        }
+    }
+
     /// ripgrep's layout: `path:line: text` for a match, `path-line- text` for a context line,
     /// `--` between groups that are not adjacent, a blank line between files.
     fn text(&self) -> String {
@@ -297,8 +380,7 @@ impl Rendered for SearchOutcome {
                 if previous.is_some_and(|p| line.line > p + 1) {
                     text.push_str("\n--");
                 }
-                let mark = if line.context { '-' } else { ':' };
-                text.push_str(&format!("\n{}{mark}{}{mark} {}", file.path, line.line, line.text));
+                text.push_str(&hit_line(&file.path.display(), line));
                 previous = Some(line.line);
             }
         }
