@@ -284,8 +284,11 @@ impl Workspace {
                     }
                 },
                 // A parent that is a file, a link out of the root: the operation on the path
-                // says so, naming it.
+                // says so, naming it; the name is still held to the rules for new names.
                 Err(_) => {
+                    if check_new {
+                        spelling::check_new_name(&name.to_string_lossy())?;
+                    }
                     out = here;
                     exists = false;
                 }
@@ -481,6 +484,11 @@ mod tests {
     fn a_new_name_may_not_begin_or_end_with_whitespace_but_an_existing_one_is_reached() {
         let (t, ws) = ws();
         assert!(ws.resolve("dir /x.txt").unwrap_err().to_string().contains("whitespace"));
+        // Below a file, or past a link out of the root, too (found by the path fuzz target).
+        std::fs::write(t.path().join("f"), "x").unwrap();
+        std::os::unix::fs::symlink("..", t.path().join("up")).unwrap();
+        assert!(ws.resolve("f/ x").unwrap_err().to_string().contains("whitespace"));
+        assert!(ws.resolve("up/ x").unwrap_err().to_string().contains("whitespace"));
         std::fs::create_dir(t.path().join("old ")).unwrap();
         assert_eq!(ws.resolve("old /x.txt").unwrap().display(), "old /x.txt");
     }
