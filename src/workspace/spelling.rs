@@ -40,6 +40,12 @@ pub(super) fn read(raw: &str) -> Result<Spelled, String> {
     }
     let slashed = raw.replace('\\', "/");
     let mut path = match uri_scheme(&slashed) {
+        // A URI is written with `/`: one with a `\` (`file://\x`) could be read two ways.
+        Some(_) if raw.contains('\\') => {
+            return Err("it is a URI written with a backslash; a URI separates with `/`: send the URI \
+                        with `/`, or the path itself"
+                .into());
+        }
         Some(scheme) if scheme.eq_ignore_ascii_case("file") => {
             let decoded = file_uri_path(&slashed)?;
             // What the URI's escapes spelled is checked as if sent plainly.
@@ -308,7 +314,8 @@ mod tests {
         );
         assert!(refused("file:///x/a/../b").contains("`..`"));
         assert!(refused("file:///x/a/%2e%2e/b").contains("`..`"));
-        assert_eq!(path("file:\\x"), "/x", "a backslash is a separator before the scheme is read");
+        assert!(refused("file:\\x").contains("backslash"), "never a directory named file:");
+        assert!(refused("file://\\/x").contains("backslash"));
         assert!(refused("a.txt ").contains("ends with whitespace"));
         assert!(refused("a\u{200B}.txt").contains("invisible"));
         assert!(refused("\u{FEFF}a.txt").contains("invisible"));

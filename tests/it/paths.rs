@@ -149,7 +149,7 @@ async fn tilde_whitespace_and_control_characters_are_refused_and_create_nothing(
         ("~/notes.txt", "~"),
         ("./~new.txt", "would not read back"),
         ("./C:/x.txt", "would not read back"),
-        ("file:\\x.txt", "outside"),
+        ("file:\\x.txt", "backslash"),
         ("file:", "would not read back"),
         ("~", "~"),
         (" notes.txt", "whitespace"),
