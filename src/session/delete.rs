@@ -46,7 +46,6 @@ impl Session {
                 let empty = sha256_hex(b"");
                 if let Some(text) = self.ws.link_text(&path)? {
                     self.ws.remove_file(&path)?;
-                    let text = text.into_os_string().into_encoded_bytes();
                     let facts =
                         WriteFacts { size: 0, added: 0, sha256: empty, before: Some(Before::Link(text)) };
                     return Ok(((FileKind::Symlink, 0, true), Some(facts)));

@@ -54,13 +54,11 @@ impl Session {
                 self.settle_locked(&from);
                 self.settle_locked(&to);
                 let moved = match self.ws.link_text(&from)? {
-                    Some(text) => Before::Link(text.into_os_string().into_encoded_bytes()),
+                    Some(text) => Before::Link(text),
                     None => Before::Content(self.ws.read(&from, self.config.max_file_bytes)?),
                 };
                 let old_target = match self.ws.link_text(&to)? {
-                    Some(text) if overwrite => {
-                        Some(Some(Before::Link(text.into_os_string().into_encoded_bytes())))
-                    }
+                    Some(text) if overwrite => Some(Some(Before::Link(text))),
                     _ => match (overwrite, self.ws.stat(&to)?) {
                         (true, Some(_)) => {
                             Some(self.ws.read(&to, self.config.max_file_bytes).ok().map(Before::Content))

@@ -389,7 +389,7 @@ impl Session {
             if removed.iter().any(|gone| is_inside(at, gone)) {
                 return Ok(None);
             }
-            Ok(self.ws.link_text(at)?.map(|t| t.into_os_string().into_encoded_bytes()))
+            self.ws.link_text(at)
         };
         let source_link = match file {
             FilePatch::Delete { .. } => link_text(path)?,

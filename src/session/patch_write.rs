@@ -159,7 +159,7 @@ impl Session {
             }
             match (&p.replaced, &p.replaced_link) {
                 (_, Some(text)) => {
-                    let _ = self.ws.create_link(to, link_path(text));
+                    let _ = self.ws.create_link(to, text);
                 }
                 (Some(old), None) => {
                     let _ = self.ws.replace(to, old);
@@ -175,7 +175,7 @@ impl Session {
             match (&p.replaced, &p.replaced_link) {
                 (_, Some(text)) => {
                     let _ = self.ws.remove_file(p.destination());
-                    let _ = self.ws.create_link(p.destination(), link_path(text));
+                    let _ = self.ws.create_link(p.destination(), text);
                 }
                 (Some(old), None) => {
                     let _ = self.ws.replace(p.destination(), old);
@@ -188,7 +188,7 @@ impl Session {
         }
         if let Some(text) = &p.source_link {
             if p.removes().is_some() && self.ws.link_text(&p.path).ok().flatten().is_none() {
-                let _ = self.ws.create_link(&p.path, link_path(text));
+                let _ = self.ws.create_link(&p.path, text);
             }
             return;
         }
@@ -269,10 +269,4 @@ fn taken_before(p: &Planned) -> Option<Before> {
         Some(text) => Some(Before::Link(text.clone())),
         None => p.before.clone().map(Before::Content),
     }
-}
-
-/// A link's text as the path `create_link` takes.
-fn link_path(text: &[u8]) -> &Path {
-    use std::os::unix::ffi::OsStrExt;
-    Path::new(std::ffi::OsStr::from_bytes(text))
 }

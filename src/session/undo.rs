@@ -84,7 +84,7 @@ impl Session {
         let ((restored, undone), unrecorded) = self.store.undo_claimed(&key, &agent, steps, |plan| {
             self.settle_locked(&path);
             let current = match self.ws.link_text(&path)? {
-                Some(text) => Entry::Link(text.into_os_string().into_encoded_bytes()),
+                Some(text) => Entry::Link(text),
                 None => match self.ws.stat(&path)? {
                     // A directory (made by create_directory) holds no content to restore.
                     Some(info) if info.kind == FileKind::Directory => {
@@ -112,8 +112,7 @@ impl Session {
                 }
                 Entry::Link(text) => {
                     self.ws.remove_file(&path)?;
-                    use std::os::unix::ffi::OsStrExt;
-                    self.ws.create_link(&path, std::path::Path::new(std::ffi::OsStr::from_bytes(text)))?;
+                    self.ws.create_link(&path, text)?;
                     0
                 }
             };

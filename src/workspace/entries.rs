@@ -87,14 +87,15 @@ impl Workspace {
         Ok(())
     }
 
-    /// The text of the symbolic link at `path` (not followed), or None when `path` is not a
-    /// link (or does not exist).
-    pub fn link_text(&self, path: &RootPath) -> Result<Option<PathBuf>> {
+    /// The text of the symbolic link at `path` (not followed), as bytes (what the journal keeps
+    /// and [`Workspace::create_link`] takes back), or None when `path` is not a link (or does
+    /// not exist).
+    pub fn link_text(&self, path: &RootPath) -> Result<Option<Vec<u8>>> {
         match self.dir.symlink_metadata(path.as_path()) {
             Ok(m) if m.file_type().is_symlink() => self
                 .dir
                 .read_link_contents(path.as_path())
-                .map(Some)
+                .map(|text| Some(text.into_os_string().into_encoded_bytes()))
                 .map_err(|e| map_io(e, "read the link", path)),
             Ok(_) => Ok(None),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -106,7 +107,9 @@ impl Workspace {
     /// link was deleted or moved), creating missing parents; nothing may be at `path`. The
     /// text is data: whatever it points to, every later use of the link is resolved beneath
     /// the root.
-    pub fn create_link(&self, path: &RootPath, text: &std::path::Path) -> Result<()> {
+    pub fn create_link(&self, path: &RootPath, text: &[u8]) -> Result<()> {
+        use std::os::unix::ffi::OsStrExt;
+        let text = std::path::Path::new(std::ffi::OsStr::from_bytes(text));
         self.guard_reserved(path)?;
         let parent_dir = self.open_parent(path, true)?;
         let (_, name) = path.split();

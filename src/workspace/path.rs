@@ -101,7 +101,13 @@ impl Workspace {
     /// that may not exist yet). The last component is not followed: [`Workspace::follow`]
     /// does that, for the tools that read or write through a link.
     pub fn resolve(&self, raw: &str) -> Result<RootPath> {
-        let (path, names_dir) = self.resolve_spelled(raw, true)?;
+        self.resolve_entry(raw, true)
+    }
+
+    /// An entry of the root (not the root itself), a trailing `/` holding it to a directory;
+    /// with `check_new`, a name missing now is held to the rules for new names.
+    fn resolve_entry(&self, raw: &str, check_new: bool) -> Result<RootPath> {
+        let (path, names_dir) = self.resolve_spelled(raw, check_new)?;
         let path = path.ok_or_else(|| root_itself(raw))?;
         if names_dir { self.directory_named(raw, &path) } else { Ok(path) }
     }
@@ -148,9 +154,7 @@ impl Workspace {
     /// name missing now is not a new name (the rules for new names are about what may be
     /// created; `undo` of a deleted `./~backup` must reach it).
     pub fn resolve_to_restore(&self, raw: &str) -> Result<RootPath> {
-        let (path, names_dir) = self.resolve_spelled(raw, false)?;
-        let path = path.ok_or_else(|| root_itself(raw))?;
-        if names_dir { self.directory_named(raw, &path) } else { Ok(path) }
+        self.resolve_entry(raw, false)
     }
 
     /// [`Workspace::resolve`] for an argument that names a directory, which may not exist yet
