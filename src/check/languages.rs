@@ -8,8 +8,6 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::stubs::Rules;
-
 /// Who decides whether a language's text is valid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Validator {
@@ -328,6 +326,24 @@ pub(crate) fn language_named(name: LanguageName) -> Option<Language> {
 /// its info string (`python`, `ts`, `sh`...); None = the block is not checked.
 pub(crate) fn language_for_fence(name: &str) -> Option<Language> {
     TABLE.iter().find(|spec| spec.fence_names.iter().any(|n| n.eq_ignore_ascii_case(name))).map(Language)
+}
+
+/// Which stub rules apply to a language: a column of the language table, read by
+/// `stubs/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rules {
+    /// Python's stub bodies (`stubs/python.rs`).
+    Python,
+    /// JavaScript and TypeScript stub bodies (`stubs/script.rs`).
+    Script,
+    /// Rust's `todo!()` and friends (`stubs/rust.rs`).
+    Rust,
+    /// HTML pages: empty body, and their scripts and styles (`stubs/html.rs`).
+    Html,
+    /// Only comments: placeholders and files with no code (CSS, Bash, YAML, TOML).
+    Comments,
+    /// Not looked at: data (JSON) and prose (Markdown).
+    None,
 }
 
 #[cfg(test)]

@@ -20,9 +20,14 @@
 //!   the same tree, and its resolution against the project's files through a
 //!   [`refs::Files`] the caller implements (`check_files` uses it; [`survey`] parses once for
 //!   both).
+//! - `names/`: names a file uses that nothing defines (pyflakes' undefined names, eslint's
+//!   `no-undef`), read off the same tree and judged with the project's files by `refs/`'s
+//!   resolver (`check_files` only).
 //! - `survey.rs`: [`Survey`], stubs and references from one parse, the verdict's where it
 //!   gives a tree to read: oxc's for a script, rust-analyzer's for a Rust text that parses
 //!   ([`check_and_survey`]); tree-sitter's for the rest.
+//! - `html.rs`: the HTML walk the readers share (tags, attributes, a page's local links).
+//! - `tree.rs`: [`tree::Syntax`], the tree every reader reads a text off.
 //! - `script_tree.rs`: a script as the survey reads it off oxc's tree, and the way up from a
 //!   node that oxc's tree does not store.
 //!
@@ -38,8 +43,10 @@
 //! failure once the agent says it is done.
 
 pub mod cache;
+mod html;
 mod languages;
 mod markdown;
+mod names;
 pub mod outline;
 mod parsers;
 pub mod refs;
@@ -48,9 +55,11 @@ mod script_tree;
 pub mod stubs;
 mod survey;
 mod syntax;
+mod tree;
 
 use std::time::{Duration, Instant};
 
+pub use html::{Linked, linked_assets};
 pub use languages::{Language, LanguageName, language_for};
 pub use parsers::rust::RustEdition;
 pub use parsers::toml::{ManifestEdition, rust_edition_of_manifest};

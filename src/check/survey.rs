@@ -16,20 +16,11 @@ use ra_ap_parser::SyntaxKind;
 use super::languages::Validator;
 use super::parsers::javascript::Dialect;
 use super::parsers::rust::Step;
-use super::script_tree::Script;
+use super::tree::Syntax;
 use super::{
     DEFAULT_DEADLINE, LanguageName, MAX_CHECK_BYTES, NotChecked, Report, RustEdition, RustRead,
     SHALLOW_NESTING, Status, check_from, language_for, nesting_depth, refs, script_tree, stubs,
 };
-
-/// The tree a survey reads a text off: tree-sitter's, or oxc's for a script.
-pub(crate) enum Syntax<'s, 'a> {
-    /// Tree-sitter's, for the languages other than scripts (Rust when it is not read off
-    /// rust-analyzer's parse: see [`check_and_survey`]).
-    Tree(&'s tree_sitter::Tree),
-    /// oxc's, for a script (of the statements before a mistake, when it has one).
-    Script(&'s Script<'s, 'a>),
-}
 
 /// What the finish check reads off a file beyond its syntax: its stubs and its references
 /// to other files, from one parse.

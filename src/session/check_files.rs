@@ -434,7 +434,7 @@ impl Session {
     /// does not exist is an unresolved reference (see [`crate::check::refs`]), not a stub.
     fn linked_asset_problems(&self, page: &RootPath, html: &str) -> Vec<Stub> {
         let dir = page.as_path().parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-        stubs::linked_assets(html)
+        check::linked_assets(html)
             .into_iter()
             .filter_map(|link| {
                 let target = match link.target.strip_prefix('/') {

@@ -75,5 +75,5 @@ fn local_path(value: &str) -> Option<String> {
     if value.starts_with(['/', '#', '~']) || value.contains(['$', '@', '(', '{', '%']) {
         return None;
     }
-    super::super::stubs::local_target(value)
+    super::super::html::local_target(value)
 }

@@ -10,11 +10,11 @@
 
 use tree_sitter::Node;
 
-use super::super::parsers::javascript::Dialect;
-use super::super::script_tree;
-use super::super::stubs::{
+use super::super::html::{
     attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
 };
+use super::super::parsers::javascript::Dialect;
+use super::super::script_tree;
 use super::{Import, ImportKind, Page, Refs, Tag, ids, script};
 use crate::lines::LineIndex;
 

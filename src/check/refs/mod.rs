@@ -46,9 +46,10 @@ pub use resolve::{Entry, Files, Project};
 pub(crate) use rust::Reading as RustReading;
 
 use super::languages::{LanguageName, language_for};
+use super::names::{self, Names};
 use super::parsers::javascript::Dialect;
 use super::script_tree;
-use super::survey::Syntax;
+use super::tree::Syntax;
 use crate::lines::LineIndex;
 use ids::IdSet;
 
@@ -87,7 +88,8 @@ pub enum RefKind {
     File,
     /// A module an import names (`./store`, `app.timer`, `mod store;`).
     Module,
-    /// A name imported from a module of the project (`{ saveTasks }`, `Timer`).
+    /// A name imported from a module of the project (`{ saveTasks }`, `Timer`), or used and
+    /// defined nowhere (`startTimer()` that no script of the page defines).
     Name,
     /// A DOM id a page's script looks up (`getElementById`, `querySelector('#id')`).
     Id,
@@ -110,12 +112,14 @@ pub struct Refs {
     pub(crate) page: Option<Page>,
     /// The tree had errors: what the file offers is not certain.
     pub(crate) broken: bool,
+    /// The names it uses and defines (see [`super::names`]); None where they are not read.
+    pub(crate) names: Option<Names>,
 }
 
 impl Refs {
-    /// Whether the file refers to nothing.
+    /// Whether the file refers to nothing: no file, module, id or name to look for.
     pub fn is_empty(&self) -> bool {
-        self.imports.is_empty() && self.lookups.is_empty()
+        self.imports.is_empty() && self.lookups.is_empty() && self.names.is_none()
     }
 }
 
@@ -247,6 +251,9 @@ pub(crate) fn of_syntax(path: &str, text: &str, syntax: Syntax) -> Refs {
                     refs.imports.retain(|i| !require(i));
                 }
                 refs.ids = ids::created_ids(text, true);
+                if script.whole {
+                    refs.names = names::script::read(path, text, script).map(Names::Script);
+                }
             }
             return refs;
         }
@@ -254,10 +261,18 @@ pub(crate) fn of_syntax(path: &str, text: &str, syntax: Syntax) -> Refs {
     };
     refs.broken = root.has_error();
     match lang.name() {
-        LanguageName::Python => python::extract(text, root, &index, &mut refs),
+        LanguageName::Python => {
+            python::extract(text, root, &index, &mut refs);
+            if !refs.broken {
+                refs.names = names::python::read(path, text).map(Names::Python);
+            }
+        }
         LanguageName::Rust => rust::extract(text, root, &index, &mut refs),
         LanguageName::Css => css::extract(text, root, &index, &mut refs),
-        LanguageName::Html => html::extract(path, text, root, &index, &mut refs),
+        LanguageName::Html => {
+            html::extract(path, text, root, &index, &mut refs);
+            refs.names = names::page::read(path, text, root).map(Names::Page);
+        }
         _ => {}
     }
     refs

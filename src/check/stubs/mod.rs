@@ -25,7 +25,7 @@
 //! - [`StubKind::EmptyHtmlBody`], and the scripts and stylesheets of a page, with the
 //!   placeholders inside them: `html.rs`.
 //!
-//! Pure: no file I/O. Linked files are read by the caller (see [`linked_assets`]).
+//! Pure: no file I/O. Linked files are read by the caller (see [`super::html::linked_assets`]).
 
 mod html;
 mod placeholder;
@@ -43,18 +43,14 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use tree_sitter::Node;
 
-use super::languages::{Language, language_for};
+use super::languages::{Language, Rules, language_for};
 use super::parsers::javascript::Dialect;
 use super::report::source_text;
 use super::script_tree::{self, Script};
-use super::survey::Syntax;
 use super::syntax::{parse_until, preorder};
+use super::tree::Syntax;
 use crate::lines::LineIndex;
 
-pub use html::{Linked, linked_assets};
-pub(crate) use html::{
-    attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
-};
 pub(crate) use rust::Reading as RustReading;
 
 /// At most this many stubs are listed by [`find_stubs`]: the model needs the first
@@ -93,23 +89,6 @@ pub enum StubKind {
     /// A script or stylesheet an HTML page links is missing, empty or has no code
     /// (found by the caller, which can look at other files).
     LinkedAsset,
-}
-
-/// Which stub rules apply to a language: a column of the language table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Rules {
-    /// Python's stub bodies (`python.rs`).
-    Python,
-    /// JavaScript and TypeScript stub bodies (`script.rs`).
-    Script,
-    /// Rust's `todo!()` and friends (`rust.rs`).
-    Rust,
-    /// HTML pages: empty body, and their scripts and styles (`html.rs`).
-    Html,
-    /// Only comments: placeholders and files with no code (CSS, Bash, YAML, TOML).
-    Comments,
-    /// Not looked at: data (JSON) and prose (Markdown).
-    None,
 }
 
 /// The first [`MAX_STUBS`] signs in `text`, in text order, at most one per line.

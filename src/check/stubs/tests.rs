@@ -1,6 +1,7 @@
 //! Stub detection: what must be found, and the idioms that must stay quiet.
 
 use super::*;
+use crate::check::html::linked_assets;
 use proptest::prelude::*;
 
 use StubKind::{EmptyHtmlBody, NoCode, PlaceholderComment, StubBody};

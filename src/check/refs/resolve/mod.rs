@@ -13,6 +13,7 @@ use super::ids::mentions;
 use super::{ImportKind, Refs, Unresolved, extract};
 use pages::Dom;
 
+mod names;
 mod pages;
 mod python;
 mod rust;
@@ -181,6 +182,7 @@ impl<'f> Project<'f> {
             }
         }
         self.ids(path, refs, &mut out);
+        self.names(path, refs, &mut out);
         out.sort_by_key(|u| u.line);
         out.dedup();
         out
