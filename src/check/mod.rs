@@ -45,6 +45,8 @@
 pub mod cache;
 mod html;
 mod languages;
+#[cfg(test)]
+mod layout_tests;
 mod markdown;
 mod names;
 pub mod outline;
