@@ -9,7 +9,7 @@ use crate::check::refs::{Import, PyModule, RefKind, Refs, Unresolved};
 
 /// Python's standard library modules: a local file of the same name does not make an
 /// import of one of them local (which one Python finds depends on how it is started).
-const PYTHON_STDLIB: &[&str] = &[
+pub(super) const PYTHON_STDLIB: &[&str] = &[
     "abc",
     "aifc",
     "argparse",
