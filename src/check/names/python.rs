@@ -28,8 +28,9 @@ pub(crate) struct PyNames {
     /// Names used that no scope binds and that are not builtins, first use each, in line
     /// order.
     pub(crate) free: Vec<FreeName>,
-    /// Entries of a literal `__all__` that the module does not bind (never in a package's
-    /// `__init__.py`, whose `__all__` may name submodules).
+    /// Entries of a literal `__all__` that the module does not bind (as pyflakes: never in a
+    /// package's `__init__.py`, whose `__all__` may name submodules, nor in a module with a
+    /// star import).
     pub(crate) exports: Vec<FreeName>,
     /// `from m import *`, which may provide any free name.
     pub(crate) stars: Vec<StarImport>,
@@ -86,12 +87,14 @@ pub(crate) fn read(path: &str, text: &str) -> Option<PyNames> {
         }
     }
     free.sort_by_key(|f| f.line);
-    let exports = match (&scan.exports, package) {
+    // pyflakes checks `__all__` only where no star import may provide its names.
+    let exports = match (&scan.exports, package || !scan.stars.is_empty()) {
         (Some(entries), false) => {
             let mut seen = std::collections::HashSet::new();
             entries
                 .iter()
-                .filter(|(name, _)| !scan.module_binds(name) && seen.insert(*name))
+                .filter(|(name, _)| !scan.module_binds(name) && !builtins::is_builtin(name))
+                .filter(|(name, _)| seen.insert(*name))
                 .map(|(name, at)| FreeName { name: (*name).to_owned(), line: index.line_of(*at) })
                 .collect()
         }

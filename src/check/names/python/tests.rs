@@ -168,6 +168,8 @@ fn undefined_dunder_all_entries_are_reported_outside_packages() {
     assert!(read("pkg/__init__.py", text).unwrap().exports.is_empty());
     // A computed `__all__` names nothing pyflakes checks.
     assert!(read("m.py", "__all__ = make()\n").unwrap().exports.is_empty());
+    assert!(read("m.py", "__all__ = ['open']\n").unwrap().exports.is_empty());
+    assert!(read("m.py", "from .a import *\n__all__ = ['x']\n").unwrap().exports.is_empty());
 }
 
 #[test]

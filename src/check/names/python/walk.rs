@@ -58,7 +58,7 @@ pub(super) struct Scan<'a> {
     /// The entries of the module's `__all__` as pyflakes reads it (its last assignment, with
     /// the `+=` after it), each with its offset; None without one.
     pub(super) exports: Option<Vec<(&'a str, usize)>>,
-    /// The module may make names no statement shows (`exec`).
+    /// The module may make names no statement shows (`exec`, anywhere).
     pub(super) open: bool,
 }
 
@@ -359,9 +359,9 @@ impl<'a> Visitor<'a> for Scan<'a> {
                 });
             }
             Expr::Call(call) => {
+                // Code run by `exec` may bind any name, in the module too (`exec(code, globals())`).
                 if let Expr::Name(f) = &*call.func
                     && matches!(f.id.as_str(), "exec" | "execfile")
-                    && self.current == 0
                 {
                     self.open = true;
                 }
