@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 
 use super::super::python::{PYTHON_STDLIB, PyTarget};
-use super::super::{Project, closest_of, split};
+use super::super::{Project, distance, split};
 use super::undefined;
 use crate::check::names::Names;
 use crate::check::names::python::{PyNames, StarImport};
@@ -44,9 +44,7 @@ impl Project<'_> {
             if names.bound.binary_search_by(|b| b.as_str().cmp(name)).is_ok() {
                 return " in this scope".to_owned();
             }
-            closest_of(name, names.bound.iter().map(String::as_str))
-                .map(|n| format!("; did you mean `{n}`?"))
-                .unwrap_or_default()
+            near_name(name, &names.bound).map(|n| format!("; did you mean `{n}`?")).unwrap_or_default()
         };
         for free in names.free.iter().filter(|n| !defined(&n.name)) {
             out.push(undefined(&free.name, free.line, format!("is not defined{}", hint(&free.name))));
@@ -119,5 +117,41 @@ impl Project<'_> {
             PyTarget::Module { file: Some(file), package, opaque: false } => Some((file, package)),
             _ => None,
         })
+    }
+}
+
+/// The bound name `name` is likely a slip for: one or two edits away once case and `_` are
+/// ignored (`compute_total` for `compute_totals`, `startTimer` for `start_timer`), for names
+/// long enough that a near one means something; a dunder only for a dunder.
+fn near_name<'b>(name: &str, bound: &'b [String]) -> Option<&'b str> {
+    let fold = |s: &str| s.chars().filter(|c| *c != '_').flat_map(char::to_lowercase).collect::<String>();
+    let wanted = fold(name);
+    let length = wanted.chars().count();
+    if length < 4 {
+        return None;
+    }
+    let limit = (length / 5).clamp(1, 2);
+    bound
+        .iter()
+        .filter(|b| *b != name && (!b.starts_with("__") || name.starts_with("__")))
+        .map(|b| (distance(&wanted, &fold(b)), b.as_str()))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, b)| b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::near_name;
+
+    #[test]
+    fn a_near_name_is_a_likely_slip_and_a_short_or_far_one_is_not() {
+        let bound: Vec<String> =
+            ["compute_totals", "start_timer", "__long__", "i", "encode"].map(String::from).to_vec();
+        assert_eq!(near_name("compute_total", &bound), Some("compute_totals"));
+        assert_eq!(near_name("startTimer", &bound), Some("start_timer"));
+        assert_eq!(near_name("long", &bound), None);
+        assert_eq!(near_name("_ip", &bound), None);
+        assert_eq!(near_name("unicode", &bound), None);
     }
 }
