@@ -7,8 +7,11 @@ use serde_json::{Value, json};
 
 use crate::util::{Root, Server};
 
-/// Each file's status and its unresolved references as (line, kind, reference, reason).
-fn verdicts(j: &Value) -> Vec<(String, Vec<(u64, String, String, String)>)> {
+/// One unresolved reference: (line, kind, reference, reason).
+type Ref = (u64, String, String, String);
+
+/// Each file's status and its unresolved references.
+fn verdicts(j: &Value) -> Vec<(String, Vec<Ref>)> {
     j["files"]
         .as_array()
         .unwrap()
@@ -32,14 +35,14 @@ fn verdicts(j: &Value) -> Vec<(String, Vec<(u64, String, String, String)>)> {
         .collect()
 }
 
-async fn check(root: &Root, paths: &[&str]) -> (Vec<(String, Vec<(u64, String, String, String)>)>, String) {
+async fn check(root: &Root, paths: &[&str]) -> (Vec<(String, Vec<Ref>)>, String) {
     let server = Server::spawn(root).await;
     let reply = server.call("check_files", json!({ "paths": paths })).await.ok();
     server.stop().await;
     (verdicts(reply.json()), reply.text())
 }
 
-fn name(line: u64, reference: &str, reason: &str) -> (u64, String, String, String) {
+fn name(line: u64, reference: &str, reason: &str) -> Ref {
     (line, "name".to_owned(), reference.to_owned(), reason.to_owned())
 }
 
@@ -75,14 +78,16 @@ async fn a_module_used_without_its_import_is_reported() {
 #[tokio::test]
 async fn a_star_import_from_a_local_module_provides_its_names_and_no_others() {
     let root = Root::new()
-        .file("app/__init__.py", "")
+        .file("app/__init__.py", "from .helpers import *\n\n__all__ = helpers.__all__ + more.__all__\n")
         .file("app/helpers.py", "from .more import *\n\n\ndef fmt(x):\n    return str(x)\n")
         .file("app/more.py", "LIMIT = 3\n")
         .file("app/main.py", "from .helpers import *\n\nprint(fmt(LIMIT), render())\n")
         .file("app/other.py", "from os.path import *\n\nprint(join('a', 'b'), anything)\n");
-    let (files, text) = check(&root, &["app/main.py", "app/other.py"]).await;
+    let (files, text) = check(&root, &["app/main.py", "app/other.py", "app/__init__.py"]).await;
     assert_eq!(files[0].1, [name(3, "render", "is not defined")], "{text}");
     assert_eq!(files[1].0, "complete", "a star import from outside may provide any name: {text}");
+    // Importing a submodule binds its name in its package.
+    assert_eq!(files[2].0, "complete", "{text}");
 }
 
 #[tokio::test]

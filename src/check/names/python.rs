@@ -58,6 +58,9 @@ const NAMESPACE_WRITES: &[&str] = &[
     "locals()[",
     "locals().update",
     "sys.modules[__name__]",
+    // `enum.global_enum` and `Enum._convert_` put an enum's members among the module's names.
+    "global_enum",
+    "._convert_(",
 ];
 
 /// The names of the Python module `text` at `path`; None when they cannot be known: a type

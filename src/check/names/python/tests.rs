@@ -155,6 +155,7 @@ fn a_module_that_may_make_any_name_says_nothing() {
     assert_eq!(read("m.py", "def __getattr__(name):\n    return name\n\nprint(x)\n"), None);
     assert_eq!(read("m.py", "globals()['x'] = 1\nprint(x)\n"), None);
     assert_eq!(read("m.py", "exec('x = 1')\nprint(x)\n"), None);
+    assert_eq!(read("m.py", "@enum.global_enum\nclass F(enum.IntFlag):\n    T = 1\nprint(T)\n"), None);
     assert_eq!(read("m.pyi", "def f() -> Undefined: ...\n"), None);
     assert_eq!(read("m.py", "def f(:\n"), None);
 }

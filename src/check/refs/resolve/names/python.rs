@@ -33,8 +33,14 @@ impl Project<'_> {
     ) {
         let mut seen = HashSet::from([path.to_owned()]);
         let Some(provided) = self.star_names(path, &names.stars, 0, &mut seen) else { return };
+        // Importing a submodule binds its name in its package: in a package's `__init__.py`,
+        // `from .runners import *` makes `runners` a name of the module.
+        let (dir, file) = split(path);
+        let package = (file == "__init__.py").then_some(dir);
         let defined = |name: &str| {
-            provided.names.contains(name) || provided.packages.iter().any(|p| self.python_submodule(p, name))
+            provided.names.contains(name)
+                || provided.packages.iter().any(|p| self.python_submodule(p, name))
+                || package.is_some_and(|dir| self.python_submodule(dir, name))
         };
         let hint = |name: &str| {
             if PYTHON_STDLIB.contains(&name) {
