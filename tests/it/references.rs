@@ -220,6 +220,21 @@ async fn a_script_beside_its_modules_imports_them_absolutely() {
     assert_eq!(files[0].refs, [r(1, "name", "Timer")], "{text}");
 }
 
+/// A package's `__init__.py` importing its own submodule binds the name by that very
+/// import: it must not count as the module defining it.
+#[tokio::test]
+async fn a_package_importing_its_own_missing_submodule_is_reported() {
+    let root = Root::new()
+        .file("js_example/__init__.py", "from flask import Flask\n\napp = Flask(__name__)\n\nfrom js_example import views  # noqa\nfrom . import models\nfrom js_example import app as application\nfrom . import helpers\n")
+        .file("js_example/helpers.py", "def h():\n    pass\n");
+    let (files, text, _) = check(&root, &["js_example/__init__.py"]).await;
+    assert_eq!(files[0].refs, [r(5, "module", "js_example.views"), r(6, "module", ".models")], "{text}");
+    assert_eq!(
+        files[0].reasons[0], "is no module (no js_example/views.py or js_example/views/__init__.py)",
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn python_exemptions_leave_modules_that_may_make_any_name_or_live_elsewhere() {
     let root = Root::new()

@@ -37,7 +37,7 @@ mod script;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -191,6 +191,10 @@ pub(crate) struct PyModule {
     /// package's `__init__.py` that maps `pkg.extern.x` to `pkg._vendor.x`): its submodules
     /// may be anywhere.
     pub(crate) finder: bool,
+    /// Names bound at the module's level by `from ... import` only, with the (level, module)
+    /// of each import binding them: `from . import views` in a package's `__init__.py` binds
+    /// `views` by importing it, which does not make the package define it.
+    pub(crate) imported_only: BTreeMap<String, Vec<(usize, String)>>,
 }
 
 /// A DOM id a script looks up.

@@ -52,7 +52,7 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
                         // `import a.b` binds `a`; `import a.b as c` binds `c`.
                         let bound =
                             alias.map_or_else(|| written.split('.').next().unwrap_or_default(), text_of);
-                        module.names.insert(bound.to_owned());
+                        module.bind(bound);
                     }
                     if top {
                         refs.imports.push(Import {
@@ -86,7 +86,7 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
                     let Some(imported) = imported else { continue };
                     names.push((text_of(imported).to_owned(), index.line_of(name.start_byte())));
                     if at_module_level {
-                        module.names.insert(text_of(alias.unwrap_or(imported)).to_owned());
+                        module.bind_imported(text_of(alias.unwrap_or(imported)), level, written);
                     }
                 }
                 if star && at_module_level {
@@ -119,6 +119,25 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
     refs.module = Some(module);
 }
 
+impl PyModule {
+    /// `name` is bound at the module's level.
+    fn bind(&mut self, name: &str) {
+        self.imported_only.remove(name);
+        self.names.insert(name.to_owned());
+    }
+
+    /// `name` is bound at the module's level by `from {level dots}{module} import`.
+    fn bind_imported(&mut self, name: &str, level: usize, module: &str) {
+        let source = (level, module.to_owned());
+        if !self.names.contains(name) {
+            self.imported_only.insert(name.to_owned(), vec![source]);
+        } else if let Some(sources) = self.imported_only.get_mut(name) {
+            sources.push(source);
+        }
+        self.names.insert(name.to_owned());
+    }
+}
+
 /// Whether `call` is `exec(...)` outside any function or class.
 fn top_level_exec(text: &str, call: Node, nested: bool) -> bool {
     !nested && call.child_by_field_name("function").is_some_and(|f| text.get(f.byte_range()) == Some("exec"))
@@ -135,7 +154,7 @@ fn define(text: &str, node: Node, module: &mut PyModule) {
                 if name == "__getattr__" && node.kind() == "function_definition" {
                     module.open = true;
                 }
-                module.names.insert(name.to_owned());
+                module.bind(name);
             }
         }
         "assignment" | "augmented_assignment" => {
@@ -168,7 +187,7 @@ fn define(text: &str, node: Node, module: &mut PyModule) {
 fn targets(text: &str, target: Node, module: &mut PyModule) {
     match target.kind() {
         "identifier" => {
-            module.names.insert(text.get(target.byte_range()).unwrap_or_default().to_owned());
+            module.bind(text.get(target.byte_range()).unwrap_or_default());
         }
         "attribute" | "subscript" => {}
         _ => {

@@ -9,7 +9,7 @@ use crate::check::refs::{Import, PyModule, RefKind, Refs, Unresolved};
 
 /// Python's standard library modules: a local file of the same name does not make an
 /// import of one of them local (which one Python finds depends on how it is started).
-const PYTHON_STDLIB: &[&str] = &[
+pub(super) const PYTHON_STDLIB: &[&str] = &[
     "abc",
     "aifc",
     "argparse",
@@ -318,7 +318,7 @@ impl Project<'_> {
                     });
                 }
                 PyTarget::Module { file, package, opaque } if from && !opaque => {
-                    self.python_names(import, file.as_deref(), package.as_deref(), &mut found)
+                    self.python_names(path, import, level, file.as_deref(), package.as_deref(), &mut found)
                 }
                 PyTarget::Module { .. } => {}
             }
@@ -330,11 +330,13 @@ impl Project<'_> {
         out.extend(first_failure.unwrap_or_default());
     }
 
-    /// The names `from module import a, b` takes that the module neither defines nor has as
-    /// submodules.
+    /// The names `from module import a, b` (in `importer`, with `level` leading dots) takes
+    /// that the module neither defines nor has as submodules.
     pub(super) fn python_names(
         &self,
+        importer: &str,
         import: &Import,
+        level: usize,
         file: Option<&str>,
         package: Option<&str>,
         out: &mut Vec<Unresolved>,
@@ -353,11 +355,41 @@ impl Project<'_> {
         if module.open || module.finder && package.is_some() {
             return;
         }
+        // A module importing from itself (a package's `__init__.py` importing its own
+        // submodule) binds the names by that very import.
+        let own = file == Some(importer);
+        let by_this_import = |name: &str| {
+            own && module
+                .imported_only
+                .get(name)
+                .is_some_and(|sources| sources.iter().all(|(l, m)| *l == level && *m == import.written))
+        };
         for (name, line) in &import.names {
-            if MODULE_DUNDERS.contains(&name.as_str()) || module.names.contains(name) {
+            if MODULE_DUNDERS.contains(&name.as_str()) || module.names.contains(name) && !by_this_import(name)
+            {
                 continue;
             }
             if package.is_some_and(|dir| self.python_submodule(dir, name)) {
+                continue;
+            }
+            if own && let Some(dir) = package {
+                // Its own submodule, missing: unless a build makes it.
+                let looked = join_name(dir, name);
+                let generated = name.ends_with("_pb2") || name.ends_with("_pb2_grpc");
+                if !generated && !self.may_exist_elsewhere(&format!("{looked}.py")) {
+                    let dots = ".".repeat(level);
+                    let module = if import.written.is_empty() {
+                        format!("{dots}{name}")
+                    } else {
+                        format!("{dots}{}.{name}", import.written)
+                    };
+                    out.push(Unresolved {
+                        line: *line,
+                        kind: RefKind::Module,
+                        reference: module,
+                        reason: format!("is no module (no {looked}.py or {looked}/__init__.py)"),
+                    });
+                }
                 continue;
             }
             let shown_file = file.unwrap_or_default();
