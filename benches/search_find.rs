@@ -42,12 +42,15 @@
 
 #[path = "common/stdio.rs"]
 mod stdio;
+#[path = "common/tree.rs"]
+mod tree;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use stdio::Server;
+use tree::{build_tree, copy_dir, source_dir};
 
 /// The server's default `--max-file-bytes`, which rg is given too.
 const MAX_FILE_BYTES: &str = "16M";
@@ -339,53 +342,6 @@ fn tool(dir: &Path, name: &str, package: &str) -> PathBuf {
         assert!(status.success(), "cargo install {package} failed");
     }
     installed
-}
-
-/// Where the registry's unpacked sources are.
-fn source_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("FILEWRIGHT_SEARCH_SOURCE") {
-        return dir.into();
-    }
-    let cargo_home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
-        .expect("CARGO_HOME or HOME");
-    cargo_home.join("registry").join("src")
-}
-
-/// Copies the regular files under `from` into `to` (at most `limit`), in name order, and
-/// adds our `.gitignore` and `.ignore` at the top. Returns the files and bytes copied.
-fn build_tree(from: &Path, to: &Path, limit: usize) -> (usize, u64) {
-    std::fs::create_dir_all(to).unwrap();
-    let mut copied = (0, 0);
-    copy_dir(from, to, limit, &mut copied);
-    assert!(copied.0 > 0, "no files under {}", from.display());
-    // Directories left out by each kind of ignore file, as a project's own would.
-    std::fs::write(to.join(".gitignore"), "benches/\nwindows-sys-0.52.0/\n*.min.js\n").unwrap();
-    std::fs::write(to.join(".ignore"), "windows_i686_gnu-*/\nfixtures/\n").unwrap();
-    copied
-}
-
-fn copy_dir(from: &Path, to: &Path, limit: usize, copied: &mut (usize, u64)) {
-    let Ok(entries) = std::fs::read_dir(from) else { return };
-    let mut entries: Vec<_> = entries.flatten().collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        if copied.0 >= limit {
-            return;
-        }
-        let Ok(kind) = entry.file_type() else { continue };
-        let target = to.join(entry.file_name());
-        if kind.is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target, limit, copied);
-        } else if kind.is_file()
-            && let Ok(n) = std::fs::copy(entry.path(), &target)
-        {
-            copied.0 += 1;
-            copied.1 += n;
-        }
-    }
 }
 
 // --- check_files --------------------------------------------------------------------------
