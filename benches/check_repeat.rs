@@ -16,7 +16,8 @@
 //! the rounds is reported, with the CPU time of each call (user and system, all threads, from
 //! `/proc`) and the server's peak memory.
 //!
-//! `cargo bench --bench check_repeat` (release build). Without `--bench` (as
+//! `cargo bench --bench check_repeat` (release build; `FILEWRIGHT_CHECK_ROUNDS` sets the
+//! rounds, 3 by default). Without `--bench` (as
 //! `cargo test --benches` runs it): one round on a tree of 300 files.
 
 #[path = "common/stdio.rs"]
@@ -57,7 +58,11 @@ fn main() {
     // The files changed: two Rust files in the middle of the list.
     let (outside, inside) = files_to_change(&tree, &paths);
 
-    let rounds = if full { ROUNDS } else { 1 };
+    let rounds = match std::env::var("FILEWRIGHT_CHECK_ROUNDS") {
+        Ok(n) if full => n.parse().expect("FILEWRIGHT_CHECK_ROUNDS: a number"),
+        _ if full => ROUNDS,
+        _ => 1,
+    };
     let mut walls = vec![Vec::new(); CALLS.len()];
     let mut cpus = vec![Duration::ZERO; CALLS.len()];
     let mut peak = 0;
