@@ -17,6 +17,19 @@
 //! every path the journal recorded a write for since shortly before its last check (see
 //! `Session::forget_journaled`), whoever wrote it through a filewright server on this root.
 //!
+//! An entry is only made from a file whose mtime is older, by [`SETTLE_NS`], than the call
+//! that read it (see [`settled`]): any later write then leaves a later mtime, whatever the
+//! file system's timestamp granularity, and a write that renames a new file into place (as
+//! the server's own writes, editors and `git checkout` do) leaves another inode.
+//!
+//! # What cannot be told
+//! A file rewritten in place (same inode) to the same size whose mtime is then set back to
+//! its old value (`touch -d`, `utimensat`) keeps every field of its version: the sandbox's
+//! stat gives no ctime, which such a write changes. The journal catches it only when the write
+//! went through a filewright server on this root. On a network mount whose server's clock runs
+//! more than [`SETTLE_NS`] behind this host's, a write soon after a read may keep the mtime
+//! too.
+//!
 //! # Bounded memory
 //! [`FileMemo`] holds at most its budget of estimated bytes (each value's cost is given by
 //! the caller). When an insert would go over it, the entries least recently used by an
