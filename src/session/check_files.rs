@@ -239,9 +239,10 @@ pub(super) struct Told {
 }
 
 /// Estimated memory `check_files` keeps between calls, at most: 96 MB of what checked files
-/// told it, 32 MB of what the references read off other files (estimated as
-/// [`estimated_bytes`] of each; measured on cargo's registry sources, the estimate is about
-/// what the server's memory grows by). A project whose parts do not fit keeps what fits.
+/// told it, 32 MB of what the references read off other files (each value estimated by
+/// [`estimated_bytes`]). Measured on cargo's registry sources (20,919 files, 368 MB): 15.2 MB
+/// estimated, and the server's resident memory after the call 15.1 MB above a server that
+/// keeps nothing. A project whose parts do not fit keeps what fits.
 const TOLD_BUDGET: usize = 96 << 20;
 const SURVEYS_BUDGET: usize = 32 << 20;
 
