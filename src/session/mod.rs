@@ -173,7 +173,7 @@ pub struct Session {
     digests: Digests<FileInfo>,
     /// What unchanged files told earlier `check_files` calls, so that a repeated finish
     /// check parses only what changed.
-    remembered: check_files::Remembered,
+    remembered: check_cache::Remembered,
 }
 
 impl Session {
@@ -278,7 +278,7 @@ impl Session {
             started,
             checks: CheckCache::new(DEFAULT_BUDGET_BYTES),
             digests: Digests::default(),
-            remembered: check_files::Remembered::default(),
+            remembered: check_cache::Remembered::default(),
         }
     }
 
