@@ -6,20 +6,20 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::Session;
 use super::project::ProjectFiles;
+use crate::check::Linked;
 use crate::check::refs::{self, Project, Unresolved};
 use crate::check::stubs::{self, Stub, StubKind};
 use crate::check::{self, LanguageName, ManifestEdition, Report, RustEdition, Status};
 use crate::error::{Error, Result};
 use crate::files::cores::{self, Budget};
 use crate::files::encoding;
-use crate::lines::count_lines;
 use crate::workspace::{FileKind, RootPath};
 
 /// A file's verdict in `check_files`.
@@ -98,7 +98,7 @@ pub struct FileCheck {
 }
 
 impl FileCheck {
-    fn failed(path: String, status: FileStatus, note: String) -> Self {
+    pub(super) fn failed(path: String, status: FileStatus, note: String) -> Self {
         FileCheck {
             path,
             exists: false,
@@ -219,14 +219,17 @@ impl CheckOutcome {
 const BYTES_IN_FLIGHT: usize = 2 << 20;
 
 /// What the checks of one `check_files` call share, on every thread.
-struct Run<'p> {
+pub(super) struct Run<'p> {
     /// The project the references resolve in: each directory listed and each other file
     /// read at most once in this check.
     project: Project<'p>,
     /// The bound on the bytes checked at once.
-    budget: Budget,
+    pub(super) budget: Budget,
     /// What each directory's `Cargo.toml` says of the edition, by directory.
     manifests: Mutex<HashMap<PathBuf, Option<ManifestEdition>>>,
+    /// When the call started, in nanoseconds since the epoch (see
+    /// [`settled`](super::check_cache::settled)).
+    pub(super) started_ns: i128,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -269,11 +272,17 @@ impl Session {
         };
         let total = targets.len();
         let mut files = Vec::with_capacity(total);
-        let project_files = ProjectFiles { ws: &self.ws };
+        // Taken before anything is read: a file changed after it is never kept.
+        let started_ns = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        self.remembered.begin_call(&self.store);
+        let project_files = ProjectFiles { ws: &self.ws, surveys: &self.remembered.surveys, started_ns };
         let run = Run {
             project: Project::new(&project_files),
             budget: Budget::new(BYTES_IN_FLIGHT),
             manifests: Mutex::new(HashMap::new()),
+            started_ns,
         };
         let items: Vec<(usize, Result<RootPath>)> = targets.into_iter().enumerate().collect();
         let mut cancelled = None;
@@ -300,6 +309,12 @@ impl Session {
                 flow
             },
         );
+        tracing::debug!(
+            files = self.remembered.told.len(),
+            estimated_bytes = self.remembered.told.used_bytes(),
+            surveys = self.remembered.surveys.len(),
+            "what check_files keeps for the next call"
+        );
         if let Some(done) = cancelled {
             return Err(Error::Cancelled { done, total });
         }
@@ -317,38 +332,27 @@ impl Session {
             Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
         };
         self.settle(path);
-        let bytes = match self.ws.read(path, self.config.max_file_bytes) {
-            Ok(bytes) => bytes,
-            Err(Error::NotFound { .. }) => {
-                return FileCheck::failed(
-                    name,
-                    FileStatus::Missing,
-                    "the file does not exist: write it".into(),
-                );
-            }
-            Err(e) => return FileCheck::failed(name, FileStatus::Unreadable, e.to_string()),
-        };
-        // Held until the file's parses are done.
-        let _taken = run.budget.take(bytes.len());
         let edition = match check::language_for(&name).map(|l| l.name()) {
             Some(LanguageName::Rust) => self.rust_edition(path, run),
             _ => RustEdition::default(),
         };
-        // Decoded in the file's encoding; a binary file's bytes as they are.
-        let text = encoding::lossy_text(&bytes);
-        let (syntax, check::Survey { stubs: mut found, refs }) =
-            check::check_and_survey(&name, &bytes, &text, edition);
-        if check::language_for(&name).is_some_and(|l| l.name() == LanguageName::Html) {
-            found.extend(self.linked_asset_problems(path, &text));
+        let told = match self.told(&name, path, edition, run) {
+            Ok(told) => told,
+            Err(failed) => return *failed,
+        };
+        let syntax = told.report.clone();
+        let mut found = told.survey.stubs.clone();
+        if !told.links.is_empty() {
+            found.extend(self.linked_asset_problems(path, &told.links));
             found.sort_by_key(|s| s.line);
         }
         // References are judged in a file that parses: in a broken one they may be the
-        // parse's confusion.
+        // parse's confusion. They are resolved anew in every call: the files they name may
+        // have come or gone since.
         let mut unresolved = match syntax.status {
-            Status::Ok if !refs.is_empty() => {
-                let refs = Arc::new(refs);
-                run.project.prime(&name, refs.clone());
-                run.project.unresolved(&name, &refs)
+            Status::Ok if !told.refs.is_empty() => {
+                run.project.prime(&name, told.refs.clone());
+                run.project.unresolved(&name, &told.refs)
             }
             _ => Vec::new(),
         };
@@ -357,9 +361,7 @@ impl Session {
         };
         // An empty file in a language with stub rules is a stub ("no code"), or
         // complete where empty is idiomatic (`__init__.py`); elsewhere it is unfinished.
-        let empty_unjudged =
-            text.bytes().all(|b| b.is_ascii_whitespace()) && stubs::holds_code(&name, &text).is_none();
-        let (status, note) = if empty_unjudged {
+        let (status, note) = if told.empty_unjudged {
             (FileStatus::Incomplete, Some("the file is empty".to_string()))
         } else {
             match syntax.status {
@@ -382,8 +384,8 @@ impl Session {
         FileCheck {
             path: name,
             exists: true,
-            size: bytes.len() as u64,
-            lines: count_lines(text.as_bytes()),
+            size: told.size,
+            lines: told.lines,
             language: syntax.language,
             status,
             note,
@@ -432,11 +434,11 @@ impl Session {
     /// Scripts and stylesheets an HTML page links that are empty or hold no code: the build
     /// that started this project shipped an `index.html` whose `app.js` was a stub. One that
     /// does not exist is an unresolved reference (see [`crate::check::refs`]), not a stub.
-    fn linked_asset_problems(&self, page: &RootPath, html: &str) -> Vec<Stub> {
+    fn linked_asset_problems(&self, page: &RootPath, links: &[(Linked, String)]) -> Vec<Stub> {
         let dir = page.as_path().parent().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-        check::linked_assets(html)
-            .into_iter()
-            .filter_map(|link| {
+        links
+            .iter()
+            .filter_map(|(link, source)| {
                 let target = match link.target.strip_prefix('/') {
                     Some(absolute) => absolute.to_string(),
                     None if dir.is_empty() => link.target.clone(),
@@ -460,15 +462,12 @@ impl Session {
                         Err(Error::NotFound { .. }) => return None,
                         Err(e) => format!("links {}, which cannot be read: {e}", link.target),
                     };
-                let source = html
-                    .lines()
-                    .nth(link.line.saturating_sub(1))
-                    .unwrap_or("")
-                    .trim()
-                    .chars()
-                    .take(120)
-                    .collect();
-                Some(Stub { line: link.line, kind: StubKind::LinkedAsset, message: problem, source })
+                Some(Stub {
+                    line: link.line,
+                    kind: StubKind::LinkedAsset,
+                    message: problem,
+                    source: source.clone(),
+                })
             })
             .collect()
     }

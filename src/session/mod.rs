@@ -15,6 +15,7 @@
 mod after_write;
 mod append;
 mod artifacts;
+mod check_cache;
 mod check_files;
 mod claims;
 mod copy;
@@ -170,6 +171,9 @@ pub struct Session {
     checks: CheckCache<FileInfo>,
     /// Running sha256 states of the files this session appended to, by the same rule.
     digests: Digests<FileInfo>,
+    /// What unchanged files told earlier `check_files` calls, so that a repeated finish
+    /// check parses only what changed.
+    remembered: check_cache::Remembered,
 }
 
 impl Session {
@@ -274,6 +278,7 @@ impl Session {
             started,
             checks: CheckCache::new(DEFAULT_BUDGET_BYTES),
             digests: Digests::default(),
+            remembered: check_cache::Remembered::default(),
         }
     }
 

@@ -6,6 +6,7 @@ mod util;
 mod anchors;
 mod append;
 mod budget;
+mod check_cache;
 mod check_files;
 mod claims;
 mod cleanup;

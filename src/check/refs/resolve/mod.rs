@@ -31,6 +31,12 @@ pub trait Files: Sync {
     /// Every file of the project, `.gitignore` honoured; None when there are too many to
     /// list them all (then no id is reported: a page may have been left out).
     fn walk(&self) -> Option<Vec<String>>;
+    /// What `path` refers to and offers ([`extract`] of its text); None when it cannot be
+    /// read. A caller that keeps surveys between checks answers from them while the file is
+    /// unchanged.
+    fn survey(&self, path: &str) -> Option<Arc<Refs>> {
+        self.read(path).map(|text| Arc::new(extract(path, &text)))
+    }
 }
 
 /// One entry of a directory.
@@ -224,7 +230,7 @@ impl<'f> Project<'f> {
         if let Some(known) = lock(&self.surveyed).get(path) {
             return known.clone();
         }
-        let refs = self.files.read(path).map(|text| Arc::new(extract(path, &text)));
+        let refs = self.files.survey(path);
         lock(&self.surveyed).insert(path.to_owned(), refs.clone());
         refs
     }
