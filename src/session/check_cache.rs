@@ -12,7 +12,7 @@
 //!
 //! # When an entry is used
 //! Each entry carries the version of the file it was read from (for the server: size, mtime
-//! to the nanosecond, device, inode, links and mode; see [`settled`]) and is used only while
+//! and ctime to the nanosecond, device, inode, links and mode; see [`settled`]) and is used only while
 //! the file still has that version. On top of the metadata, the session drops the entry of
 //! every path the journal recorded a write for since shortly before its last check (see
 //! [`Remembered::begin_call`]), whoever wrote it through a filewright server on this root.
@@ -24,11 +24,9 @@
 //!
 //! # What cannot be told
 //! A file rewritten in place (same inode) to the same size whose mtime is then set back to
-//! its old value (`touch -d`, `utimensat`) keeps every field of its version: the sandbox's
-//! stat gives no ctime, which such a write changes. The journal catches it only when the write
-//! went through a filewright server on this root. On a network mount whose server's clock runs
-//! more than [`SETTLE_NS`] behind this host's, a write soon after a read may keep the mtime
-//! too.
+//! its old value (`touch -d`, `utimensat`) still has a new ctime, which no one can set back.
+//! On a network mount whose server's clock runs more than [`SETTLE_NS`] behind this host's, a
+//! write soon after a read may keep the mtime and the ctime.
 //!
 //! # Bounded memory
 //! [`FileMemo`] holds at most its budget of estimated bytes (each value's cost is given by

@@ -78,6 +78,9 @@ pub struct FileInfo {
     pub mtime_ns: i128,
     /// Permission bits (`0o644`), with set-user-ID, set-group-ID and sticky (`0o7777`).
     pub mode: u32,
+    /// Status-change time, nanoseconds since the epoch: every write moves it, and no one can
+    /// set it back (a cache of what a file said trusts it where an mtime can be forged).
+    pub ctime_ns: i128,
 }
 
 impl FileInfo {
@@ -96,6 +99,17 @@ impl FileInfo {
             .map(|d| d.as_nanos() as i128)
             .unwrap_or(0);
         let mode = cap_std::fs::PermissionsExt::mode(&m.permissions()) & 0o7777;
-        FileInfo { kind, size: m.len(), links: m.nlink(), dev: m.dev(), ino: m.ino(), mtime_ns, mode }
+        let ctime_ns = i128::from(cap_std::fs::MetadataExt::ctime(m)) * 1_000_000_000
+            + i128::from(cap_std::fs::MetadataExt::ctime_nsec(m));
+        FileInfo {
+            kind,
+            size: m.len(),
+            links: m.nlink(),
+            dev: m.dev(),
+            ino: m.ino(),
+            mtime_ns,
+            mode,
+            ctime_ns,
+        }
     }
 }

@@ -77,6 +77,22 @@ async fn check_files_sees_a_file_rewritten_in_place_from_outside_with_the_same_s
 }
 
 #[tokio::test]
+async fn check_files_sees_an_in_place_rewrite_whose_mtime_was_set_back() {
+    let root = Root::new().file("a.py", GOOD);
+    set_mtime(&root, "a.py", an_hour_ago());
+    let path = root.path().join("a.py");
+    let old = mtime(&path);
+    let server = Server::spawn(&root).await;
+    assert_eq!(status(&server, "a.py").await, "complete");
+    // The same inode, size and mtime (`touch -d`): only the ctime, which no one sets back, tells.
+    std::fs::write(&path, BAD).unwrap();
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(old).unwrap();
+    assert_eq!(mtime(&path), old);
+    assert_ne!(status(&server, "a.py").await, "complete");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn check_files_sees_a_module_deleted_created_or_changed_under_the_file_that_imports_it() {
     let main = "from .helper import run\n\nrun()\n";
     let root = Root::new()
