@@ -26,6 +26,7 @@ mod links;
 mod list;
 mod media;
 mod moves;
+mod names_script;
 mod outline;
 mod patch;
 mod paths;

@@ -17,7 +17,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use javascript_globals::{GLOBALS, GlobalSet};
 use oxc_ast::ast::{
     AssignmentExpression, AssignmentTarget, CallExpression, Class, Declaration, Expression, Function,
-    IdentifierReference, Program, Statement, TSGlobalDeclaration, UnaryExpression, UnaryOperator, WithStatement,
+    IdentifierReference, Program, Statement, TSGlobalDeclaration, UnaryExpression, UnaryOperator,
+    WithStatement,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_semantic::{ScopeFlags, Scoping, SemanticBuilder};
@@ -74,8 +75,11 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
         dynamic: false,
     };
     walker.visit_program(program);
-    let mut names = ScriptNames { module, dynamic: walker.dynamic || is_bundle(path, text), ..Default::default() };
-    if !module {
+    let mut names =
+        ScriptNames { module, dynamic: walker.dynamic || is_bundle(path, text), ..Default::default() };
+    // A declarations file's top-level names count even in a module (`export {}`): lenient,
+    // where TypeScript would keep them to the module.
+    if !module || program.source_type.is_typescript_definition() {
         let root = scoping.root_scope_id();
         names.globals.extend(scoping.get_bindings(root).keys().map(|name| name.to_string()));
     }

@@ -51,7 +51,8 @@ fn a_classic_script_s_top_level_and_global_object_writes_are_globals() {
 
 #[test]
 fn a_module_defines_only_what_it_puts_on_the_global_object() {
-    let text = "import { x } from './x.js';\nexport function f() { return x; }\nconst y = 1;\nwindow.z = y;\n";
+    let text =
+        "import { x } from './x.js';\nexport function f() { return x; }\nconst y = 1;\nwindow.z = y;\n";
     let n = names("a.js", text);
     assert!(n.module);
     assert_eq!(n.globals.iter().collect::<Vec<_>>(), ["z"]);
@@ -62,7 +63,13 @@ fn eval_a_computed_global_write_or_a_bundle_make_the_globals_unknown() {
     assert!(names("a.js", "eval('var x = 1');").dynamic);
     assert!(names("a.js", "var k = 'x'; window[k] = 1;").dynamic);
     assert!(names("lib.min.js", "var a=1;").dynamic);
-    assert!(names("umd.js", "(function(g,f){typeof define=='function'&&define.amd?define(f):g.Lib=f()})(this,function(){})").dynamic);
+    assert!(
+        names(
+            "umd.js",
+            "(function(g,f){typeof define=='function'&&define.amd?define(f):g.Lib=f()})(this,function(){})"
+        )
+        .dynamic
+    );
     assert!(!names("a.js", "window['x'] = 1;").dynamic);
 }
 
@@ -84,7 +91,9 @@ fn typescript_declarations_define_names() {
     let dts = "export {};\ndeclare global {\n  interface Window { app: App }\n  const APP_VERSION: string;\n  function helper(): void;\n}\n";
     let n = names("types.d.ts", dts);
     assert!(n.module);
-    assert!(n.globals.contains("APP_VERSION") && n.globals.contains("helper") && n.globals.contains("Window"));
+    assert!(
+        n.globals.contains("APP_VERSION") && n.globals.contains("helper") && n.globals.contains("Window")
+    );
     let script_dts = "declare const BUILD: number;\ninterface Thing {}\n";
     assert!(names("globals.d.ts", script_dts).globals.contains("BUILD"));
 }
