@@ -29,6 +29,9 @@ pub(crate) struct PageNames {
     pub(crate) scripts: Vec<(String, bool)>,
     /// What its inline scripts put in the global scope.
     pub(crate) globals: BTreeSet<String>,
+    /// A fragment (no `<html>`, `<body>` or doctype): another page includes it, whose scripts
+    /// are not known.
+    pub(crate) fragment: bool,
     /// An inline script makes globals no reading shows (`eval`, a computed write to
     /// `window`), or does not parse: the page's globals cannot all be known.
     pub(crate) dynamic: bool,
@@ -66,6 +69,8 @@ pub(crate) fn read(_path: &str, text: &str, root: Node) -> Option<PageNames> {
         let children: Vec<Node> = node.named_children(&mut cursor).collect();
         stack.extend(children.into_iter().rev());
     }
+    let lower = text.get(..text.len().min(4096)).unwrap_or(text).to_ascii_lowercase();
+    page.fragment = !["<html", "<body", "<!doctype"].iter().any(|t| lower.contains(t));
     let mut seen = BTreeSet::new();
     page.free.retain(|n| seen.insert(n.name.clone()));
     Some(page)
@@ -75,7 +80,9 @@ pub(crate) fn read(_path: &str, text: &str, root: Node) -> Option<PageNames> {
 fn handlers(text: &str, tag: Node, page: &mut PageNames) {
     for attr in attributes(text, tag) {
         let name = attr.name.to_ascii_lowercase();
-        if !name.starts_with("on") || name.len() < 4 || attr.text.trim().is_empty() {
+        // Only the browser's own handlers (`onclick`, `onsubmit`): a framework's `on-tap` or
+        // `onClick` binding names a method of its component, not a global.
+        if !name.starts_with("on") || attr.text.trim().is_empty() || !is_event_handler(&name) {
             continue;
         }
         // Template syntax in a handler: the server writes its code.
@@ -115,6 +122,12 @@ fn script_element(text: &str, element: Node, page: &mut PageNames) {
     page.globals.extend(names.globals);
     let offset = raw.start_position().row;
     page.free.extend(names.free.into_iter().map(|n| FreeName { line: n.line + offset, name: n.name }));
+}
+
+/// Whether `attribute` is an event handler the browser runs: a property of the global object
+/// (`onclick`, `onload`, `onsubmit`).
+fn is_event_handler(attribute: &str) -> bool {
+    javascript_globals::GLOBALS.get("browser").is_some_and(|set| set.contains_key(attribute))
 }
 
 /// Whether a handler's `name` may be a property of its element, its form or the document,
@@ -278,6 +291,8 @@ mod tests {
     #[test]
     fn an_inline_script_that_evals_or_does_not_parse_makes_the_page_dynamic() {
         assert!(page("<script>eval(code)</script>").dynamic);
+        assert!(page("<div onclick=\"go()\"></div>").fragment);
+        assert!(!page("<!DOCTYPE html><div onclick=\"go()\"></div>").fragment);
         assert!(page("<script>function (</script>").dynamic);
     }
 }

@@ -61,7 +61,9 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
     let mut declared = Declared::of_comments(text, script);
     if is_test_path(path) {
         declared.environments.extend(TEST_ENVIRONMENTS.iter().filter_map(|e| GLOBALS.get(e)));
+        declared.names.extend(OTHER_TEST_NAMES.iter().map(|n| (*n).to_owned()));
     }
+    declared.names.extend(OTHER_RUNTIMES.iter().map(|n| (*n).to_owned()));
     let mut walker = Walker {
         text,
         scoping,
@@ -133,12 +135,25 @@ pub(crate) fn is_test_path(path: &str) -> bool {
 /// Whether a script makes its globals in ways no reading of it shows: a minified file (long
 /// lines) or a UMD wrapper, whose factory puts its result on whatever global it is given.
 fn is_bundle(path: &str, text: &str) -> bool {
-    if path.contains(".min.") || text.contains("define.amd") {
+    if path.contains(".min.") || text.contains("define.amd") || loads_scripts(text) {
         return true;
     }
     let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
     text.len() > 4096 && text.len() / lines > 300
 }
+
+/// Whether a script adds scripts to its page (`createElement('script')`, `document.write`
+/// of a `<script>`, jQuery's `getScript`): their globals are not known.
+fn loads_scripts(text: &str) -> bool {
+    ["createElement('script')", "createElement(\"script\")", "<script", "getScript("]
+        .iter()
+        .any(|t| memchr::memmem::find(text.as_bytes(), t.as_bytes()).is_some())
+}
+
+/// Names some runtime or test runner defines that no environment of `globals` lists: Deno's,
+/// and Cypress' and Playwright's in a test file.
+const OTHER_RUNTIMES: &[&str] = &["Deno", "Bun"];
+const OTHER_TEST_NAMES: &[&str] = &["cy", "Cypress", "page", "browser", "context", "fixture"];
 
 /// What the environment and the file's comments declare.
 struct Declared {

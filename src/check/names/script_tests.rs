@@ -71,6 +71,13 @@ fn eval_a_computed_global_write_or_a_bundle_make_the_globals_unknown() {
         .dynamic
     );
     assert!(!names("a.js", "window['x'] = 1;").dynamic);
+    assert!(names("loader.js", "const s = document.createElement('script'); s.src = u;").dynamic);
+}
+
+#[test]
+fn deno_and_a_test_runner_s_page_are_not_free() {
+    assert_eq!(free("main.ts", "Deno.exit(0);\n"), []);
+    assert_eq!(free("e2e/app.spec.ts", "cy.visit('/');\n"), []);
 }
 
 #[test]

@@ -165,7 +165,7 @@ impl Project<'_> {
     fn read_page_globals(&self, page: &str) -> Option<BTreeSet<String>> {
         let refs = self.survey(page)?;
         let Some(Names::Page(names)) = &refs.names else { return None };
-        if names.dynamic || refs.page.as_ref().is_none_or(|p| p.template) {
+        if names.dynamic || names.fragment || refs.page.as_ref().is_none_or(|p| p.template) {
             return None;
         }
         let mut globals = names.globals.clone();
