@@ -76,7 +76,19 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
         globals: BTreeSet::new(),
         dynamic: false,
     };
-    walker.visit_program(program);
+    // The walk finds where a free name is first read and what is put on the global object;
+    // a file with neither (most: every unbound name an environment's) is spared it.
+    let root_unbound = scoping.root_unresolved_references();
+    let candidate = root_unbound.keys().any(|name| !declared.covers(name));
+    if candidate || mentions_global_object(text) {
+        walker.visit_program(program);
+    } else {
+        for (name, ids) in root_unbound {
+            if ids.iter().any(|id| scoping.get_reference(*id).flags().is_write_only()) {
+                walker.written.insert(name.to_string());
+            }
+        }
+    }
     let mut names =
         ScriptNames { module, dynamic: walker.dynamic || is_bundle(path, text), ..Default::default() };
     // A declarations file's top-level names count even in a module (`export {}`): lenient,
@@ -140,6 +152,15 @@ fn is_bundle(path: &str, text: &str) -> bool {
     }
     let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
     text.len() > 4096 && text.len() / lines > 300
+}
+
+/// Whether `text` may write to the global object (`window.x =`, `globalThis.x =`, `self.x =`,
+/// a top-level `this.x =`), call `eval` or declare globals: what only the walk finds.
+fn mentions_global_object(text: &str) -> bool {
+    text.starts_with("this.")
+        || ["window", "global", "self.", "self[", "\nthis.", "eval"]
+            .iter()
+            .any(|t| memchr::memmem::find(text.as_bytes(), t.as_bytes()).is_some())
 }
 
 /// Whether a script adds scripts to its page (`createElement('script')`, `document.write`
