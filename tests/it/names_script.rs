@@ -140,3 +140,24 @@ async fn a_typeof_guard_is_not_a_use_and_an_unguarded_use_is_reported() {
     let (files, text) = names(&root, &["js/app.js"]).await;
     assert_eq!(names_only(&files[0]), [(6, "confetti")], "{text}");
 }
+
+#[tokio::test]
+async fn a_page_that_lost_the_script_defining_what_a_global_comment_declares_is_reported() {
+    let helpers = "(function (window) {\n  window.qs = function (s) { return document.querySelector(s); };\n})(window);\n";
+    let view = "/* global qs */\n(function () {\n  qs('#go').focus();\n})();\n";
+    let whole = Root::new()
+        .file(
+            "index.html",
+            "<html><body>\n<script src=\"helpers.js\"></script>\n<script src=\"view.js\"></script>\n</body></html>\n",
+        )
+        .file("helpers.js", helpers)
+        .file("view.js", view);
+    let (files, text) = names(&whole, &["view.js"]).await;
+    assert_eq!(names_only(&files[0]), [], "{text}");
+    let lost = Root::new()
+        .file("index.html", "<html><body>\n<script src=\"view.js\"></script>\n</body></html>\n")
+        .file("helpers.js", helpers)
+        .file("view.js", view);
+    let (files, text) = names(&lost, &["view.js"]).await;
+    assert_eq!(names_only(&files[0]), [(3, "qs")], "{text}");
+}

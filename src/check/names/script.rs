@@ -39,6 +39,9 @@ pub(crate) struct ScriptNames {
     /// declarations, and any script's `window.x =`, `globalThis.x =`, `self.x =`, top-level
     /// `this.x =`, implicit globals, `declare global` names.
     pub(crate) globals: BTreeSet<String>,
+    /// Names its `/* global */` comments declare and it reads, first use each: what eslint
+    /// takes on trust, checked only against the pages that load it, whose scripts are known.
+    pub(crate) declared: Vec<FreeName>,
     /// Its globals cannot all be known: `eval`, a computed write to the global object, a
     /// minified or UMD bundle (which makes its globals through a factory).
     pub(crate) dynamic: bool,
@@ -61,9 +64,9 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
     let mut declared = Declared::of_comments(text, script);
     if is_test_path(path) {
         declared.environments.extend(TEST_ENVIRONMENTS.iter().filter_map(|e| GLOBALS.get(e)));
-        declared.names.extend(OTHER_TEST_NAMES.iter().map(|n| (*n).to_owned()));
+        declared.others.extend(OTHER_TEST_NAMES);
     }
-    declared.names.extend(OTHER_RUNTIMES.iter().map(|n| (*n).to_owned()));
+    declared.others.extend(OTHER_RUNTIMES);
     let mut walker = Walker {
         text,
         scoping,
@@ -99,7 +102,7 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
     }
     names.globals.extend(walker.globals);
     names.globals.extend(walker.written.iter().cloned());
-    let mut free: Vec<(String, u32)> = walker
+    let (mut free, mut trusted): (Vec<(String, u32)>, Vec<(String, u32)>) = walker
         .reads
         .into_iter()
         .filter(|(name, _)| {
@@ -108,12 +111,15 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
                 && !walker.in_with.contains(name)
                 && !declared.covers(name)
         })
-        .collect();
-    free.sort_by_key(|(_, at)| *at);
-    if !free.is_empty() {
+        .partition(|(name, _)| !declared.names.contains(name));
+    if !free.is_empty() || !trusted.is_empty() {
         let index = LineIndex::new(text);
-        names.free =
-            free.into_iter().map(|(name, at)| FreeName { line: index.line_of(at as usize), name }).collect();
+        let lines = |mut names: Vec<(String, u32)>| {
+            names.sort_by_key(|(_, at)| *at);
+            names.into_iter().map(|(name, at)| FreeName { line: index.line_of(at as usize), name }).collect()
+        };
+        names.free = lines(std::mem::take(&mut free));
+        names.declared = lines(std::mem::take(&mut trusted));
     }
     Some(names)
 }
@@ -183,6 +189,8 @@ struct Declared {
     environments: Vec<&'static GlobalSet>,
     /// Names its `/* global */` comments declare.
     names: HashSet<String>,
+    /// Names other runtimes and test runners define.
+    others: Vec<&'static str>,
 }
 
 impl Declared {
@@ -190,6 +198,7 @@ impl Declared {
         let mut declared = Declared {
             environments: ANY_ENVIRONMENT.iter().filter_map(|e| GLOBALS.get(e)).collect(),
             names: HashSet::new(),
+            others: Vec::new(),
         };
         for range in &script.comments {
             let Some(comment) = text.get(range.clone()) else { continue };
@@ -208,9 +217,11 @@ impl Declared {
         declared
     }
 
+    /// Whether an environment provides `name` (a name a `/* global */` comment declares is
+    /// kept apart, see [`ScriptNames::declared`]).
     fn covers(&self, name: &str) -> bool {
         name == "arguments"
-            || self.names.contains(name)
+            || self.others.contains(&name)
             || self.environments.iter().any(|set| set.contains_key(name))
     }
 }
@@ -253,7 +264,9 @@ impl Walker<'_, '_> {
     fn is_global_object(&self, object: &Expression) -> bool {
         match object {
             Expression::ThisExpression(_) => self.depth == 0,
-            _ => self.unbound(object).is_some_and(|n| matches!(n, "window" | "globalThis" | "self")),
+            // By name even where bound: `(function (window) { window.qs = ... })(window)`.
+            Expression::Identifier(id) => matches!(id.name.as_str(), "window" | "globalThis" | "self"),
+            _ => false,
         }
     }
 }

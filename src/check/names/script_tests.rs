@@ -37,15 +37,17 @@ fn typeof_is_not_a_use_and_a_write_is_an_implicit_global() {
 fn global_comments_declare_names_and_eslint_env_their_environment() {
     let text = "/* global Chart, L:readonly */\n/* eslint-env jquery */\nnew Chart(L, $);\ndescribe('x');\n";
     assert_eq!(free("a.js", text), [("describe".to_owned(), 4)]);
+    let declared: Vec<String> = names("a.js", text).declared.into_iter().map(|n| n.name).collect();
+    assert_eq!(declared, ["Chart", "L"]);
     assert_eq!(free("a.test.js", text), []);
 }
 
 #[test]
 fn a_classic_script_s_top_level_and_global_object_writes_are_globals() {
-    let text = "var a = 1; let b; const c = 2; function d() { window.e = 1; } class F {}\nglobalThis.g = 1; self['h'] = 2; this.i = 3;\nfunction j() { this.notGlobal = 1; }\n";
+    let text = "var a = 1; let b; const c = 2; function d() { window.e = 1; } class F {}\nglobalThis.g = 1; self['h'] = 2; this.i = 3;\nfunction j() { this.notGlobal = 1; }\n(function (window) { window.k = 1; })(window);\n";
     let n = names("a.js", text);
     let globals: Vec<&str> = n.globals.iter().map(String::as_str).collect();
-    assert_eq!(globals, ["F", "a", "b", "c", "d", "e", "g", "h", "i", "j"]);
+    assert_eq!(globals, ["F", "a", "b", "c", "d", "e", "g", "h", "i", "j", "k"]);
     assert!(!n.module && !n.dynamic);
 }
 

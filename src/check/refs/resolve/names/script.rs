@@ -25,9 +25,9 @@ use super::super::script::Script;
 use super::super::{Project, ancestors, join_name, lock, split};
 use super::undefined;
 use crate::check::html::local_target;
-use crate::check::names::Names;
 use crate::check::names::page::PageNames;
 use crate::check::names::script::{ScriptNames, TEST_ENVIRONMENTS, is_test_path};
+use crate::check::names::{FreeName, Names};
 use crate::check::refs::{ImportKind, Unresolved};
 
 /// `@types` packages whose globals the environments already hold, or that declare none.
@@ -72,7 +72,7 @@ impl Project<'_> {
         names: &ScriptNames,
         out: &mut Vec<Unresolved>,
     ) {
-        if names.free.is_empty() {
+        if names.free.is_empty() && names.declared.is_empty() {
             return;
         }
         let Some(dom) = self.dom() else { return };
@@ -81,17 +81,15 @@ impl Project<'_> {
         if typescript && extras.foreign_types {
             return;
         }
-        let mut candidates: Vec<_> = names
-            .free
-            .iter()
-            .filter(|n| !extras.environments.iter().any(|set| set.contains_key(&n.name)))
-            .collect();
-        if candidates.is_empty() {
-            return;
-        }
+        let provided = |n: &&FreeName| !extras.environments.iter().any(|set| set.contains_key(&n.name));
+        let mut candidates: Vec<&FreeName> = names.free.iter().filter(provided).collect();
         let scopes = &dom.scopes;
         match scopes.loads.get(path).filter(|_| !names.module) {
             Some(pages) => {
+                // On a page whose scripts are all known, a `/* global */` comment's name must
+                // still come from one of them.
+                candidates.extend(names.declared.iter().filter(provided));
+                candidates.sort_by_key(|n| n.line);
                 let mut globals = Vec::new();
                 for page in pages {
                     match self.page_globals(scopes, page) {
@@ -106,6 +104,7 @@ impl Project<'_> {
                     }
                 }
             }
+            None if candidates.is_empty() => {}
             None => {
                 let pool = self.pool(scopes);
                 if pool.dynamic && !names.module || dom.runs(path) && self.any_page_unknown(scopes) {
