@@ -102,7 +102,7 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
     }
     names.globals.extend(walker.globals);
     names.globals.extend(walker.written.iter().cloned());
-    let (mut free, mut trusted): (Vec<(String, u32)>, Vec<(String, u32)>) = walker
+    let (mut free, mut trusted): (Vec<Read>, Vec<Read>) = walker
         .reads
         .into_iter()
         .filter(|(name, _)| {
@@ -114,7 +114,7 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
         .partition(|(name, _)| !declared.names.contains(name));
     if !free.is_empty() || !trusted.is_empty() {
         let index = LineIndex::new(text);
-        let lines = |mut names: Vec<(String, u32)>| {
+        let lines = |mut names: Vec<Read>| {
             names.sort_by_key(|(_, at)| *at);
             names.into_iter().map(|(name, at)| FreeName { line: index.line_of(at as usize), name }).collect()
         };
@@ -181,6 +181,9 @@ fn loads_scripts(text: &str) -> bool {
 /// and Cypress' and Playwright's in a test file.
 const OTHER_RUNTIMES: &[&str] = &["Deno", "Bun"];
 const OTHER_TEST_NAMES: &[&str] = &["cy", "Cypress", "page", "browser", "context", "fixture"];
+
+/// A name read, and where it is first read.
+type Read = (String, u32);
 
 /// What the environment and the file's comments declare.
 struct Declared {
