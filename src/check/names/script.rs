@@ -49,7 +49,7 @@ pub(crate) struct ScriptNames {
 
 /// The environments whose globals a script may see wherever it runs (see the module doc).
 const ANY_ENVIRONMENT: &[&str] =
-    &["builtin", "browser", "node", "commonjs", "shared-node-browser", "worker", "serviceworker"];
+    &["builtin", "browser", "node", "commonjs", "shared-node-browser", "worker", "serviceworker", "amd"];
 
 /// Test frameworks' globals: a test file sees them.
 pub(crate) const TEST_ENVIRONMENTS: &[&str] = &["jest", "mocha", "vitest", "jasmine", "qunit"];

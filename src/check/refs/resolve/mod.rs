@@ -147,6 +147,8 @@ pub struct Project<'f> {
     /// Python's import roots, by the importing file's directory.
     import_roots: Mutex<HashMap<String, Arc<Vec<String>>>>,
     dom: OnceLock<Option<Dom>>,
+    /// Which pages load which scripts, for names: walked once, when a name needs it.
+    scopes: OnceLock<Option<names::script::Scopes>>,
 }
 
 impl<'f> Project<'f> {
@@ -159,6 +161,7 @@ impl<'f> Project<'f> {
             build_texts: Mutex::new(HashMap::new()),
             import_roots: Mutex::new(HashMap::new()),
             dom: OnceLock::new(),
+            scopes: OnceLock::new(),
         }
     }
 

@@ -4,7 +4,6 @@
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use super::names::script::Scopes;
 use super::script::{SCRIPTS, Script};
 use super::{Project, ancestors, closest_of, join, join_name, respell, split};
 use crate::check::refs::ids::{IdSet, mentions};
@@ -26,8 +25,6 @@ pub(super) struct Dom {
     others: Vec<String>,
     /// The texts of `others`, read the first time an id is not found elsewhere.
     other_texts: OnceLock<Vec<String>>,
-    /// Which page loads which classic script, and the globals each page's scripts share.
-    pub(super) scopes: Scopes,
 }
 
 impl Dom {
@@ -141,20 +138,15 @@ impl Project<'_> {
             page_scripts: HashSet::new(),
             others: Vec::new(),
             other_texts: OnceLock::new(),
-            scopes: Scopes::default(),
         };
         let mut queue: Vec<String> = Vec::new();
         for file in &files {
             if has_ext(file, &["html", "htm"]) {
                 let Some(refs) = self.survey(file) else { continue };
                 dom.ids.extend(&refs.ids);
-                dom.scopes.pages.push(file.clone());
                 let page_dir = split(file).0;
                 for src in refs.page.iter().flat_map(|p| p.scripts.iter()) {
-                    if let Some(script) = self.page_script(page_dir, src) {
-                        dom.scopes.loads.entry(script.clone()).or_default().push(file.clone());
-                        queue.push(script);
-                    }
+                    queue.extend(self.page_script(page_dir, src));
                 }
                 for import in refs.imports.iter().filter(|i| matches!(i.kind, ImportKind::Script { .. })) {
                     if let Script::Found(found) = self.resolve_script(file, &import.written) {
@@ -162,7 +154,6 @@ impl Project<'_> {
                     }
                 }
             } else if has_ext(file, SCRIPTS) {
-                dom.scopes.scripts.push(file.clone());
                 if let Some(text) = self.files.read(file) {
                     dom.ids.extend(&crate::check::refs::ids::created_ids(&text, true));
                 }

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use javascript_globals::{GLOBALS, GlobalSet};
 
-use super::super::script::Script;
+use super::super::script::{SCRIPTS, Script};
 use super::super::{Project, ancestors, join_name, lock, split};
 use super::undefined;
 use crate::check::html::local_target;
@@ -33,15 +33,15 @@ use crate::check::refs::{ImportKind, Unresolved};
 /// `@types` packages whose globals the environments already hold, or that declare none.
 const KNOWN_TYPES: &[&str] = &["node", "react", "react-dom", "jest", "mocha", "jasmine", "qunit", "chai"];
 
-/// Which scripts each page loads and what each page's scripts put in its global scope: part
-/// of the project's [`super::super::pages::Dom`], from the same walk.
+/// Which scripts each page loads and what each page's scripts put in its global scope: one
+/// walk of the project and a survey of its pages, made the first time a name needs it.
 #[derive(Default)]
 pub(in crate::check::refs::resolve) struct Scopes {
     /// For each script a page loads by `<script src>`, the pages that load it.
-    pub(in crate::check::refs::resolve) loads: HashMap<String, Vec<String>>,
+    loads: HashMap<String, Vec<String>>,
     /// Every page and every script of the project.
-    pub(in crate::check::refs::resolve) pages: Vec<String>,
-    pub(in crate::check::refs::resolve) scripts: Vec<String>,
+    pages: Vec<String>,
+    scripts: Vec<String>,
     /// Each page's globals, None when they cannot be known.
     page_globals: Mutex<HashMap<String, Option<Arc<BTreeSet<String>>>>>,
     /// What any script or page of the project puts in the global scope.
@@ -75,15 +75,14 @@ impl Project<'_> {
         if names.free.is_empty() && names.declared.is_empty() {
             return;
         }
-        let Some(dom) = self.dom() else { return };
-        let extras = self.extras(&dom.scopes, path);
+        let Some(scopes) = self.scopes() else { return };
+        let extras = self.extras(scopes, path);
         let typescript = [".ts", ".tsx", ".mts", ".cts"].iter().any(|e| path.ends_with(e));
         if typescript && extras.foreign_types {
             return;
         }
         let provided = |n: &&FreeName| !extras.environments.iter().any(|set| set.contains_key(&n.name));
         let mut candidates: Vec<&FreeName> = names.free.iter().filter(provided).collect();
-        let scopes = &dom.scopes;
         match scopes.loads.get(path).filter(|_| !names.module) {
             Some(pages) => {
                 // On a page whose scripts are all known, a `/* global */` comment's name must
@@ -107,7 +106,8 @@ impl Project<'_> {
             None if candidates.is_empty() => {}
             None => {
                 let pool = self.pool(scopes);
-                if pool.dynamic && !names.module || dom.runs(path) && self.any_page_unknown(scopes) {
+                let run_by_a_page = self.dom().is_none_or(|dom| dom.runs(path));
+                if pool.dynamic && !names.module || run_by_a_page && self.any_page_unknown(scopes) {
                     return;
                 }
                 candidates.retain(|n| !pool.names.contains(&n.name));
@@ -131,9 +131,9 @@ impl Project<'_> {
         if names.free.is_empty() && names.handlers.is_empty() {
             return;
         }
-        let Some(dom) = self.dom() else { return };
-        let Some(globals) = self.page_globals(&dom.scopes, path) else { return };
-        let extras = self.extras(&dom.scopes, path);
+        let Some(scopes) = self.scopes() else { return };
+        let Some(globals) = self.page_globals(scopes, path) else { return };
+        let extras = self.extras(scopes, path);
         let known = |name: &str| {
             globals.contains(name) || extras.environments.iter().any(|set| set.contains_key(name))
         };
@@ -149,6 +149,30 @@ impl Project<'_> {
             );
             out.push(undefined(&handler.name, handler.line, reason));
         }
+    }
+
+    fn scopes(&self) -> Option<&Scopes> {
+        self.scopes.get_or_init(|| self.build_scopes()).as_ref()
+    }
+
+    /// The project's pages and scripts, and which scripts each page loads by `<script src>`.
+    fn build_scopes(&self) -> Option<Scopes> {
+        let mut scopes = Scopes::default();
+        for file in self.files.walk()? {
+            let extension = file.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+            if extension == "html" || extension == "htm" {
+                let Some(refs) = self.survey(&file) else { continue };
+                for src in refs.page.iter().flat_map(|p| p.scripts.iter()) {
+                    if let Some(script) = self.page_script(split(&file).0, src) {
+                        scopes.loads.entry(script).or_default().push(file.clone());
+                    }
+                }
+                scopes.pages.push(file);
+            } else if SCRIPTS.contains(&extension.as_str()) {
+                scopes.scripts.push(file);
+            }
+        }
+        Some(scopes)
     }
 
     /// What the scripts of `page` put in its global scope; None when they cannot be known.
@@ -168,6 +192,8 @@ impl Project<'_> {
             return None;
         }
         let mut globals = names.globals.clone();
+        // An element's id is a property of `window` (`<ul id="list">` makes `list`).
+        globals.extend(refs.ids.literals.iter().cloned());
         let page_dir = split(page).0;
         // Module scripts and what they import may put names on `window`.
         let mut queue = Vec::new();
