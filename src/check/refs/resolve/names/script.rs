@@ -75,6 +75,11 @@ impl Project<'_> {
         if names.free.is_empty() && names.declared.is_empty() {
             return;
         }
+        // A script's pages are beside it or above it: without one there, a `/* global */`
+        // name is taken on trust and the project is not walked.
+        if names.free.is_empty() && !self.page_above(path) {
+            return;
+        }
         let Some(scopes) = self.scopes() else { return };
         let extras = self.extras(scopes, path);
         let typescript = [".ts", ".tsx", ".mts", ".cts"].iter().any(|e| path.ends_with(e));
@@ -149,6 +154,18 @@ impl Project<'_> {
             );
             out.push(undefined(&handler.name, handler.line, reason));
         }
+    }
+
+    /// Whether a page is in the directory of `path` or one above it.
+    fn page_above(&self, path: &str) -> bool {
+        ancestors(split(path).0).any(|dir| {
+            self.listing(dir).is_some_and(|l| {
+                l.files.iter().any(|f| {
+                    let lower = f.to_ascii_lowercase();
+                    lower.ends_with(".html") || lower.ends_with(".htm")
+                })
+            })
+        })
     }
 
     fn scopes(&self) -> Option<&Scopes> {
