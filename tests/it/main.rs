@@ -28,6 +28,7 @@ mod list;
 mod media;
 mod moves;
 mod names_python;
+mod names_script;
 mod outline;
 mod patch;
 mod paths;

@@ -354,7 +354,7 @@ async fn an_id_a_page_s_script_looks_up_that_no_page_defines_is_reported() {
 
 #[tokio::test]
 async fn id_exemptions_guards_dynamic_ids_templates_and_scripts_no_page_runs() {
-    let app = "const a = document.getElementById('guarded');\nif (a) a.remove();\ndocument.getElementById('optional')?.focus();\nif (document.getElementById('cond')) go();\nconst row = document.getElementById('row-7');\nconst srv = document.getElementById('from-template');\nfunction render(items) {\n  list.innerHTML = items.map((t) => `<li id=\"row-${t.id}\">${t.name}</li>`).join('');\n}\nrender([]);\nconsole.log(row, srv);\n";
+    let app = "const a = document.getElementById('guarded');\nif (a) a.remove();\ndocument.getElementById('optional')?.focus();\nif (document.getElementById('cond')) go();\nconst row = document.getElementById('row-7');\nconst srv = document.getElementById('from-template');\nfunction render(items) {\n  list.innerHTML = items.map((t) => `<li id=\"row-${t.id}\">${t.name}</li>`).join('');\n}\nrender([]);\nconsole.log(row, srv);\nfunction go() {}\n";
     let widget = "document.getElementById('host-page-div').textContent = 'hi';\n";
     let root = Root::new()
         .file("index.html", "<!doctype html>\n<html>\n<body>\n  <ul id=\"list\"></ul>\n  <script src=\"app.js\"></script>\n</body>\n</html>\n")
@@ -368,7 +368,7 @@ async fn id_exemptions_guards_dynamic_ids_templates_and_scripts_no_page_runs() {
 
 #[tokio::test]
 async fn any_id_may_exist_once_a_page_s_script_sets_ids_it_computes() {
-    let app = "const el = document.getElementById('anything');\nfor (const [i, n] of names.entries()) {\n  const li = document.createElement('li');\n  li.id = n;\n}\nconsole.log(el);\n";
+    let app = "const names = ['a'];\nconst el = document.getElementById('anything');\nfor (const [i, n] of names.entries()) {\n  const li = document.createElement('li');\n  li.id = n;\n}\nconsole.log(el);\n";
     let root = Root::new()
         .file(
             "index.html",

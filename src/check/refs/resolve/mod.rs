@@ -153,6 +153,8 @@ pub struct Project<'f> {
     /// Python's import roots, by the importing file's directory.
     import_roots: Mutex<HashMap<String, Arc<Vec<String>>>>,
     dom: OnceLock<Option<Dom>>,
+    /// Which pages load which scripts, for names: walked once, when a name needs it.
+    scopes: OnceLock<Option<names::script::Scopes>>,
 }
 
 impl<'f> Project<'f> {
@@ -165,6 +167,7 @@ impl<'f> Project<'f> {
             build_texts: Mutex::new(HashMap::new()),
             import_roots: Mutex::new(HashMap::new()),
             dom: OnceLock::new(),
+            scopes: OnceLock::new(),
         }
     }
 

@@ -6,7 +6,7 @@ use crate::check::names::Names;
 use crate::check::refs::{RefKind, Refs, Unresolved};
 
 mod python;
-mod script;
+pub(super) mod script;
 
 impl Project<'_> {
     /// The names `path` (whose survey is `refs`) uses that no file of the project defines.

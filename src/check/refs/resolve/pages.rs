@@ -27,6 +27,13 @@ pub(super) struct Dom {
     other_texts: OnceLock<Vec<String>>,
 }
 
+impl Dom {
+    /// Whether a page runs `script`, by `<script src>` or through imports.
+    pub(super) fn runs(&self, script: &str) -> bool {
+        self.page_scripts.contains(script)
+    }
+}
+
 impl Project<'_> {
     pub(super) fn file(&self, path: &str, import: &Import, out: &mut Vec<Unresolved>) {
         let from_dir = split(path).0;
