@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -227,6 +227,22 @@ struct Run<'p> {
     budget: Budget,
     /// What each directory's `Cargo.toml` says of the edition, by directory.
     manifests: Mutex<HashMap<PathBuf, Option<ManifestEdition>>>,
+    /// The project's Python classes and script classes, indexed the first time a stub body
+    /// asks whether the project overrides it (see [`stubs::ClassIndex`]).
+    classes: [OnceLock<stubs::ClassIndex>; 2],
+}
+
+impl Run<'_> {
+    /// Whether the project clears `stub`: a subclass overrides it, or its class is abstract.
+    fn clears(&self, stub: &stubs::Overridable) -> bool {
+        let project = &self.project;
+        self.classes[usize::from(stub.script)]
+            .get_or_init(|| {
+                let files = project.every_file().unwrap_or_default();
+                stubs::class_index(files.iter().map(String::as_str), |p| project.read(p), stub.script)
+            })
+            .clears(stub)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -274,6 +290,7 @@ impl Session {
             project: Project::new(&project_files),
             budget: Budget::new(BYTES_IN_FLIGHT),
             manifests: Mutex::new(HashMap::new()),
+            classes: Default::default(),
         };
         let items: Vec<(usize, Result<RootPath>)> = targets.into_iter().enumerate().collect();
         let mut cancelled = None;
@@ -338,6 +355,10 @@ impl Session {
         let text = encoding::lossy_text(&bytes);
         let (syntax, check::Survey { stubs: mut found, refs }) =
             check::check_and_survey(&name, &bytes, &text, edition);
+        // A method that only declares what subclasses implement, by what the project says.
+        if found.iter().any(|s| s.overridable.is_some()) {
+            found.retain(|s| !s.overridable.as_ref().is_some_and(|o| run.clears(o)));
+        }
         if check::language_for(&name).is_some_and(|l| l.name() == LanguageName::Html) {
             found.extend(self.linked_asset_problems(path, &text));
             found.sort_by_key(|s| s.line);
@@ -468,7 +489,7 @@ impl Session {
                     .chars()
                     .take(120)
                     .collect();
-                Some(Stub { line: link.line, kind: StubKind::LinkedAsset, message: problem, source })
+                Some(Stub { line: link.line, kind: StubKind::LinkedAsset, message: problem, source, overridable: None })
             })
             .collect()
     }

@@ -249,3 +249,15 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn zz_explore_template_ids() {
+    let base = "<!doctype html>\n<form id=\"calc-renamed\"></form>\n<span id=\"result\"></span>\n{% block script %}{% endblock %}\n";
+    let child = "{% extends 'base.html' %}\n{% block script %}\n<script>\nvar form = document.getElementById('calc');\nvar s = document.getElementById('result');\n</script>\n{% endblock %}\n";
+    let mem = Mem::with(&[
+        ("app/templates/base.html", base),
+        ("app/templates/fetch.html", child),
+        ("app/views.py", "def index():\n    return render_template('fetch.html')\n"),
+    ]);
+    assert_eq!(mem.unresolved("app/templates/fetch.html"), refs(&[(4, "#calc")]));
+}

@@ -147,6 +147,7 @@ pub struct Project<'f> {
     /// Python's import roots, by the importing file's directory.
     import_roots: Mutex<HashMap<String, Arc<Vec<String>>>>,
     dom: OnceLock<Option<Dom>>,
+    walked: OnceLock<Option<Arc<Vec<String>>>>,
 }
 
 impl<'f> Project<'f> {
@@ -159,7 +160,18 @@ impl<'f> Project<'f> {
             build_texts: Mutex::new(HashMap::new()),
             import_roots: Mutex::new(HashMap::new()),
             dom: OnceLock::new(),
+            walked: OnceLock::new(),
         }
+    }
+
+    /// Every file of the project ([`Files::walk`]), walked at most once per check.
+    pub fn every_file(&self) -> Option<Arc<Vec<String>>> {
+        self.walked.get_or_init(|| self.files.walk().map(Arc::new)).clone()
+    }
+
+    /// The text of a file of the project, as [`Files::read`] gives it (not kept).
+    pub fn read(&self, path: &str) -> Option<String> {
+        self.files.read(path)
     }
 
     /// Records what the caller already read off `path`, so that it is not read again.

@@ -122,7 +122,7 @@ impl Project<'_> {
 
     /// Every page's ids and scripts, and every script's created ids: one walk of the project.
     pub(super) fn build_dom(&self) -> Option<Dom> {
-        let files = self.files.walk()?;
+        let files = self.every_file()?;
         let has_ext = |p: &str, exts: &[&str]| {
             p.rsplit_once('.').is_some_and(|(_, e)| exts.iter().any(|x| x.eq_ignore_ascii_case(e)))
         };
@@ -133,7 +133,7 @@ impl Project<'_> {
             other_texts: OnceLock::new(),
         };
         let mut queue: Vec<String> = Vec::new();
-        for file in &files {
+        for file in files.iter() {
             if has_ext(file, &["html", "htm"]) {
                 let Some(refs) = self.survey(file) else { continue };
                 dom.ids.extend(&refs.ids);
