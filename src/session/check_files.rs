@@ -489,7 +489,13 @@ impl Session {
                     .chars()
                     .take(120)
                     .collect();
-                Some(Stub { line: link.line, kind: StubKind::LinkedAsset, message: problem, source, overridable: None })
+                Some(Stub {
+                    line: link.line,
+                    kind: StubKind::LinkedAsset,
+                    message: problem,
+                    source,
+                    overridable: None,
+                })
             })
             .collect()
     }

@@ -246,9 +246,11 @@ impl Found {
 
     /// This finding, cleared if the project overrides `method` of `class` (see `overrides.rs`).
     fn overridable(mut self, class: Option<&str>, method: &str, script: bool) -> Self {
-        self.overridable = class
-            .filter(|c| !c.is_empty())
-            .map(|class| Overridable { class: class.to_owned(), method: method.to_owned(), script });
+        self.overridable = class.filter(|c| !c.is_empty()).map(|class| Overridable {
+            class: class.to_owned(),
+            method: method.to_owned(),
+            script,
+        });
         self
     }
 }

@@ -122,7 +122,8 @@ impl ClassIndex {
                 if seen.len() > MAX_CLASSES_FOLLOWED || !seen.insert(child) {
                     continue;
                 }
-                let defines = self.classes.get(child).into_iter().flatten().any(|c| c.methods.contains(&stub.method));
+                let defines =
+                    self.classes.get(child).into_iter().flatten().any(|c| c.methods.contains(&stub.method));
                 if defines {
                     return true;
                 }
@@ -262,7 +263,8 @@ fn member(line: &str, class: &mut Class) {
         return;
     }
     let after = head[name.len()..].trim_start();
-    let assigned = after.starts_with('=') && !after.starts_with("==") || after.starts_with(':') && after.contains('=');
+    let assigned =
+        after.starts_with('=') && !after.starts_with("==") || after.starts_with(':') && after.contains('=');
     if def.is_some() || assigned {
         class.methods.insert(name);
     }
@@ -336,9 +338,18 @@ mod tests {
     #[test]
     fn a_python_method_overridden_by_a_descendant_in_another_file_is_cleared() {
         let index = index(&[
-            ("pkg/base.py", "class Exporter:\n    def export(self, rows):\n        raise NotImplementedError\n"),
-            ("pkg/mid.py", "from .base import Exporter\n\nclass TextExporter(base.Exporter):\n    \"\"\"Text.\n\nclass Fake:\n    def export(self): pass\n\"\"\"\n    sep = ','\n"),
-            ("pkg/csv.py", "class CsvExporter(\n    TextExporter,\n):\n    async def export(self, rows):\n        return rows\n"),
+            (
+                "pkg/base.py",
+                "class Exporter:\n    def export(self, rows):\n        raise NotImplementedError\n",
+            ),
+            (
+                "pkg/mid.py",
+                "from .base import Exporter\n\nclass TextExporter(base.Exporter):\n    \"\"\"Text.\n\nclass Fake:\n    def export(self): pass\n\"\"\"\n    sep = ','\n",
+            ),
+            (
+                "pkg/csv.py",
+                "class CsvExporter(\n    TextExporter,\n):\n    async def export(self, rows):\n        return rows\n",
+            ),
         ]);
         assert!(index.clears(&stub("Exporter", "export", false)));
         assert!(!index.clears(&stub("Exporter", "flush", false)));
@@ -352,7 +363,10 @@ mod tests {
             ("proto.py", "class Clock(typing.Protocol):\n    def now(self) -> float: ...\n"),
             ("abc_base.py", "class Store:\n    @abc.abstractmethod\n    def get(self): ...\n"),
             ("meta.py", "class Meta(object, metaclass=abc.ABCMeta):\n    pass\n"),
-            ("impl.py", "class Wall(Clock):\n    def now(self): ...\nclass Disk(Store): ...\nclass M(Meta): ...\nclass Plain(object): ...\n"),
+            (
+                "impl.py",
+                "class Wall(Clock):\n    def now(self): ...\nclass Disk(Store): ...\nclass M(Meta): ...\nclass Plain(object): ...\n",
+            ),
         ]);
         assert!(index.clears(&stub("Wall", "now", false)));
         assert!(index.clears(&stub("Disk", "put", false)));
@@ -363,9 +377,18 @@ mod tests {
     #[test]
     fn a_script_method_overridden_by_a_subclass_or_below_an_abstract_class_is_cleared() {
         let index = index(&[
-            ("src/store.ts", "export class Store {\n  get(k: string): string { throw new Error('not implemented'); }\n}\nexport abstract class Shape {}\n"),
-            ("src/mem.ts", "import { Store } from './store';\nexport class MemStore extends Store {\n  get(k: string) { return k; }\n}\n"),
-            ("src/sq.js", "class Square extends lib.Shape {\n  area() { throw new Error('not implemented'); }\n}\n"),
+            (
+                "src/store.ts",
+                "export class Store {\n  get(k: string): string { throw new Error('not implemented'); }\n}\nexport abstract class Shape {}\n",
+            ),
+            (
+                "src/mem.ts",
+                "import { Store } from './store';\nexport class MemStore extends Store {\n  get(k: string) { return k; }\n}\n",
+            ),
+            (
+                "src/sq.js",
+                "class Square extends lib.Shape {\n  area() { throw new Error('not implemented'); }\n}\n",
+            ),
         ]);
         assert!(index.clears(&stub("Store", "get", true)));
         assert!(!index.clears(&stub("Store", "set", true)));

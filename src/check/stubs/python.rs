@@ -189,12 +189,14 @@ fn abstract_class(file: &File, class: Node, depth: usize) -> bool {
     let bases = class.child_by_field_name("superclasses").map(|s| file.text_of(s)).unwrap_or_default();
     let base_words = ["Protocol", "ABC", "ABCMeta", "Generic"];
     let words = || bases.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
-    if words().any(|w| base_words.contains(&w)) || super::base_like(name) || has_abstract_method(file, class) {
+    if words().any(|w| base_words.contains(&w)) || super::base_like(name) || has_abstract_method(file, class)
+    {
         return true;
     }
     depth < MAX_DEPTH
         && words().any(|base| {
-            base != name && classes_named(class, file, base).into_iter().any(|c| abstract_class(file, c, depth + 1))
+            base != name
+                && classes_named(class, file, base).into_iter().any(|c| abstract_class(file, c, depth + 1))
         })
 }
 
@@ -232,7 +234,19 @@ fn classes_named<'n>(from: Node<'n>, file: &File, name: &str) -> Vec<Node<'n>> {
             out.push(node);
         }
         // Classes sit in blocks and decorated definitions, never inside expressions.
-        if matches!(node.kind(), "module" | "block" | "class_definition" | "decorated_definition" | "function_definition" | "if_statement" | "try_statement" | "else_clause" | "elif_clause" | "except_clause") {
+        if matches!(
+            node.kind(),
+            "module"
+                | "block"
+                | "class_definition"
+                | "decorated_definition"
+                | "function_definition"
+                | "if_statement"
+                | "try_statement"
+                | "else_clause"
+                | "elif_clause"
+                | "except_clause"
+        ) {
             let mut cursor = node.walk();
             stack.extend(node.named_children(&mut cursor));
         }
@@ -258,7 +272,9 @@ fn null_object(file: &File, class: Node) -> bool {
         .iter()
         .filter_map(|m| match m.kind() {
             "function_definition" => Some(*m),
-            "decorated_definition" => m.child_by_field_name("definition").filter(|d| d.kind() == "function_definition"),
+            "decorated_definition" => {
+                m.child_by_field_name("definition").filter(|d| d.kind() == "function_definition")
+            }
             _ => None,
         })
         .collect();

@@ -152,7 +152,9 @@ impl Bodies<'_, '_, '_> {
     /// The name of the nearest class around the function being visited.
     fn class(&self) -> Option<String> {
         self.ancestors.up().find_map(|kind| match kind {
-            AstKind::Class(class) => Some(class.id.as_ref().map(|id| id.name.to_string()).unwrap_or_default()),
+            AstKind::Class(class) => {
+                Some(class.id.as_ref().map(|id| id.name.to_string()).unwrap_or_default())
+            }
             _ => None,
         })
     }
@@ -168,7 +170,10 @@ impl Bodies<'_, '_, '_> {
         });
         let Some(class) = class else { return false };
         let named = class.id.as_ref().is_some_and(|id| super::base_like(&id.name));
-        named || [around.start, class.span.start].into_iter().any(|start| self.doc_says_abstract(start as usize))
+        named
+            || [around.start, class.span.start]
+                .into_iter()
+                .any(|start| self.doc_says_abstract(start as usize))
     }
 
     /// Whether the doc comment just before `start` says `@abstract`, `@interface` or `@virtual`.

@@ -514,13 +514,15 @@ fn a_class_that_only_looks_null_still_has_its_stubs() {
     let plain = "class Tracer:\n    def start(self, name): ...\n    def stop(self): ...\n";
     assert_eq!(found("a.py", plain), vec![(2, StubBody), (3, StubBody)]);
     // Named so, but one method does something: its `...` sibling is a placeholder.
-    let mixed = "class NullTracer:\n    def start(self, name): ...\n    def stop(self):\n        print('x')\n";
+    let mixed =
+        "class NullTracer:\n    def start(self, name): ...\n    def stop(self):\n        print('x')\n";
     assert_eq!(found("a.py", mixed), vec![(2, StubBody)]);
 }
 
 #[test]
 fn a_script_base_class_by_name_or_doc_declares_what_subclasses_implement() {
-    let named = "export class BaseAdapter {\n  send(msg) {\n    throw new Error('not implemented');\n  }\n}\n";
+    let named =
+        "export class BaseAdapter {\n  send(msg) {\n    throw new Error('not implemented');\n  }\n}\n";
     assert_none("a.js", named);
     let documented = "/** @interface */\nexport class Storage {\n  get(key) {\n    throw new Error('Not implemented');\n  }\n}\n";
     assert_none("a.js", documented);
