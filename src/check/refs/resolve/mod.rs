@@ -106,6 +106,7 @@ const BUILT_FROM: &[(&str, &[&str])] = &[
         ],
     ),
     ("htm", &["md", "markdown", "html"]),
+    ("pdf", &["tex", "md", "markdown", "rst", "typ", "adoc", "odt", "docx", "html", "svg"]),
     ("json", &["json5", "yaml", "yml", "toml"]),
     ("wasm", &["rs", "c", "cpp", "wat", "zig"]),
     ("webp", &["png", "jpg", "jpeg"]),
@@ -189,7 +190,7 @@ impl<'f> Project<'f> {
                 ImportKind::Python { level, from } => {
                     self.python(path, import, *level, *from, refs, &mut out)
                 }
-                ImportKind::RustMod { inline } => self.rust_mod(path, import, inline, &mut out),
+                ImportKind::RustMod { inline, cfg } => self.rust_mod(path, import, inline, *cfg, &mut out),
                 ImportKind::Css | ImportKind::Html(_) => self.file(path, import, &mut out),
             }
         }
