@@ -65,18 +65,21 @@ fn stub_body(file: &File, func: Node) -> Option<Found> {
     let stub_file = file.path.to_ascii_lowercase().ends_with(".pyi");
     let (outer, decorators) = decorators(file, func);
     let class = enclosing_class(outer);
-    let abstract_by_declaration = stub_file
-        || decorators.iter().any(|d| {
-            matches!(
-                *d,
-                "abstractmethod"
-                    | "abstractproperty"
-                    | "abstractclassmethod"
-                    | "abstractstaticmethod"
-                    | "overload"
-            )
-        })
-        || class.is_some_and(|c| abstract_class(file, c, 0) || null_object(file, c));
+    // Read last, and only for a body that is otherwise a stub: it may look at other classes.
+    let abstract_by_declaration = || {
+        stub_file
+            || decorators.iter().any(|d| {
+                matches!(
+                    *d,
+                    "abstractmethod"
+                        | "abstractproperty"
+                        | "abstractclassmethod"
+                        | "abstractstaticmethod"
+                        | "overload"
+                )
+            })
+            || class.is_some_and(|c| abstract_class(file, c, 0) || null_object(file, c))
+    };
     let what = match only {
         Only::Pass => "pass",
         Only::Ellipsis => "...",
@@ -85,7 +88,6 @@ fn stub_body(file: &File, func: Node) -> Option<Found> {
     };
     let message = format!("body of `{name}` is only `{what}`");
     let stub = match only {
-        _ if abstract_by_declaration => false,
         _ if placeholder_comment => true,
         Only::Ellipsis => true,
         Only::NotImplemented => {
@@ -98,7 +100,7 @@ fn stub_body(file: &File, func: Node) -> Option<Found> {
         }
         Only::Docstring => false,
     };
-    if !stub {
+    if !stub || abstract_by_declaration() {
         return None;
     }
     let found = file.found(at, StubKind::StubBody, message);
