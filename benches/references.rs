@@ -1272,7 +1272,7 @@ fn renamed_exports(disk: &Disk, sites: &Sites) -> Vec<Case> {
 /// Whether `text` mentions `id` other than by looking it up.
 fn mentions_besides_lookups(text: &str, id: &str) -> bool {
     let mut t = text.to_owned();
-    for pattern in ["getElementById(", "querySelector("] {
+    for pattern in ["getElementById(", "querySelector(", "$("] {
         for quote in ['\'', '"', '`'] {
             for hash in ["", "#"] {
                 t = t.replace(&format!("{pattern}{quote}{hash}{id}{quote}"), "");

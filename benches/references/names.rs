@@ -517,6 +517,25 @@ pub(super) fn dropped_imports(disk: &Disk, checked: &HashSet<&String>) -> Vec<Ca
     out
 }
 
+/// The names a classic script declares at its top level: `function f`, `class C`, and
+/// `var`/`let`/`const x =` at column 0.
+fn globals_of(code: &str) -> Vec<String> {
+    let mut names: Vec<String> = definitions(code, false).into_iter().map(|d| d.name).collect();
+    for line in code.lines() {
+        for keyword in ["var ", "let ", "const "] {
+            if let Some(rest) = line.strip_prefix(keyword)
+                && let Some((name, _)) = rest.split_once('=')
+                && is_ident(name.trim())
+            {
+                names.push(name.trim().to_owned());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// The `<script ...>` start tags of a page: (whole tag, src value, where the element starts
 /// and ends).
 fn script_tags(page: &str) -> Vec<(String, Option<String>, (usize, usize))> {
@@ -604,8 +623,7 @@ pub(super) fn lost_scripts(disk: &Disk, checked: &HashSet<&String>) -> Vec<Case>
         let codes: Vec<String> =
             texts.iter().map(|t| code_of(t.as_deref().unwrap_or_default(), false)).collect();
         for (a, (a_path, a_span)) in scripts.iter().enumerate() {
-            for def in definitions(&codes[a], false) {
-                let name = &def.name;
+            for name in &globals_of(&codes[a]) {
                 if !not_global(name, false) || !words(&code_of(&inline, false), name).is_empty() {
                     continue;
                 }

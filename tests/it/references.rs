@@ -463,12 +463,12 @@ async fn an_id_renamed_in_the_base_template_a_child_page_extends_is_reported() {
         .file("app/templates/nav.html", "<nav id=\"menu\"></nav>\n")
         .file(
             "app/templates/fetch.html",
-            "{% extends 'base.html' %}\n{% block script %}\n<script>\nvar form = document.getElementById('calc');\nvar nav = document.getElementById('menu');\n</script>\n{% endblock %}\n",
+            "{% extends 'base.html' %}\n{% block script %}\n<script>\nfetch({{ url_for('add')|tojson }});\nvar form = document.getElementById('calc');\nvar nav = document.getElementById('menu');\n</script>\n{% endblock %}\n",
         )
         // Another template's computed ids are not this page's.
         .file("app/templates/list.html", "<ul>{% for r in rows %}<li id=\"{{ r.key }}\"></li>{% endfor %}</ul>\n");
     let (files, text, _) = check(&root, &["app/templates/fetch.html"]).await;
-    assert_eq!(files[0].refs, [r(4, "id", "#calc")], "{text}");
+    assert_eq!(files[0].refs, [r(5, "id", "#calc")], "{text}");
 }
 
 // --- rules learned on real projects (benches/references.rs) ------------------------------

@@ -119,6 +119,9 @@ fn inline_script(text: &str, element: Node, raw: Node, index: &LineIndex, refs: 
         return;
     }
     refs.ids.extend(&ids::created_ids(body, true));
+    // A template's script is read as the browser gets it, with the template's tags filled
+    // in: `fetch({{ url_for('add')|tojson }})` must parse for its lookups to be read.
+    let body = &*without_template_tags(body);
     // Where a `.js` file would be a module, so is an inline script.
     let dialect = Dialect::of("inline.js", body);
     let mut inner = Refs::default();
@@ -127,6 +130,45 @@ fn inline_script(text: &str, element: Node, raw: Node, index: &LineIndex, refs: 
     });
     refs.imports.extend(inner.imports);
     refs.lookups.extend(inner.lookups);
+}
+
+/// `body` with each template tag blanked, offsets kept: an expression (`{{ x|tojson }}`) as
+/// `0` and spaces, a statement or comment (`{% if %}`, `{# #}`) as spaces; newlines stay.
+fn without_template_tags(body: &str) -> std::borrow::Cow<'_, str> {
+    if !["{{", "{%", "{#"].iter().any(|open| body.contains(open)) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = rest.find('{') {
+        let close = match rest.get(at + 1..at + 2) {
+            Some("{") => "}}",
+            Some("%") => "%}",
+            Some("#") => "#}",
+            _ => {
+                out.push_str(&rest[..=at]);
+                rest = &rest[at + 1..];
+                continue;
+            }
+        };
+        let Some(end) = rest[at + 2..].find(close).map(|e| at + 2 + e + 2) else { break };
+        out.push_str(&rest[..at]);
+        let mut first = close == "}}";
+        for c in rest[at..end].chars() {
+            if c == '\n' {
+                out.push('\n');
+            } else if first {
+                out.push('0');
+                out.extend(std::iter::repeat_n(' ', c.len_utf8() - 1));
+                first = false;
+            } else {
+                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The site path of a static file a template names through its framework's route:
@@ -271,6 +313,14 @@ mod tests {
                 None
             ]
         );
+    }
+
+    #[test]
+    fn a_template_s_tags_are_blanked_in_its_script_with_offsets_kept() {
+        let body = "fetch({{ url_for('add')|tojson }}, x);\n{% if a %}go();{% endif %}\n{ y: 1 }";
+        let blanked = without_template_tags(body);
+        assert_eq!(blanked.len(), body.len());
+        assert_eq!(blanked, "fetch(0                          , x);\n          go();           \n{ y: 1 }");
     }
 
     #[test]

@@ -256,7 +256,7 @@ fn flask_templates(base_form_id: &str, unrelated: &str) -> Mem {
     let base = format!(
         "<!doctype html>\n{{% include 'parts/nav.html' %}}\n<form id=\"{base_form_id}\"></form>\n{{% block script %}}{{% endblock %}}\n"
     );
-    let child = "{% extends 'base.html' %}\n{% block script %}\n<script>\nvar form = document.getElementById('calc');\nvar nav = document.getElementById('menu');\nvar s = document.getElementById('result');\n</script>\n{% endblock %}\n{% block body %}<span id=\"result\"></span>{% endblock %}\n";
+    let child = "{% extends 'base.html' %}\n{% block script %}\n<script>\nfetch({{ url_for('add')|tojson }}); var form = document.getElementById('calc');\nvar nav = document.getElementById('menu');\nvar s = document.getElementById('result');\n</script>\n{% endblock %}\n{% block body %}<span id=\"result\"></span>{% endblock %}\n";
     Mem::with(&[
         ("app/templates/base.html", &base),
         ("app/templates/parts/nav.html", "<nav id=\"menu\"></nav>\n"),
