@@ -215,7 +215,7 @@ fn words(code: &str, name: &str) -> Vec<usize> {
     let b = code.as_bytes();
     code.match_indices(name)
         .map(|(at, _)| at)
-        .filter(|&at| !(at > 0 && word(b[at - 1])) && !b.get(at + name.len()).is_some_and(|c| word(*c)))
+        .filter(|&at| !(at > 0 && word(b[at - 1]) || b.get(at + name.len()).is_some_and(|c| word(*c))))
         .collect()
 }
 
@@ -576,11 +576,14 @@ fn handlers(page: &str) -> Vec<(String, usize)> {
     out
 }
 
+/// A local script a page loads, and where its element is in the page.
+type LoadedScript = (String, (usize, usize));
+
 pub(super) fn lost_scripts(disk: &Disk, checked: &HashSet<&String>) -> Vec<Case> {
     let pages: Vec<&String> = disk.files.iter().filter(|f| has_ext(f, &["html", "htm"])).collect();
     // Which pages load each script.
     let mut loaded_by: HashMap<String, usize> = HashMap::new();
-    let mut page_scripts: Vec<(&String, String, Vec<(String, (usize, usize))>)> = Vec::new();
+    let mut page_scripts: Vec<(&String, String, Vec<LoadedScript>)> = Vec::new();
     for page in &pages {
         let Some(text) = disk.read(page) else { continue };
         if text.contains("{{") || text.contains("{%") || text.contains("<%") {
