@@ -354,6 +354,16 @@ fn check_files(root: &Path, paths: &[String]) -> Vec<Complaint> {
     let mut out = Vec::new();
     for file in files {
         let path = file["path"].as_str().unwrap_or_default().to_owned();
+        // A file whose syntax check fails has its references unjudged: no case is made in it.
+        if matches!(file["status"].as_str(), Some("errors" | "incomplete")) {
+            out.push(Complaint {
+                path: path.clone(),
+                line: 0,
+                kind: "unparsed".into(),
+                reference: String::new(),
+                reason: String::new(),
+            });
+        }
         for u in file["unresolved"].as_array().into_iter().flatten() {
             out.push(Complaint {
                 path: path.clone(),
@@ -409,7 +419,10 @@ fn measure(project: &Project, root: &Path, args: &Args, totals: &mut Totals) {
     checked.truncate(args.max_files);
     checked.sort();
     let label = format!("{}/{}", project.group, project.name);
-    let complaints = if checked.is_empty() { Vec::new() } else { check_files(root, &checked) };
+    let mut complaints = if checked.is_empty() { Vec::new() } else { check_files(root, &checked) };
+    let unparsed: HashSet<String> =
+        complaints.iter().filter(|c| c.kind == "unparsed").map(|c| c.path.clone()).collect();
+    complaints.retain(|c| c.kind != "unparsed");
     let g = totals.groups.entry(project.group.clone()).or_default();
     g.0 += 1;
     g.1 += checked.len();
@@ -420,8 +433,9 @@ fn measure(project: &Project, root: &Path, args: &Args, totals: &mut Totals) {
     let complained: HashSet<String> = complaints.iter().map(|c| c.path.clone()).collect();
     totals.false_alarms.extend(complaints.into_iter().map(|c| (label.clone(), c)));
 
-    // References are read only from files that raised no complaint and are checked.
-    let checked_set: HashSet<&String> = checked.iter().filter(|f| !complained.contains(*f)).collect();
+    // References are read only from files that are checked, parse and raised no complaint.
+    let checked_set: HashSet<&String> =
+        checked.iter().filter(|f| !complained.contains(*f) && !unparsed.contains(*f)).collect();
     let disk = Disk::new(root, &files);
     let sites = read_sites(&disk, &checked_set);
     let cases = make_cases(&disk, &sites, &checked_set, args);
@@ -1140,7 +1154,7 @@ fn misspelled(disk: &Disk, sites: &Sites) -> Vec<Case> {
 
 fn deleted(disk: &Disk, sites: &Sites) -> Vec<Case> {
     let mut out = Vec::new();
-    for s in sites.refs.iter().filter(|s| s.kind != SiteKind::RustMod) {
+    for s in sites.refs.iter().filter(|s| !matches!(s.kind, SiteKind::RustMod | SiteKind::RustModCfg)) {
         let (dir, name) = split(&s.target);
         if s.target == s.user || name == "__init__.py" || disk.installed_or_built(&s.target) {
             continue;
