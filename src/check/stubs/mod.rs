@@ -529,26 +529,6 @@ fn holds_named_leaf(node: Node, text: &str) -> bool {
     false
 }
 
-/// Whether a class's name says it exists to be subclassed: `BaseHandler`, `_BaseLoop`,
-/// `AbstractLoop`, `HandlerBase`, `ReprMixin`, `Interface`.
-fn base_like(name: &str) -> bool {
-    let name = name.trim_start_matches('_');
-    name.starts_with("Base")
-        || name.starts_with("Abstract")
-        || name.ends_with("Base")
-        || name.ends_with("Mixin")
-        || name.ends_with("Interface")
-}
-
-/// Whether a class's name says it is a null object, whose methods do nothing on purpose:
-/// `NullHandler`, `NoopLogger`, `NoOpTracer`, `DummyLock`, `_NullSpan`.
-fn null_like(name: &str) -> bool {
-    let name = name.trim_start_matches('_');
-    ["Null", "Noop", "NoOp", "Nop", "Dummy"].iter().any(|prefix| {
-        name.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_uppercase))
-    })
-}
-
 /// The comments directly inside `node` (its children), for rules about bodies.
 fn child_comments<'a>(node: Node<'a>) -> Vec<Node<'a>> {
     let mut cursor = node.walk();

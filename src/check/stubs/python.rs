@@ -191,7 +191,9 @@ fn abstract_class(file: &File, class: Node, depth: usize) -> bool {
     let bases = class.child_by_field_name("superclasses").map(|s| file.text_of(s)).unwrap_or_default();
     let base_words = ["Protocol", "ABC", "ABCMeta", "Generic"];
     let words = || bases.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
-    if words().any(|w| base_words.contains(&w)) || super::base_like(name) || has_abstract_method(file, class)
+    if words().any(|w| base_words.contains(&w))
+        || placeholder::base_like(name)
+        || has_abstract_method(file, class)
     {
         return true;
     }
@@ -267,7 +269,7 @@ fn null_object(file: &File, class: Node) -> bool {
         let words = placeholder::words(d);
         placeholder::explains_no_op(&words) || words.windows(2).any(|w| w[0] == "null" && w[1] == "object")
     });
-    if !(super::null_like(name) || documented) {
+    if !(placeholder::null_like(name) || documented) {
         return false;
     }
     let methods: Vec<Node> = members

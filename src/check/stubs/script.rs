@@ -105,7 +105,7 @@ impl Bodies<'_, '_, '_> {
             return;
         }
         if statements == 0
-            && !self.class().is_some_and(|c| super::null_like(&c))
+            && !self.class().is_some_and(|c| placeholder::null_like(&c))
             && let Some(first) = in_body.first()
             && let Some(stub) = comments_say_code_goes_here(self.file, first.start, name, &words())
         {
@@ -169,7 +169,7 @@ impl Bodies<'_, '_, '_> {
             _ => None,
         });
         let Some(class) = class else { return false };
-        let named = class.id.as_ref().is_some_and(|id| super::base_like(&id.name));
+        let named = class.id.as_ref().is_some_and(|id| placeholder::base_like(&id.name));
         named
             || [around.start, class.span.start]
                 .into_iter()
