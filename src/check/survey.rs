@@ -186,10 +186,48 @@ mod tests {
             .imports
             .into_iter()
             .map(|i| match i.kind {
-                refs::ImportKind::RustMod { inline } => (i.line, i.written, inline),
+                refs::ImportKind::RustMod { inline, .. } => (i.line, i.written, inline),
                 other => panic!("{other:?}"),
             })
             .collect()
+    }
+
+    /// (line, name, under a `#[cfg]`) of each module declaration, both readings agreeing.
+    fn cfg_mods(text: &str) -> Vec<(usize, String, bool)> {
+        let (new, old) = (read(text), survey("lib.rs", text));
+        assert_eq!(new.refs.imports, old.refs.imports, "{text}");
+        new.refs
+            .imports
+            .into_iter()
+            .map(|i| match i.kind {
+                refs::ImportKind::RustMod { cfg, .. } => (i.line, i.written, cfg),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_module_under_a_cfg_other_than_test_is_read_and_marked() {
+        let text = "#[cfg(unix)]
+mod unix;
+#[cfg(feature = \"extra\")]
+#[doc(hidden)]
+pub mod extra;
+#[cfg(all(test, unix))]
+mod tests;
+#[cfg(windows)]
+mod sys {
+    mod win;
+}
+#[cfg_attr(unix, path = \"u.rs\")]
+mod c;
+mod plain;
+";
+        let t = |line: usize, name: &str, cfg: bool| (line, name.to_owned(), cfg);
+        assert_eq!(
+            cfg_mods(text),
+            vec![t(2, "unix", true), t(5, "extra", true), t(10, "win", true), t(14, "plain", false)]
+        );
     }
 
     fn stub(line: usize, kind: StubKind, message: &str) -> (usize, StubKind, String) {

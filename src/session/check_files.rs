@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -230,6 +230,22 @@ pub(super) struct Run<'p> {
     /// When the call started, in nanoseconds since the epoch (see
     /// [`settled`](super::check_cache::settled)).
     pub(super) started_ns: i128,
+    /// The project's Python classes and script classes, indexed the first time a stub body
+    /// asks whether the project overrides it (see [`stubs::ClassIndex`]).
+    classes: [OnceLock<stubs::ClassIndex>; 2],
+}
+
+impl Run<'_> {
+    /// Whether the project clears `stub`: a subclass overrides it, or its class is abstract.
+    fn clears(&self, stub: &stubs::Overridable) -> bool {
+        let project = &self.project;
+        self.classes[usize::from(stub.script)]
+            .get_or_init(|| {
+                let files = project.every_file().unwrap_or_default();
+                stubs::class_index(files.iter().map(String::as_str), |p| project.read(p), stub.script)
+            })
+            .clears(stub)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -283,6 +299,7 @@ impl Session {
             budget: Budget::new(BYTES_IN_FLIGHT),
             manifests: Mutex::new(HashMap::new()),
             started_ns,
+            classes: Default::default(),
         };
         let items: Vec<(usize, Result<RootPath>)> = targets.into_iter().enumerate().collect();
         let mut cancelled = None;
@@ -342,6 +359,10 @@ impl Session {
         };
         let syntax = told.report.clone();
         let mut found = told.survey.stubs.clone();
+        // A method that only declares what subclasses implement, by what the project says.
+        if found.iter().any(|s| s.overridable.is_some()) {
+            found.retain(|s| !s.overridable.as_ref().is_some_and(|o| run.clears(o)));
+        }
         if !told.links.is_empty() {
             found.extend(self.linked_asset_problems(path, &told.links));
             found.sort_by_key(|s| s.line);
@@ -467,6 +488,7 @@ impl Session {
                     kind: StubKind::LinkedAsset,
                     message: problem,
                     source: source.clone(),
+                    overridable: None,
                 })
             })
             .collect()

@@ -44,6 +44,7 @@ mod sandbox;
 mod scenarios;
 mod schemas;
 mod search;
+mod stub_exemptions;
 mod syntax;
 mod truth;
 mod undo;

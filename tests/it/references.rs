@@ -265,7 +265,7 @@ async fn a_rust_mod_without_its_file_is_reported_and_exempt_ones_are_not() {
     let root = Root::new()
         .file(
             "src/lib.rs",
-            "mod store;\nmod net;\npub mod api {\n    mod routes;\n}\n#[cfg(feature = \"extra\")]\nmod extra;\n#[path = \"gen/out.rs\"]\nmod generated;\nmod missing;\n",
+            "mod store;\nmod net;\npub mod api {\n    mod routes;\n}\n#[cfg(test)]\nmod extra;\n#[path = \"gen/out.rs\"]\nmod generated;\nmod missing;\n",
         )
         .file("src/store.rs", "mod db;\npub fn s() {}\n")
         .file("src/store/db.rs", "pub fn d() {}\n")
@@ -439,6 +439,51 @@ async fn a_rust_file_built_only_under_a_cfg_declares_no_checked_module() {
     assert_eq!(files[0].status, "complete", "{text}");
     assert_eq!(files[1].refs, [r(1, "module", "mod gone;")], "{text}");
     assert_eq!(files[1].reasons[0], "has no file (src/gone.rs or src/gone/mod.rs)", "{text}");
+}
+
+#[tokio::test]
+async fn a_rust_mod_under_a_cfg_whose_file_is_gone_is_reported() {
+    let root = Root::new()
+        .file(
+            "src/lib.rs",
+            "#[cfg(feature = \"simd\")]\nmod simd;\n#[cfg(windows)]\nmod win;\n#[cfg(unix)]\nmod generated;\n#[cfg(test)]\nmod tests;\n",
+        )
+        .file("src/win/mod.rs", "pub fn w() {}\n")
+        .file("build.rs", "fn main() { std::fs::write(\"src/generated.rs\", \"\").unwrap(); }\n")
+        .file("Cargo.toml", "[package]\nname = \"x\"\nversion = \"0.1.0\"\n");
+    let (files, text, _) = check(&root, &["src/lib.rs"]).await;
+    assert_eq!(files[0].refs, [r(2, "module", "mod simd;")], "{text}");
+    assert_eq!(files[0].reasons[0], "has no file (src/simd.rs or src/simd/mod.rs)", "{text}");
+}
+
+#[tokio::test]
+async fn a_page_s_link_to_a_local_document_that_is_gone_is_reported() {
+    let root = Root::new()
+        .file(
+            "site/index.html",
+            "<!doctype html>\n<a href=\"../pdfs/brief.pdf\">Brief</a>\n<a href=\"../pdfs/gone.pdf\">Gone</a>\n<a href=\"/abs.pdf\">Abs</a>\n<a href=\"contact\">Contact</a>\n",
+        )
+        .file("pdfs/brief.pdf", "%PDF-1.4\n");
+    let (files, text, _) = check(&root, &["site/index.html"]).await;
+    assert_eq!(files[0].refs, [r(3, "file", "../pdfs/gone.pdf")], "{text}");
+}
+
+#[tokio::test]
+async fn an_id_renamed_in_the_base_template_a_child_page_extends_is_reported() {
+    let root = Root::new()
+        .file(
+            "app/templates/base.html",
+            "<!doctype html>\n{% include 'nav.html' %}\n<form id=\"calc-form\"></form>\n{% block script %}{% endblock %}\n",
+        )
+        .file("app/templates/nav.html", "<nav id=\"menu\"></nav>\n")
+        .file(
+            "app/templates/fetch.html",
+            "{% extends 'base.html' %}\n{% block script %}\n<script>\nfetch({{ url_for('add')|tojson }});\nvar form = document.getElementById('calc');\nvar nav = document.getElementById('menu');\n</script>\n{% endblock %}\n",
+        )
+        // Another template's computed ids are not this page's.
+        .file("app/templates/list.html", "<ul>{% for r in rows %}<li id=\"{{ r.key }}\"></li>{% endfor %}</ul>\n");
+    let (files, text, _) = check(&root, &["app/templates/fetch.html"]).await;
+    assert_eq!(files[0].refs, [r(5, "id", "#calc")], "{text}");
 }
 
 // --- rules learned on real projects (benches/references.rs) ------------------------------

@@ -99,6 +99,9 @@ pub(super) fn extract(path: &str, text: &str, root: Node, index: &LineIndex, ref
         stack.extend(children.into_iter().rev());
     }
     page.template = is_template_page(path, text, &raw_ranges);
+    if page.template {
+        page.includes = template_includes(text);
+    }
     if page.template || base {
         // Its paths are URLs the server resolves: inline module imports included.
         refs.imports.retain(|i| !matches!(i.kind, ImportKind::Html(_) | ImportKind::Script { .. }));
@@ -116,6 +119,9 @@ fn inline_script(text: &str, element: Node, raw: Node, index: &LineIndex, refs: 
         return;
     }
     refs.ids.extend(&ids::created_ids(body, true));
+    // A template's script is read as the browser gets it, with the template's tags filled
+    // in: `fetch({{ url_for('add')|tojson }})` must parse for its lookups to be read.
+    let body = &*without_template_tags(body);
     // Where a `.js` file would be a module, so is an inline script.
     let dialect = Dialect::of("inline.js", body);
     let mut inner = Refs::default();
@@ -124,6 +130,45 @@ fn inline_script(text: &str, element: Node, raw: Node, index: &LineIndex, refs: 
     });
     refs.imports.extend(inner.imports);
     refs.lookups.extend(inner.lookups);
+}
+
+/// `body` with each template tag blanked, offsets kept: an expression (`{{ x|tojson }}`) as
+/// `0` and spaces, a statement or comment (`{% if %}`, `{# #}`) as spaces; newlines stay.
+fn without_template_tags(body: &str) -> std::borrow::Cow<'_, str> {
+    if !["{{", "{%", "{#"].iter().any(|open| body.contains(open)) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = rest.find('{') {
+        let close = match rest.get(at + 1..at + 2) {
+            Some("{") => "}}",
+            Some("%") => "%}",
+            Some("#") => "#}",
+            _ => {
+                out.push_str(&rest[..=at]);
+                rest = &rest[at + 1..];
+                continue;
+            }
+        };
+        let Some(end) = rest[at + 2..].find(close).map(|e| at + 2 + e + 2) else { break };
+        out.push_str(&rest[..at]);
+        let mut first = close == "}}";
+        for c in rest[at..end].chars() {
+            if c == '\n' {
+                out.push('\n');
+            } else if first {
+                out.push('0');
+                out.extend(std::iter::repeat_n(' ', c.len_utf8() - 1));
+                first = false;
+            } else {
+                out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// The site path of a static file a template names through its framework's route:
@@ -148,15 +193,49 @@ fn static_route(value: &str) -> Option<String> {
         .then(|| format!("/static/{}", file.trim_start_matches('/')))
 }
 
-/// The path a page's attribute names, when it is checked: relative, with an extension
-/// (a page: `.html` or `.htm`), percent-escapes decoded.
+/// Files a page links (`<a href>`, `<iframe src>`) that a static site serves as they are:
+/// documents, data, archives and media. Other extensions may be routes a server answers
+/// (`.php`, `.aspx`, `.cgi`) or not files at all (`example.com`), and are left unjudged.
+const DOCUMENTS: &[&str] = &[
+    "html", "htm", "pdf", "doc", "docx", "odt", "rtf", "xls", "xlsx", "ods", "csv", "tsv", "ppt", "pptx",
+    "odp", "txt", "md", "json", "xml", "epub", "zip", "gz", "tgz", "bz2", "xz", "7z", "tar", "png", "jpg",
+    "jpeg", "gif", "svg", "webp", "mp3", "mp4", "webm", "ogg", "wav", "ics", "vcf",
+];
+
+/// The templates a Jinja, Django or Nunjucks template extends, includes or imports:
+/// `{% extends "base.html" %}`, `{%- include 'nav.html' -%}`, `{% from "m.html" import f %}`,
+/// as written; None for a name the template computes (`{% include item.template %}`).
+fn template_includes(text: &str) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for tag in text.split("{%").skip(1) {
+        let tag =
+            tag.split("%}").next().unwrap_or_default().trim_matches(|c: char| c == '-' || c.is_whitespace());
+        let mut words = tag.splitn(2, char::is_whitespace);
+        let keyword = words.next().unwrap_or_default();
+        if !matches!(keyword, "extends" | "include" | "import" | "from") {
+            continue;
+        }
+        let argument = words.next().unwrap_or_default().trim_start();
+        let quote = argument.chars().next().filter(|c| *c == '"' || *c == '\'');
+        let name = quote
+            .and_then(|q| argument[1..].split(q).next())
+            .filter(|n| !n.is_empty() && !is_template(n))
+            .map(str::to_owned);
+        // A list of names (`{% include ['a.html', 'b.html'] %}`) or a variable: unknown.
+        out.push(name);
+    }
+    out
+}
+
+/// The path a page's attribute names, when it is checked: relative, with an extension (a
+/// link: a page or a document, see [`DOCUMENTS`]), percent-escapes decoded.
 fn checked_path(target: &str, kind: Tag) -> Option<String> {
     if target.starts_with('/') || target.starts_with('\\') {
         return None;
     }
     let name = target.rsplit('/').next().unwrap_or_default();
     let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
-    if kind == Tag::Page && !matches!(extension.as_str(), "html" | "htm") {
+    if kind == Tag::Page && !DOCUMENTS.contains(&extension.as_str()) {
         return None;
     }
     percent_decoded(target)
@@ -223,6 +302,28 @@ mod tests {
     }
 
     #[test]
+    fn a_template_s_includes_are_read_and_a_computed_one_is_unknown() {
+        let text = "{% extends \"layouts/base.html\" %}\n{%- include 'nav.html' -%}\n{% from \"forms.html\" import field %}\n{% include item.template %}\n{% block x %}{% endblock %}\n";
+        assert_eq!(
+            template_includes(text),
+            vec![
+                Some("layouts/base.html".to_owned()),
+                Some("nav.html".to_owned()),
+                Some("forms.html".to_owned()),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn a_template_s_tags_are_blanked_in_its_script_with_offsets_kept() {
+        let body = "fetch({{ url_for('add')|tojson }}, x);\n{% if a %}go();{% endif %}\n{ y: 1 }";
+        let blanked = without_template_tags(body);
+        assert_eq!(blanked.len(), body.len());
+        assert_eq!(blanked, "fetch(0                          , x);\n          go();           \n{ y: 1 }");
+    }
+
+    #[test]
     fn percent_escapes_are_decoded() {
         assert_eq!(percent_decoded("my%20page.html").as_deref(), Some("my page.html"));
         assert_eq!(percent_decoded("a%zz.html"), None);
@@ -233,7 +334,9 @@ mod tests {
         assert_eq!(checked_path("js/app.js", Tag::Script).as_deref(), Some("js/app.js"));
         assert_eq!(checked_path("/static/app.js", Tag::Script), None);
         assert_eq!(checked_path("about", Tag::Page), None);
-        assert_eq!(checked_path("report.pdf", Tag::Page), None);
+        assert_eq!(checked_path("../pdfs/brief.pdf", Tag::Page).as_deref(), Some("../pdfs/brief.pdf"));
+        assert_eq!(checked_path("search.php", Tag::Page), None);
+        assert_eq!(checked_path("www.example.com", Tag::Page), None);
         assert_eq!(checked_path("../index.html", Tag::Page).as_deref(), Some("../index.html"));
     }
 }

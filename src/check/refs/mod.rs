@@ -146,7 +146,11 @@ pub(crate) enum ImportKind {
     /// `from ... import` whose names may be submodules.
     Python { level: usize, from: bool },
     /// Rust `mod name;`, inside the inline modules `inline` (outermost first).
-    RustMod { inline: Vec<String> },
+    RustMod {
+        inline: Vec<String>,
+        /// Declared under `#[cfg(...)]`: left out of some builds.
+        cfg: bool,
+    },
     /// A stylesheet's `@import` or `url()`.
     Css,
     /// An HTML page's `src` or `href`.
@@ -212,6 +216,9 @@ pub(crate) struct Page {
     /// The page is a server template (template syntax, or a templates directory): its
     /// paths are URLs the server's routes decide, not files beside it.
     pub(crate) template: bool,
+    /// A template's `{% extends %}`, `{% include %}`, `{% import %}` and `{% from ... import %}`
+    /// names, as written; `None` for one that is computed (`{% include name %}`).
+    pub(crate) includes: Vec<Option<String>>,
 }
 
 /// The references of `text`, parsed on its own (for files other than the one checked).

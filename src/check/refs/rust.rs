@@ -2,12 +2,14 @@
 //! tree-sitter-rust's tree ([`extract`]), and off rust-analyzer's parse of a text that
 //! parses ([`Reading`]), where the finish check has that parse already for its verdict.
 //!
-//! Only declarations the compiler reads for every build: a module with `#[path]` names its
-//! own file (not followed), one under `#[cfg(...)]` or `#[cfg_attr(...)]` (or in a file under
-//! `#![cfg(...)]`) may not be built, and one inside a macro (`cfg_if!`) is a token tree, not
-//! an item. An inline module whose body sets attributes of its own (`#![...]`) is not
-//! looked into. The rules are [`conditional_file`], [`conditional_module`] and
-//! [`sets_own_attributes`], for both readings.
+//! A module with `#[path]` or `#[cfg_attr(...)]` (which may set a path) names its own file
+//! and is not followed; one inside a macro (`cfg_if!`) is a token tree, not an item; a file
+//! under `#![cfg(...)]` is left alone, and so is a module under `#[cfg(test)]` (published
+//! crates leave their test files out). A module under another `#[cfg(...)]` is read, marked
+//! `cfg`: its file must exist for everyone who enables that configuration, unless a build
+//! script may write it (see `resolve/rust.rs`). An inline module whose body sets attributes
+//! of its own (`#![...]`) is not looked into. The rules are [`conditional_file`],
+//! [`cfg_of`] and [`sets_own_attributes`], for both readings.
 
 use ra_ap_parser::SyntaxKind;
 use tree_sitter::Node;
@@ -23,13 +25,36 @@ fn conditional_file(attribute: &str) -> bool {
     inner.starts_with("cfg(") || inner.starts_with("cfg (")
 }
 
-/// Whether an attribute of a module (`#[...]`, as written) names its file or may leave it
-/// out of the build: `#[path = ...]`, `#[cfg(...)]`, `#[cfg_attr(...)]`.
-fn conditional_module(attribute: &str) -> bool {
+/// What an attribute of a module (`#[...]`, as written) says of its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attribute {
+    /// Nothing: `#[doc]`, `#[macro_use]`, `#[allow]`.
+    Other,
+    /// It may be left out of the build: `#[cfg(...)]`.
+    Cfg,
+    /// Its file is named elsewhere or may not be needed: `#[path = ...]`, `#[cfg_attr(...)]`,
+    /// `#[cfg(test)]` (published crates leave their tests out).
+    Skip,
+}
+
+/// What the attribute `attribute` (as written) says of a module's file.
+fn cfg_of(attribute: &str) -> Attribute {
     let attribute = attribute.trim_start_matches("#[").trim_start();
-    ["path", "cfg", "cfg_attr"]
-        .iter()
-        .any(|w| attribute.strip_prefix(w).is_some_and(|rest| rest.trim_start().starts_with(['=', '('])))
+    let after = |w: &str| attribute.strip_prefix(w).map(str::trim_start);
+    if after("path").is_some_and(|r| r.starts_with('='))
+        || after("cfg_attr").is_some_and(|r| r.starts_with('('))
+    {
+        return Attribute::Skip;
+    }
+    match after("cfg").filter(|r| r.starts_with('(')) {
+        Some(condition)
+            if condition.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == "test") =>
+        {
+            Attribute::Skip
+        }
+        Some(_) => Attribute::Cfg,
+        None => Attribute::Other,
+    }
 }
 
 /// Whether an inline module's body (`{ ... }`, as written) sets attributes of its own
@@ -38,12 +63,13 @@ fn sets_own_attributes(body: &str) -> bool {
     body.contains("#![")
 }
 
-/// The import of a `mod name;` at `at`, inside the inline modules `inline`.
-fn declaration(at: usize, name: &str, inline: &[String], index: &LineIndex) -> Import {
+/// The import of a `mod name;` at `at`, inside the inline modules `inline`; `cfg`: under a
+/// `#[cfg(...)]`, its own or an enclosing inline module's.
+fn declaration(at: usize, name: &str, inline: &[String], cfg: bool, index: &LineIndex) -> Import {
     Import {
         line: index.line_of(at),
         written: name.trim_start_matches("r#").to_owned(),
-        kind: ImportKind::RustMod { inline: inline.to_vec() },
+        kind: ImportKind::RustMod { inline: inline.to_vec(), cfg },
         names: Vec::new(),
         optional: false,
     }
@@ -56,13 +82,13 @@ pub(super) fn extract(text: &str, root: Node, index: &LineIndex, refs: &mut Refs
         n.kind() == "inner_attribute_item" && text.get(n.byte_range()).is_some_and(conditional_file)
     });
     if !whole_file_conditional {
-        items(text, root, &mut Vec::new(), index, refs);
+        items(text, root, &mut Vec::new(), false, index, refs);
     }
 }
 
 /// The declarations among the items of `list` (a file, or an inline module's body), inside
-/// the inline modules `inline`.
-fn items(text: &str, list: Node, inline: &mut Vec<String>, index: &LineIndex, refs: &mut Refs) {
+/// the inline modules `inline`; `cfg`: one of them is under `#[cfg(...)]`.
+fn items(text: &str, list: Node, inline: &mut Vec<String>, cfg: bool, index: &LineIndex, refs: &mut Refs) {
     let text_of = |n: Node| text.get(n.byte_range()).unwrap_or_default();
     let mut cursor = list.walk();
     let children: Vec<Node> = list.named_children(&mut cursor).collect();
@@ -71,15 +97,17 @@ fn items(text: &str, list: Node, inline: &mut Vec<String>, index: &LineIndex, re
             continue;
         }
         // The attributes written just before the item.
-        let conditional = children[..i]
+        let attributes: Vec<Attribute> = children[..i]
             .iter()
             .rev()
             .take_while(|n| matches!(n.kind(), "attribute_item" | "line_comment" | "block_comment"))
             .filter(|n| n.kind() == "attribute_item")
-            .any(|a| conditional_module(text_of(*a)));
-        if conditional {
+            .map(|a| cfg_of(text_of(*a)))
+            .collect();
+        if attributes.contains(&Attribute::Skip) {
             continue;
         }
+        let cfg = cfg || attributes.contains(&Attribute::Cfg);
         let Some(name) = item.child_by_field_name("name") else { continue };
         let name = text_of(name);
         match item.child_by_field_name("body") {
@@ -88,10 +116,10 @@ fn items(text: &str, list: Node, inline: &mut Vec<String>, index: &LineIndex, re
                     continue;
                 }
                 inline.push(name.trim_start_matches("r#").to_owned());
-                items(text, body, inline, index, refs);
+                items(text, body, inline, cfg, index, refs);
                 inline.pop();
             }
-            None => refs.imports.push(declaration(item.start_byte(), name, inline, index)),
+            None => refs.imports.push(declaration(item.start_byte(), name, inline, cfg, index)),
         }
     }
 }
@@ -106,12 +134,14 @@ pub(crate) struct Reading {
     conditional_file: bool,
     /// The modules open around the step being read.
     modules: Vec<Module>,
-    /// The names of the inline modules whose bodies are being read, outermost first.
-    inline: Vec<String>,
+    /// The names of the inline modules whose bodies are being read, outermost first, and
+    /// whether each is under `#[cfg(...)]`.
+    inline: Vec<(String, bool)>,
     /// Where the attribute being read starts.
     attribute: usize,
-    /// Declarations so far: where, the name as written, and inside which inline modules.
-    found: Vec<(usize, String, Vec<String>)>,
+    /// Declarations so far: where, the name as written, inside which inline modules, and
+    /// whether under `#[cfg(...)]`.
+    found: Vec<(usize, String, Vec<String>, bool)>,
 }
 
 /// A module being read.
@@ -119,8 +149,10 @@ pub(crate) struct Reading {
 struct Module {
     /// Its declaration counts: it is an item of the file or of an inline module read.
     read: bool,
-    /// It has an attribute that names its file or may leave it out of the build.
+    /// It has an attribute that names its file or leaves it unjudged.
     conditional: bool,
+    /// It has a `#[cfg(...)]`.
+    cfg: bool,
     /// Where its visibility or `mod` keyword is.
     at: Option<usize>,
     name: std::ops::Range<usize>,
@@ -166,7 +198,7 @@ impl Reading {
                             m.body = Some((at, self.found.len()));
                             if m.read && !m.conditional {
                                 let name = text.get(m.name.clone()).unwrap_or_default();
-                                self.inline.push(name.trim_start_matches("r#").to_owned());
+                                self.inline.push((name.trim_start_matches("r#").to_owned(), m.cfg));
                             }
                         }
                         _ => {}
@@ -180,7 +212,9 @@ impl Reading {
                 }
                 (Some(SyntaxKind::MODULE), SyntaxKind::ATTR) => {
                     if let Some(m) = self.modules.last_mut() {
-                        m.conditional |= text.get(self.attribute..at).is_some_and(conditional_module);
+                        let attribute = text.get(self.attribute..at).map_or(Attribute::Other, cfg_of);
+                        m.conditional |= attribute == Attribute::Skip;
+                        m.cfg |= attribute == Attribute::Cfg;
                     }
                 }
                 (Some(SyntaxKind::MODULE), SyntaxKind::NAME) => {
@@ -203,7 +237,9 @@ impl Reading {
                     let Some(m) = self.modules.pop() else { return };
                     if m.read && !m.conditional && m.body.is_none() && !m.name.is_empty() {
                         let name = text.get(m.name.clone()).unwrap_or_default().to_owned();
-                        self.found.push((m.at.unwrap_or(m.name.start), name, self.inline.clone()));
+                        let inline = self.inline.iter().map(|(n, _)| n.clone()).collect();
+                        let cfg = m.cfg || self.inline.iter().any(|(_, cfg)| *cfg);
+                        self.found.push((m.at.unwrap_or(m.name.start), name, inline, cfg));
                     }
                 }
                 _ => {}
@@ -218,8 +254,11 @@ impl Reading {
             return refs;
         }
         let index = LineIndex::new(text);
-        refs.imports =
-            self.found.iter().map(|(at, name, inline)| declaration(*at, name, inline, &index)).collect();
+        refs.imports = self
+            .found
+            .iter()
+            .map(|(at, name, inline, cfg)| declaration(*at, name, inline, *cfg, &index))
+            .collect();
         refs
     }
 }

@@ -249,3 +249,66 @@ proptest! {
         }
     }
 }
+
+/// A Flask app's templates: `blog/fetch.html` extends `base.html`, which includes
+/// `parts/nav.html`; `admin/other.html` is `unrelated`.
+fn flask_templates(base_form_id: &str, unrelated: &str) -> Mem {
+    let base = format!(
+        "<!doctype html>\n{{% include 'parts/nav.html' %}}\n<form id=\"{base_form_id}\"></form>\n{{% block script %}}{{% endblock %}}\n"
+    );
+    let child = "{% extends 'base.html' %}\n{% block script %}\n<script>\nfetch({{ url_for('add')|tojson }}); var form = document.getElementById('calc');\nvar nav = document.getElementById('menu');\nvar s = document.getElementById('result');\n</script>\n{% endblock %}\n{% block body %}<span id=\"result\"></span>{% endblock %}\n";
+    Mem::with(&[
+        ("app/templates/base.html", &base),
+        ("app/templates/parts/nav.html", "<nav id=\"menu\"></nav>\n"),
+        ("app/templates/blog/fetch.html", child),
+        ("app/templates/admin/other.html", unrelated),
+        ("app/views.py", "def index():\n    return render_template('blog/fetch.html')\n"),
+    ])
+}
+
+#[test]
+fn a_child_template_s_script_finds_the_ids_of_the_templates_it_extends_and_includes() {
+    let computed = "{% extends 'base.html' %}\n<div id=\"{{ row.key }}\"></div>\n";
+    let mem = flask_templates("calc", computed);
+    assert_eq!(mem.unresolved("app/templates/blog/fetch.html"), refs(&[]));
+    // Renamed in the base: a computed id of a template the child does not render with
+    // does not cover it.
+    let mem = flask_templates("calc-form", computed);
+    assert_eq!(mem.unresolved("app/templates/blog/fetch.html"), refs(&[(4, "#calc")]));
+}
+
+#[test]
+fn a_template_whose_family_cannot_be_told_counts_every_template_s_ids() {
+    let mem = flask_templates("calc-form", "<div id=\"{{ row.key }}\"></div>\n");
+    let mut files = mem.files.clone();
+    let child =
+        files["app/templates/blog/fetch.html"].replace("{% extends 'base.html' %}", "{% extends layout %}");
+    files.insert("app/templates/blog/fetch.html".to_owned(), child);
+    let mem = Mem { files, ..Mem::default() };
+    assert_eq!(mem.unresolved("app/templates/blog/fetch.html"), refs(&[]));
+}
+
+#[test]
+fn a_page_s_link_to_a_local_document_must_exist() {
+    let page = "<!doctype html>\n<a href=\"../pdfs/brief.pdf\">Brief</a>\n<a href=\"../pdfs/gone.pdf\">Gone</a>\n<a href=\"notes/paper.pdf\">Paper</a>\n<a href=\"/files/abs.pdf\">Abs</a>\n<a href=\"search.php\">Search</a>\n<a href=\"contact\">Contact</a>\n";
+    let mem = Mem::with(&[
+        ("site/index.html", page),
+        ("pdfs/brief.pdf", "%PDF"),
+        // Built from its source.
+        ("site/notes/paper.tex", "\\documentclass{article}"),
+    ]);
+    assert_eq!(mem.unresolved("site/index.html"), refs(&[(3, "../pdfs/gone.pdf")]));
+}
+
+#[test]
+fn a_rust_mod_under_a_cfg_is_reported_unless_a_build_script_names_it() {
+    let mem = Mem::with(&[
+        ("Cargo.toml", "[package]\nname = \"x\"\n[features]\nsimd = []\n"),
+        (
+            "src/lib.rs",
+            "#[cfg(feature = \"simd\")]\nmod simd;\n#[cfg(unix)]\nmod bindings;\n#[cfg(test)]\nmod tests;\n#[cfg(windows)]\n#[path = \"w.rs\"]\nmod win;\n",
+        ),
+        ("build.rs", "fn main() { gen(\"src/bindings.rs\"); }\n"),
+    ]);
+    assert_eq!(mem.unresolved("src/lib.rs"), refs(&[(2, "mod simd;")]));
+}

@@ -28,6 +28,7 @@
 //! Pure: no file I/O. Linked files are read by the caller (see [`super::html::linked_assets`]).
 
 mod html;
+mod overrides;
 mod placeholder;
 mod prefilter;
 mod python;
@@ -51,6 +52,7 @@ use super::syntax::{parse_until, preorder};
 use super::tree::Syntax;
 use crate::lines::LineIndex;
 
+pub use overrides::{ClassIndex, Overridable, class_index};
 pub(crate) use rust::Reading as RustReading;
 
 /// At most this many stubs are listed by [`find_stubs`]: the model needs the first
@@ -71,6 +73,11 @@ pub struct Stub {
     pub message: String,
     /// The line, trimmed and cut to about 200 characters.
     pub source: String,
+    /// A method body that is no stub if the project overrides it or its class descends
+    /// from an abstract one: what the finish check needs to tell (see `overrides.rs`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub overridable: Option<Overridable>,
 }
 
 /// The kinds of sign looked for.
@@ -196,6 +203,7 @@ fn located(text: &str, mut found: Vec<Found>) -> Vec<Stub> {
                 kind: f.kind,
                 message: f.message,
                 source: source_text(index.line(line)).trim().to_owned(),
+                overridable: f.overridable,
             }
         })
         .collect();
@@ -228,11 +236,22 @@ struct Found {
     at: usize,
     kind: StubKind,
     message: String,
+    overridable: Option<Overridable>,
 }
 
 impl Found {
     fn new(at: usize, kind: StubKind, message: impl Into<String>) -> Self {
-        Found { at, kind, message: message.into() }
+        Found { at, kind, message: message.into(), overridable: None }
+    }
+
+    /// This finding, cleared if the project overrides `method` of `class` (see `overrides.rs`).
+    fn overridable(mut self, class: Option<&str>, method: &str, script: bool) -> Self {
+        self.overridable = class.filter(|c| !c.is_empty()).map(|class| Overridable {
+            class: class.to_owned(),
+            method: method.to_owned(),
+            script,
+        });
+        self
     }
 }
 

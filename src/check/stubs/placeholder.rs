@@ -201,6 +201,26 @@ pub(super) fn noop_like(name: &str) -> bool {
     lower.contains("noop") || lower == "nop" || lower == "_nop"
 }
 
+/// Whether a class's name says it exists to be subclassed: `BaseHandler`, `_BaseLoop`,
+/// `AbstractLoop`, `HandlerBase`, `ReprMixin`, `Interface`.
+pub(super) fn base_like(name: &str) -> bool {
+    let name = name.trim_start_matches('_');
+    name.starts_with("Base")
+        || name.starts_with("Abstract")
+        || name.ends_with("Base")
+        || name.ends_with("Mixin")
+        || name.ends_with("Interface")
+}
+
+/// Whether a class's name says it is a null object, whose methods do nothing on purpose:
+/// `NullHandler`, `NoopLogger`, `NoOpTracer`, `DummyLock`, `_NullSpan`.
+pub(super) fn null_like(name: &str) -> bool {
+    let name = name.trim_start_matches('_');
+    ["Null", "Noop", "NoOp", "Nop", "Dummy"].iter().any(|prefix| {
+        name.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_uppercase))
+    })
+}
+
 /// Words that, in the only comment of an otherwise empty body, say the code is still to
 /// come: `// TODO: start the timer`, `# timer logic here`. A body made of a comment
 /// that says what it deliberately does not do ("nothing to flush") is not one.

@@ -27,9 +27,9 @@ use super::{File, Found, StubKind, comment_words, placeholder, statements};
 /// Check `node` if it is a function definition.
 pub(super) fn visit(file: &File, node: Node, found: &mut Vec<Found>) {
     if node.kind() == "function_definition"
-        && let Some((at, message)) = stub_body(file, node)
+        && let Some(stub) = stub_body(file, node)
     {
-        found.push(file.found(at, StubKind::StubBody, message));
+        found.push(stub);
     }
 }
 
@@ -42,7 +42,7 @@ enum Only {
     Docstring,
 }
 
-fn stub_body(file: &File, func: Node) -> Option<(usize, String)> {
+fn stub_body(file: &File, func: Node) -> Option<Found> {
     let body = func.child_by_field_name("body")?;
     let mut stmts = statements(body);
     let docstring = stmts.first().copied().filter(|s| super::is_lone_string(*s));
@@ -65,18 +65,21 @@ fn stub_body(file: &File, func: Node) -> Option<(usize, String)> {
     let stub_file = file.path.to_ascii_lowercase().ends_with(".pyi");
     let (outer, decorators) = decorators(file, func);
     let class = enclosing_class(outer);
-    let abstract_by_declaration = stub_file
-        || decorators.iter().any(|d| {
-            matches!(
-                *d,
-                "abstractmethod"
-                    | "abstractproperty"
-                    | "abstractclassmethod"
-                    | "abstractstaticmethod"
-                    | "overload"
-            )
-        })
-        || class.is_some_and(|c| abstract_class(file, c));
+    // Read last, and only for a body that is otherwise a stub: it may look at other classes.
+    let abstract_by_declaration = || {
+        stub_file
+            || decorators.iter().any(|d| {
+                matches!(
+                    *d,
+                    "abstractmethod"
+                        | "abstractproperty"
+                        | "abstractclassmethod"
+                        | "abstractstaticmethod"
+                        | "overload"
+                )
+            })
+            || class.is_some_and(|c| abstract_class(file, c, 0) || null_object(file, c))
+    };
     let what = match only {
         Only::Pass => "pass",
         Only::Ellipsis => "...",
@@ -85,7 +88,6 @@ fn stub_body(file: &File, func: Node) -> Option<(usize, String)> {
     };
     let message = format!("body of `{name}` is only `{what}`");
     let stub = match only {
-        _ if abstract_by_declaration => false,
         _ if placeholder_comment => true,
         Only::Ellipsis => true,
         Only::NotImplemented => {
@@ -98,7 +100,15 @@ fn stub_body(file: &File, func: Node) -> Option<(usize, String)> {
         }
         Only::Docstring => false,
     };
-    stub.then_some((at, message))
+    if !stub || abstract_by_declaration() {
+        return None;
+    }
+    let found = file.found(at, StubKind::StubBody, message);
+    // A declaration a subclass elsewhere may implement, unless a comment says it is a
+    // placeholder.
+    let declares = matches!(only, Only::NotImplemented | Only::Ellipsis) && !placeholder_comment;
+    let class_name = class.filter(|_| declares).and_then(|c| c.child_by_field_name("name"));
+    Some(found.overridable(class_name.map(|n| file.text_of(n)), name, false))
 }
 
 /// Whether a `raise NotImplementedError...` says only that the code is missing: no
@@ -168,20 +178,125 @@ fn is_module_level(outer: Node) -> bool {
     outer.parent().is_some_and(|p| p.kind() == "module")
 }
 
+/// How many classes of the file up a hierarchy [`abstract_class`] follows.
+const MAX_DEPTH: usize = 8;
+
 /// A class whose methods are meant to be filled in by others: a `Protocol`, an `ABC`
-/// or `metaclass=ABCMeta` class, or one named as a base (`BaseHandler`,
-/// `AbstractLoop`, `HandlerBase`, `ReprMixin`, `Interface`).
-fn abstract_class(file: &File, class: Node) -> bool {
+/// or `metaclass=ABCMeta` class, one with an `@abstractmethod`, one named as a base
+/// (`BaseHandler`, `AbstractLoop`, `HandlerBase`, `ReprMixin`, `Interface`), or one whose
+/// bases include such a class of the same file (a `Protocol`'s subclass); `depth`: how many
+/// classes down from the one asked about.
+fn abstract_class(file: &File, class: Node, depth: usize) -> bool {
     let name = class.child_by_field_name("name").map(|n| file.text_of(n)).unwrap_or_default();
     let bases = class.child_by_field_name("superclasses").map(|s| file.text_of(s)).unwrap_or_default();
     let base_words = ["Protocol", "ABC", "ABCMeta", "Generic"];
-    bases.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| base_words.contains(&w))
-        || name.starts_with("Base")
-        || name.starts_with("Abstract")
-        || name.starts_with("_Base")
-        || name.ends_with("Base")
-        || name.ends_with("Mixin")
-        || name.ends_with("Interface")
+    let words = || bases.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
+    if words().any(|w| base_words.contains(&w))
+        || placeholder::base_like(name)
+        || has_abstract_method(file, class)
+    {
+        return true;
+    }
+    depth < MAX_DEPTH
+        && words().any(|base| {
+            base != name
+                && classes_named(class, file, base).into_iter().any(|c| abstract_class(file, c, depth + 1))
+        })
+}
+
+/// Whether a method of `class` is decorated `@abstractmethod` (or `@abc.abstractproperty`...).
+fn has_abstract_method(file: &File, class: Node) -> bool {
+    class_members(class).into_iter().any(|member| {
+        let (_, decorators) = match member.kind() {
+            "decorated_definition" => member
+                .child_by_field_name("definition")
+                .filter(|d| d.kind() == "function_definition")
+                .map_or((member, Vec::new()), |d| decorators(file, d)),
+            _ => (member, Vec::new()),
+        };
+        decorators.iter().any(|d| d.starts_with("abstract"))
+    })
+}
+
+/// The statements of a class's body.
+fn class_members(class: Node) -> Vec<Node> {
+    class.child_by_field_name("body").map(statements).unwrap_or_default()
+}
+
+/// The classes of `from`'s file named `name`, at any depth.
+fn classes_named<'n>(from: Node<'n>, file: &File, name: &str) -> Vec<Node<'n>> {
+    let mut root = from;
+    while let Some(parent) = root.parent() {
+        root = parent;
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "class_definition"
+            && node.child_by_field_name("name").is_some_and(|n| file.text_of(n) == name)
+        {
+            out.push(node);
+        }
+        // Classes sit in blocks and decorated definitions, never inside expressions.
+        if matches!(
+            node.kind(),
+            "module"
+                | "block"
+                | "class_definition"
+                | "decorated_definition"
+                | "function_definition"
+                | "if_statement"
+                | "try_statement"
+                | "else_clause"
+                | "elif_clause"
+                | "except_clause"
+        ) {
+            let mut cursor = node.walk();
+            stack.extend(node.named_children(&mut cursor));
+        }
+    }
+    out
+}
+
+/// A null object: a class whose every method does nothing (`pass`, `...`, a docstring,
+/// `return` or `return None`), named so (`NullHandler`, `NoopLogger`, `DummyLock`) or
+/// documented so (its docstring says "no-op", "does nothing", "dummy").
+fn null_object(file: &File, class: Node) -> bool {
+    let name = class.child_by_field_name("name").map(|n| file.text_of(n)).unwrap_or_default();
+    let members = class_members(class);
+    let docstring = members.first().filter(|s| super::is_lone_string(**s)).map(|d| file.text_of(*d));
+    let documented = docstring.is_some_and(|d| {
+        let words = placeholder::words(d);
+        placeholder::explains_no_op(&words) || words.windows(2).any(|w| w[0] == "null" && w[1] == "object")
+    });
+    if !(placeholder::null_like(name) || documented) {
+        return false;
+    }
+    let methods: Vec<Node> = members
+        .iter()
+        .filter_map(|m| match m.kind() {
+            "function_definition" => Some(*m),
+            "decorated_definition" => {
+                m.child_by_field_name("definition").filter(|d| d.kind() == "function_definition")
+            }
+            _ => None,
+        })
+        .collect();
+    !methods.is_empty() && methods.iter().all(|m| does_nothing(file, *m))
+}
+
+/// Whether a function's body, past its docstring, is only `pass`, `...`, `return` or
+/// `return None`.
+fn does_nothing(file: &File, func: Node) -> bool {
+    let Some(body) = func.child_by_field_name("body") else { return false };
+    let mut stmts = statements(body);
+    if stmts.first().is_some_and(|s| super::is_lone_string(*s)) {
+        stmts.remove(0);
+    }
+    stmts.iter().all(|s| match s.kind() {
+        "return_statement" => matches!(file.text_of(*s).trim(), "return" | "return None"),
+        _ => matches!(classify(file, *s), Some(Only::Pass | Only::Ellipsis)),
+    })
 }
 
 /// Whether a class of the same file other than `class` defines a method `name`: then

@@ -95,14 +95,17 @@ impl Bodies<'_, '_, '_> {
             if !placeholder::says_abstract(message)
                 && !self.in_abstract_class()
                 && !self.on_a_prototype()
+                && !self.declared_for_subclasses(around)
                 && !intended
             {
                 let what = format!("body of `{name}` only throws a not-implemented error");
-                self.found.push(self.file.found(throw.span.start as usize, StubKind::StubBody, what));
+                let found = self.file.found(throw.span.start as usize, StubKind::StubBody, what);
+                self.found.push(found.overridable(self.method_of().as_deref(), name, true));
             }
             return;
         }
         if statements == 0
+            && !self.class().is_some_and(|c| placeholder::null_like(&c))
             && let Some(first) = in_body.first()
             && let Some(stub) = comments_say_code_goes_here(self.file, first.start, name, &words())
         {
@@ -136,6 +139,53 @@ impl Bodies<'_, '_, '_> {
             ),
             _ => false,
         }
+    }
+
+    /// The name of the class whose method the function being visited is.
+    fn method_of(&self) -> Option<String> {
+        match self.ancestors.parent() {
+            Some(AstKind::MethodDefinition(_)) => self.class(),
+            _ => None,
+        }
+    }
+
+    /// The name of the nearest class around the function being visited.
+    fn class(&self) -> Option<String> {
+        self.ancestors.up().find_map(|kind| match kind {
+            AstKind::Class(class) => {
+                Some(class.id.as_ref().map(|id| id.name.to_string()).unwrap_or_default())
+            }
+            _ => None,
+        })
+    }
+
+    /// Whether the method being visited (spanning `around`) is declared for subclasses to
+    /// implement: its class is named as a base (`BaseAdapter`, `StorageInterface`), or a doc
+    /// comment on it or its class says `@abstract` or `@interface`.
+    fn declared_for_subclasses(&self, around: Span) -> bool {
+        let Some(AstKind::MethodDefinition(_)) = self.ancestors.parent() else { return false };
+        let class = self.ancestors.up().find_map(|kind| match kind {
+            AstKind::Class(class) => Some(class),
+            _ => None,
+        });
+        let Some(class) = class else { return false };
+        let named = class.id.as_ref().is_some_and(|id| placeholder::base_like(&id.name));
+        named
+            || [around.start, class.span.start]
+                .into_iter()
+                .any(|start| self.doc_says_abstract(start as usize))
+    }
+
+    /// Whether the doc comment just before `start` says `@abstract`, `@interface` or `@virtual`.
+    fn doc_says_abstract(&self, start: usize) -> bool {
+        let text = self.file.text;
+        self.comments.iter().rev().find(|c| c.end <= start).is_some_and(|c| {
+            let between = text.get(c.end..start).unwrap_or("x");
+            let gap_is_blank = between.chars().all(|ch| ch.is_whitespace())
+                || between.trim_start().starts_with("export") && between.len() < 40;
+            let doc = &text[c.clone()];
+            gap_is_blank && ["@abstract", "@interface", "@virtual"].iter().any(|tag| doc.contains(tag))
+        })
     }
 
     /// Whether the function being visited is a method of a TypeScript `abstract class`.

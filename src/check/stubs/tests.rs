@@ -468,3 +468,82 @@ proptest! {
         }
     }
 }
+
+// --- idioms that only look like stubs (issue 46) ----------------------------------------
+
+/// The class and method of each stub the project may still clear.
+fn overridable(path: &str, text: &str) -> Vec<(String, String)> {
+    find_all_stubs(path, text)
+        .into_iter()
+        .filter_map(|s| s.overridable.map(|o| (o.class, o.method)))
+        .collect()
+}
+
+#[test]
+fn a_method_of_a_class_with_an_abstract_method_is_not_a_stub() {
+    let py = "import abc\nclass Store:\n    @abc.abstractmethod\n    def get(self, key): ...\n\n    def put(self, key, value):\n        raise NotImplementedError\n";
+    assert_none("a.py", py);
+}
+
+#[test]
+fn a_subclass_of_a_protocol_or_abstract_class_of_the_same_file_declares_signatures() {
+    let py = "from typing import Protocol\n\nclass Clock(Protocol):\n    def now(self) -> float: ...\n\nclass Timer(Clock, Protocol):\n    def start(self) -> None: ...\n\nclass Alarm(Timer):\n    def ring(self) -> None: ...\n";
+    assert_none("a.py", py);
+}
+
+#[test]
+fn overload_signatures_and_stub_files_are_not_stubs() {
+    let py = "import typing\n\n@typing.overload\ndef f(x: int) -> int: ...\n@typing.overload\ndef f(x: str) -> str: ...\ndef f(x):\n    return x\n";
+    assert_none("a.py", py);
+    assert_none("a.pyi", "class A:\n    def f(self) -> int: ...\n");
+}
+
+#[test]
+fn a_null_object_s_empty_methods_are_not_stubs() {
+    let named = "class NullTracer:\n    def start(self, name): ...\n    def stop(self): ...\n    def enabled(self):\n        return None\n";
+    assert_none("a.py", named);
+    let documented = "class Silent:\n    \"\"\"A logger that does nothing.\"\"\"\n    def log(self, msg): ...\n    def flush(self): pass\n";
+    assert_none("a.py", documented);
+    let js = "class NoopLogger {\n  log(msg) {\n    // TODO\n  }\n}\n";
+    assert_none("a.js", js);
+}
+
+#[test]
+fn a_class_that_only_looks_null_still_has_its_stubs() {
+    // Not named or documented as a null object.
+    let plain = "class Tracer:\n    def start(self, name): ...\n    def stop(self): ...\n";
+    assert_eq!(found("a.py", plain), vec![(2, StubBody), (3, StubBody)]);
+    // Named so, but one method does something: its `...` sibling is a placeholder.
+    let mixed =
+        "class NullTracer:\n    def start(self, name): ...\n    def stop(self):\n        print('x')\n";
+    assert_eq!(found("a.py", mixed), vec![(2, StubBody)]);
+}
+
+#[test]
+fn a_script_base_class_by_name_or_doc_declares_what_subclasses_implement() {
+    let named =
+        "export class BaseAdapter {\n  send(msg) {\n    throw new Error('not implemented');\n  }\n}\n";
+    assert_none("a.js", named);
+    let documented = "/** @interface */\nexport class Storage {\n  get(key) {\n    throw new Error('Not implemented');\n  }\n}\n";
+    assert_none("a.js", documented);
+    let method_doc = "class Storage {\n  /** @abstract */\n  get(key) {\n    throw new Error('Not implemented');\n  }\n}\n";
+    assert_none("a.js", method_doc);
+}
+
+#[test]
+fn a_real_placeholder_is_still_a_stub_and_carries_what_may_clear_it() {
+    let py = "class Exporter:\n    def export(self, rows):\n        raise NotImplementedError\n";
+    assert_eq!(found("a.py", py), vec![(3, StubBody)]);
+    assert_eq!(overridable("a.py", py), vec![("Exporter".to_owned(), "export".to_owned())]);
+    // A placeholder comment says what it is: nothing can clear it.
+    let todo = "class Exporter:\n    def export(self, rows):\n        pass  # TODO\n";
+    assert_eq!(found("a.py", todo), vec![(3, StubBody)]);
+    assert_eq!(overridable("a.py", todo), vec![]);
+    let js = "function save(data) {\n  throw new Error('not implemented');\n}\n";
+    assert_eq!(found("a.js", js), vec![(2, StubBody)]);
+    assert_eq!(overridable("a.js", js), vec![]);
+    let method = "class Api {\n  fetch(id) {\n    throw new Error('not implemented');\n  }\n}\n";
+    assert_eq!(overridable("a.js", method), vec![("Api".to_owned(), "fetch".to_owned())]);
+    // A module-level `...` is no method.
+    assert_eq!(overridable("a.py", "def f(): ...\n"), vec![]);
+}

@@ -112,6 +112,7 @@ const BUILT_FROM: &[(&str, &[&str])] = &[
         ],
     ),
     ("htm", &["md", "markdown", "html"]),
+    ("pdf", &["tex", "md", "markdown", "rst", "typ", "adoc", "odt", "docx", "html", "svg"]),
     ("json", &["json5", "yaml", "yml", "toml"]),
     ("wasm", &["rs", "c", "cpp", "wat", "zig"]),
     ("webp", &["png", "jpg", "jpeg"]),
@@ -155,6 +156,7 @@ pub struct Project<'f> {
     dom: OnceLock<Option<Dom>>,
     /// Which pages load which scripts, for names: walked once, when a name needs it.
     scopes: OnceLock<Option<names::script::Scopes>>,
+    walked: OnceLock<Option<Arc<Vec<String>>>>,
 }
 
 impl<'f> Project<'f> {
@@ -168,7 +170,18 @@ impl<'f> Project<'f> {
             import_roots: Mutex::new(HashMap::new()),
             dom: OnceLock::new(),
             scopes: OnceLock::new(),
+            walked: OnceLock::new(),
         }
+    }
+
+    /// Every file of the project ([`Files::walk`]), walked at most once per check.
+    pub fn every_file(&self) -> Option<Arc<Vec<String>>> {
+        self.walked.get_or_init(|| self.files.walk().map(Arc::new)).clone()
+    }
+
+    /// The text of a file of the project, as [`Files::read`] gives it (not kept).
+    pub fn read(&self, path: &str) -> Option<String> {
+        self.files.read(path)
     }
 
     /// Records what the caller already read off `path`, so that it is not read again.
@@ -186,7 +199,7 @@ impl<'f> Project<'f> {
                 ImportKind::Python { level, from } => {
                     self.python(path, import, *level, *from, refs, &mut out)
                 }
-                ImportKind::RustMod { inline } => self.rust_mod(path, import, inline, &mut out),
+                ImportKind::RustMod { inline, cfg } => self.rust_mod(path, import, inline, *cfg, &mut out),
                 ImportKind::Css | ImportKind::Html(_) => self.file(path, import, &mut out),
             }
         }

@@ -1,7 +1,13 @@
 //! What a browser loads: a stylesheet's or page's local files, and the DOM ids a page's
 //! scripts look up, found on the project's pages or created by its scripts.
+//!
+//! A server template's ids count for the templates it renders with: those it extends,
+//! includes or imports (up, resolved against the template directories above it) and those
+//! that extend or include it, so a child page's script finds the ids of its base. Where a
+//! template's family cannot be told (a computed include, a name that resolves nowhere), the
+//! ids of every template count, as for a script.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use super::script::{SCRIPTS, Script};
@@ -17,8 +23,13 @@ const MAX_OTHER_TEXT: usize = 1 << 20;
 
 /// What every page of the project defines, and which scripts run on one.
 pub(super) struct Dom {
-    /// Ids on any page, or created by any script.
+    /// Ids on any page that is not a template, or created by any script.
     ids: IdSet,
+    /// Ids on any template.
+    template_ids: IdSet,
+    /// Each template's ids and the templates it extends, includes or imports (None: one
+    /// that cannot be told).
+    templates: HashMap<String, (IdSet, Vec<Option<String>>)>,
     /// Scripts a page loads, directly or through imports.
     page_scripts: HashSet<String>,
     /// Every other text file (templates, server code): an id it mentions may be rendered.
@@ -90,8 +101,16 @@ impl Project<'_> {
             // Not a script any page of the project runs: its ids are another page's.
             return;
         }
+        let family = refs.page.as_ref().filter(|p| p.template).and_then(|_| dom.family(path));
+        let covered = |id: &str| {
+            dom.ids.covers(id)
+                || match &family {
+                    Some(ids) => ids.covers(id),
+                    None => dom.template_ids.covers(id),
+                }
+        };
         let mut missing: Vec<&crate::check::refs::Lookup> =
-            refs.lookups.iter().filter(|l| !dom.ids.covers(&l.id)).collect();
+            refs.lookups.iter().filter(|l| !covered(&l.id)).collect();
         if missing.is_empty() {
             return;
         }
@@ -108,8 +127,15 @@ impl Project<'_> {
                 .collect()
         });
         missing.retain(|l| !texts.iter().any(|t| mentions(t, &l.id)));
-        let mut known: Vec<&str> = dom.ids.literals.iter().map(String::as_str).collect();
+        let mut known: Vec<&str> = dom
+            .ids
+            .literals
+            .iter()
+            .chain(family.as_ref().map_or(&dom.template_ids, |f| f).literals.iter())
+            .map(String::as_str)
+            .collect();
         known.sort();
+        known.dedup();
         for lookup in missing {
             let hint = closest_of(&lookup.id, known.iter().copied())
                 .map(|n| format!("; did you mean `#{n}`?"))
@@ -129,21 +155,29 @@ impl Project<'_> {
 
     /// Every page's ids and scripts, and every script's created ids: one walk of the project.
     pub(super) fn build_dom(&self) -> Option<Dom> {
-        let files = self.files.walk()?;
+        let files = self.every_file()?;
         let has_ext = |p: &str, exts: &[&str]| {
             p.rsplit_once('.').is_some_and(|(_, e)| exts.iter().any(|x| x.eq_ignore_ascii_case(e)))
         };
         let mut dom = Dom {
             ids: IdSet::default(),
+            template_ids: IdSet::default(),
+            templates: HashMap::new(),
             page_scripts: HashSet::new(),
             others: Vec::new(),
             other_texts: OnceLock::new(),
         };
         let mut queue: Vec<String> = Vec::new();
-        for file in &files {
+        for file in files.iter() {
             if has_ext(file, &["html", "htm"]) {
                 let Some(refs) = self.survey(file) else { continue };
-                dom.ids.extend(&refs.ids);
+                match refs.page.as_ref().filter(|p| p.template) {
+                    Some(page) => {
+                        dom.template_ids.extend(&refs.ids);
+                        dom.templates.insert(file.clone(), (refs.ids.clone(), page.includes.clone()));
+                    }
+                    None => dom.ids.extend(&refs.ids),
+                }
                 let page_dir = split(file).0;
                 for src in refs.page.iter().flat_map(|p| p.scripts.iter()) {
                     queue.extend(self.page_script(page_dir, src));
@@ -185,6 +219,57 @@ impl Project<'_> {
                 .find(|p| self.is_file(p)),
             None => join(page_dir, src).filter(|p| self.is_file(p)),
         }
+    }
+}
+
+impl Dom {
+    /// The ids of the templates template `path` renders with: itself, those it extends,
+    /// includes or imports (transitively), and those that extend or include it; None when one
+    /// of them cannot be told.
+    fn family(&self, path: &str) -> Option<IdSet> {
+        let (own, _) = self.templates.get(path)?;
+        let mut ids = own.clone();
+        let mut seen: HashSet<&str> = HashSet::from([path]);
+        let mut queue = vec![path];
+        while let Some(template) = queue.pop() {
+            let (_, includes) = self.templates.get(template)?;
+            for name in includes {
+                let found = self.resolve_template(template, name.as_deref()?)?;
+                if seen.insert(found) {
+                    ids.extend(&self.templates[found].0);
+                    queue.push(found);
+                }
+            }
+        }
+        // Those that extend or include it directly fill its blocks.
+        for (other, (other_ids, includes)) in &self.templates {
+            let renders_it = includes
+                .iter()
+                .flatten()
+                .any(|name| self.resolve_template(other, name).is_some_and(|found| found == path));
+            if renders_it {
+                ids.extend(other_ids);
+            }
+        }
+        Some(ids)
+    }
+
+    /// The template the name `name` in template `from` loads: under the nearest directory
+    /// above `from` where it is, else the one template anywhere whose path ends with it.
+    fn resolve_template(&self, from: &str, name: &str) -> Option<&str> {
+        let name = name.trim_start_matches("./");
+        let nearest = ancestors(split(from).0).find_map(|dir| {
+            let path = join(dir, name)?;
+            self.templates.get_key_value(path.as_str()).map(|(k, _)| k.as_str())
+        });
+        nearest.or_else(|| {
+            let suffix = format!("/{name}");
+            let mut ends = self.templates.keys().filter(|k| k.ends_with(&suffix));
+            match (ends.next(), ends.next()) {
+                (Some(only), None) => Some(only.as_str()),
+                _ => None,
+            }
+        })
     }
 }
 

@@ -1,10 +1,21 @@
 //! Rust `mod x;` declarations, resolved as Cargo finds a module's file.
 
-use super::{Project, join_name, split};
+use super::{Project, ancestors, join_name, split};
+use crate::check::refs::ids::mentions;
 use crate::check::refs::{Import, RefKind, Unresolved};
 
 impl Project<'_> {
-    pub(super) fn rust_mod(&self, path: &str, import: &Import, inline: &[String], out: &mut Vec<Unresolved>) {
+    /// `cfg`: the module is declared under `#[cfg(...)]`; it is reported too (the crate is
+    /// broken for everyone who enables that configuration), unless a build script of the
+    /// crate names it (it may write the file).
+    pub(super) fn rust_mod(
+        &self,
+        path: &str,
+        import: &Import,
+        inline: &[String],
+        cfg: bool,
+        out: &mut Vec<Unresolved>,
+    ) {
         let (dir, file) = split(path);
         let stem = file.strip_suffix(".rs").unwrap_or(file);
         // A crate root or `mod.rs` keeps its modules beside it; any other file, in a directory
@@ -30,7 +41,7 @@ impl Project<'_> {
             .iter()
             .find(|(file, _)| self.listing(split(file).0).is_some())
             .unwrap_or(&candidates[0]);
-        if self.may_exist_elsewhere(file) {
+        if self.may_exist_elsewhere(file) || cfg && self.build_script_names(split(path).0, name) {
             return;
         }
         let hint = self
@@ -45,5 +56,21 @@ impl Project<'_> {
             reference: format!("mod {name};"),
             reason: format!("has no file ({file} or {module}){hint}"),
         });
+    }
+
+    /// Whether a `build.rs` in `dir` or a directory above it, up to its crate's root, names
+    /// the module `name` (as a word: `name`, `name.rs`).
+    fn build_script_names(&self, dir: &str, name: &str) -> bool {
+        for d in ancestors(dir) {
+            if self.is_file(&join_name(d, "build.rs"))
+                && self.files.read(&join_name(d, "build.rs")).is_some_and(|text| mentions(&text, name))
+            {
+                return true;
+            }
+            if self.is_file(&join_name(d, "Cargo.toml")) {
+                break;
+            }
+        }
+        false
     }
 }
