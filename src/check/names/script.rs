@@ -33,7 +33,9 @@ pub(crate) struct ScriptNames {
     /// Names read that no scope binds and that no environment the file may run in provides,
     /// first use each.
     pub(crate) free: Vec<FreeName>,
-    /// An ES module (`import`, `export`): its top-level names are its own.
+    /// A module, whose top-level names are its own: an ES module (`import`, `export`), or a
+    /// CommonJS one (Node's `require`, `module.exports`, `exports.x`), which Node runs
+    /// wrapped in a function. Only a classic script's top-level names are globals.
     pub(crate) module: bool,
     /// What it puts in the global scope other scripts share: a classic script's top-level
     /// declarations, and any script's `window.x =`, `globalThis.x =`, `self.x =`, top-level
@@ -47,6 +49,9 @@ pub(crate) struct ScriptNames {
     pub(crate) dynamic: bool,
 }
 
+/// The names a CommonJS module reads that Node's module wrapper binds.
+const COMMONJS: &[&str] = &["require", "module", "exports"];
+
 /// The environments whose globals a script may see wherever it runs (see the module doc).
 const ANY_ENVIRONMENT: &[&str] =
     &["builtin", "browser", "node", "commonjs", "shared-node-browser", "worker", "serviceworker", "amd"];
@@ -59,8 +64,14 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
     let program: &Program = script.program;
     let semantic = SemanticBuilder::new().build(program).semantic;
     let scoping = semantic.scoping();
-    let module = program.body.iter().any(|s| s.is_module_declaration())
+    let es_module = program.body.iter().any(|s| s.is_module_declaration())
         || program.source_type.is_module() && !program.source_type.is_typescript();
+    // A file that tests for CommonJS with `typeof` (UMD, or a library for both the page and
+    // Node) may run as a classic script: its top-level names are then globals.
+    let commonjs = path.ends_with(".cjs")
+        || scoping.root_unresolved_references().keys().any(|name| COMMONJS.contains(&name.as_ref()))
+            && !COMMONJS.iter().any(|n| text.contains(&format!("typeof {n}")));
+    let module = es_module || commonjs;
     let mut declared = Declared::of_comments(text, script);
     if is_test_path(path) {
         declared.environments.extend(TEST_ENVIRONMENTS.iter().filter_map(|e| GLOBALS.get(e)));
@@ -121,7 +132,23 @@ pub(crate) fn read(path: &str, text: &str, script: &Script) -> Option<ScriptName
         names.free = lines(std::mem::take(&mut free));
         names.declared = lines(std::mem::take(&mut trusted));
     }
+    // `/// <reference types="tree-sitter-cli/dsl" />`: a package declares globals the files
+    // do not show (a tree-sitter grammar's `seq` and `choice`), as an `@types` package does.
+    if references_foreign_types(text) {
+        names.free.clear();
+        names.declared.clear();
+    }
     Some(names)
+}
+
+/// Whether `text` has a triple-slash directive that takes types from a package other than
+/// Node's (whose globals the environments hold).
+fn references_foreign_types(text: &str) -> bool {
+    memchr::memmem::find_iter(text.as_bytes(), b"/// <reference types=").any(|at| {
+        let rest = &text[at + "/// <reference types=".len()..];
+        let package = rest.trim_start_matches(['"', '\'']).split(['"', '\'']).next().unwrap_or_default();
+        package != "node"
+    })
 }
 
 /// The names an inline event handler's body (`pauseTimer()`, `return save(event)`) reads

@@ -126,3 +126,30 @@ fn test_paths_are_recognised() {
     assert!(is_test_path("src/a.test.ts") && is_test_path("test/a.js") && is_test_path("x/__tests__/a.js"));
     assert!(!is_test_path("src/app.js") && !is_test_path("src/latest.js"));
 }
+
+#[test]
+fn a_commonjs_file_is_a_module_whose_top_level_names_are_its_own() {
+    let node = names(
+        "lib/a.js",
+        "const semver = require('semver');\nfunction helper() {}\nmodule.exports = helper;\n",
+    );
+    assert!(node.module, "Node wraps a CommonJS file in a function");
+    assert!(!node.globals.contains("semver") && !node.globals.contains("helper"), "{:?}", node.globals);
+    // A file for both the page and Node tests for `module`: it may run as a classic script.
+    let both = names(
+        "lib/b.js",
+        "function helper() {}\nif (typeof module !== 'undefined') module.exports = helper;\n",
+    );
+    assert!(!both.module);
+    assert!(both.globals.contains("helper"));
+    let classic = names("js/c.js", "function helper() {}\n");
+    assert!(!classic.module && classic.globals.contains("helper"));
+}
+
+#[test]
+fn a_triple_slash_reference_to_a_types_package_says_nothing_of_free_names() {
+    let grammar = "/// <reference types=\"tree-sitter-cli/dsl\" />\nmodule.exports = grammar({ rules: { a: $ => seq('x') } });\n";
+    assert_eq!(free("grammar.js", grammar), []);
+    let node = "/// <reference types=\"node\" />\nstartTimer();\n";
+    assert_eq!(free("a.ts", node), [("startTimer".to_owned(), 2)]);
+}
