@@ -232,7 +232,7 @@ pub(super) struct Run<'p> {
     pub(super) started_ns: i128,
     /// The project's Python classes and script classes, indexed the first time a stub body
     /// asks whether the project overrides it (see [`stubs::ClassIndex`]).
-    classes: [OnceLock<stubs::ClassIndex>; 2],
+    classes: [OnceLock<Mutex<stubs::ClassIndex>>; 2],
 }
 
 impl Run<'_> {
@@ -242,8 +242,12 @@ impl Run<'_> {
         self.classes[usize::from(stub.script)]
             .get_or_init(|| {
                 let files = project.every_file().unwrap_or_default();
-                stubs::class_index(files.iter().map(String::as_str), |p| project.read(p), stub.script)
+                let index =
+                    stubs::class_index(files.iter().map(String::as_str), |p| project.read(p), stub.script);
+                Mutex::new(index)
             })
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
             .clears(stub)
     }
 }
