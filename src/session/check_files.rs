@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -230,25 +230,31 @@ pub(super) struct Run<'p> {
     /// When the call started, in nanoseconds since the epoch (see
     /// [`settled`](super::check_cache::settled)).
     pub(super) started_ns: i128,
-    /// The project's Python classes and script classes, indexed the first time a stub body
-    /// asks whether the project overrides it (see [`stubs::ClassIndex`]).
-    classes: [OnceLock<Mutex<stubs::ClassIndex>>; 2],
+    /// The Python classes and script classes of each project (see [`Project::package_of`]),
+    /// indexed the first time a stub body of it asks whether it is overridden (see
+    /// [`stubs::ClassIndex`]).
+    classes: Mutex<HashMap<(String, bool), SharedIndex>>,
 }
 
+/// One project's class index, shared by the threads that check its files.
+type SharedIndex = Arc<Mutex<stubs::ClassIndex>>;
+
 impl Run<'_> {
-    /// Whether the project clears `stub`: a subclass overrides it, or its class is abstract.
-    fn clears(&self, stub: &stubs::Overridable) -> bool {
+    /// Whether the project of `path` clears its `stub`: a subclass overrides it, or its class
+    /// is abstract.
+    fn clears(&self, path: &str, stub: &stubs::Overridable) -> bool {
         let project = &self.project;
-        self.classes[usize::from(stub.script)]
-            .get_or_init(|| {
-                let files = project.every_file().unwrap_or_default();
+        let package = project.package_of(path);
+        let index = lock(&self.classes)
+            .entry((package.clone(), stub.script))
+            .or_insert_with(|| {
+                let files = project.files_under(&package).unwrap_or_default();
                 let index =
                     stubs::class_index(files.iter().map(String::as_str), |p| project.read(p), stub.script);
-                Mutex::new(index)
+                Arc::new(Mutex::new(index))
             })
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clears(stub)
+            .clone();
+        lock(&index).clears(stub)
     }
 }
 
@@ -365,7 +371,7 @@ impl Session {
         let mut found = told.survey.stubs.clone();
         // A method that only declares what subclasses implement, by what the project says.
         if found.iter().any(|s| s.overridable.is_some()) {
-            found.retain(|s| !s.overridable.as_ref().is_some_and(|o| run.clears(o)));
+            found.retain(|s| !s.overridable.as_ref().is_some_and(|o| run.clears(&name, o)));
         }
         if !told.links.is_empty() {
             found.extend(self.linked_asset_problems(path, &told.links));

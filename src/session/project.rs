@@ -84,4 +84,13 @@ impl Files for ProjectFiles<'_> {
         }
         Some(walk.kept().map(|(path, ())| path.display()).collect())
     }
+
+    fn walk_under(&self, dir: &str) -> Option<Vec<String>> {
+        let dir = RootPath::from_path(std::path::Path::new(dir))?;
+        let walk = files::walk_files(self.ws, Some(&dir), &|_| Some(())).ok()?;
+        if walk.walked.stopped {
+            return None;
+        }
+        Some(walk.kept().map(|(path, ())| path.display()).collect())
+    }
 }

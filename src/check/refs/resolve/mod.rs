@@ -31,6 +31,11 @@ pub trait Files: Sync {
     /// Every file of the project, `.gitignore` honoured; None when there are too many to
     /// list them all (then no id is reported: a page may have been left out).
     fn walk(&self) -> Option<Vec<String>>;
+    /// Every file under the directory `dir` (`""`: the root), as [`Files::walk`] lists them.
+    fn walk_under(&self, dir: &str) -> Option<Vec<String>> {
+        let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+        Some(self.walk()?.into_iter().filter(|p| p.starts_with(&prefix)).collect())
+    }
     /// What `path` refers to and offers ([`extract`] of its text); None when it cannot be
     /// read. A caller that keeps surveys between checks answers from them while the file is
     /// unchanged.
@@ -182,6 +187,27 @@ impl<'f> Project<'f> {
     /// The text of a file of the project, as [`Files::read`] gives it (not kept).
     pub fn read(&self, path: &str) -> Option<String> {
         self.files.read(path)
+    }
+
+    /// The project `path` belongs to: the outermost directory above it with a package
+    /// manifest (`package.json`, `pyproject.toml`, `setup.py`, `setup.cfg`) or a `.git`, the
+    /// root when there is none. A root that holds many projects (a registry's sources) is not
+    /// walked whole for one of them.
+    pub fn package_of(&self, path: &str) -> String {
+        const MARKS: &[&str] = &["package.json", "pyproject.toml", "setup.py", "setup.cfg"];
+        let marked = |dir: &str| {
+            MARKS.iter().any(|m| self.is_file(&join_name(dir, m)))
+                || self.listing(dir).is_some_and(|l| l.dirs.contains(".git"))
+        };
+        ancestors(split(path).0).filter(|dir| marked(dir)).last().unwrap_or_default().to_owned()
+    }
+
+    /// Every file under `dir`, as [`Files::walk_under`] lists them.
+    pub fn files_under(&self, dir: &str) -> Option<Vec<String>> {
+        if dir.is_empty() {
+            return self.every_file().map(|files| files.to_vec());
+        }
+        self.files.walk_under(dir)
     }
 
     /// Records what the caller already read off `path`, so that it is not read again.

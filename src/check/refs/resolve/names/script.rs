@@ -175,18 +175,18 @@ impl Project<'_> {
     /// The project's pages and scripts, and which scripts each page loads by `<script src>`.
     fn build_scopes(&self) -> Option<Scopes> {
         let mut scopes = Scopes::default();
-        for file in self.files.walk()? {
+        for file in self.every_file()?.iter() {
             let extension = file.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
             if extension == "html" || extension == "htm" {
-                let Some(refs) = self.survey(&file) else { continue };
+                let Some(refs) = self.survey(file) else { continue };
                 for src in refs.page.iter().flat_map(|p| p.scripts.iter()) {
-                    if let Some(script) = self.page_script(split(&file).0, src) {
+                    if let Some(script) = self.page_script(split(file).0, src) {
                         scopes.loads.entry(script).or_default().push(file.clone());
                     }
                 }
-                scopes.pages.push(file);
+                scopes.pages.push(file.clone());
             } else if SCRIPTS.contains(&extension.as_str()) {
-                scopes.scripts.push(file);
+                scopes.scripts.push(file.clone());
             }
         }
         Some(scopes)
