@@ -93,6 +93,19 @@ fn parse(lang: Language, text: &str) -> Option<tree_sitter::Tree> {
     super::syntax::parse_until(lang, text, None, Instant::now() + PARSE_BUDGET)
 }
 
+/// The tag a node of the page opens with: an element's start tag (or self-closing tag), or a
+/// self-closing tag standing alone; None for any other node. Every reader of a page walks its
+/// tags through this, so they agree on which tags a page has.
+pub(crate) fn tag_of(node: Node) -> Option<Node> {
+    match node.kind() {
+        "element" | "script_element" | "style_element" => {
+            child_of_kind(node, "start_tag").or_else(|| child_of_kind(node, "self_closing_tag"))
+        }
+        "self_closing_tag" if node.parent().is_none_or(|p| p.kind() != "element") => Some(node),
+        _ => None,
+    }
+}
+
 /// The first child of `node` of `kind`.
 pub(crate) fn child_of_kind<'a>(node: Node<'a>, kind: &str) -> Option<Node<'a>> {
     let mut cursor = node.walk();

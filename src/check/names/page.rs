@@ -14,7 +14,7 @@ use tree_sitter::Node;
 
 use super::FreeName;
 use super::script::{self, handler_free_names};
-use crate::check::html::{attributes, child_of_kind, runs_javascript};
+use crate::check::html::{attributes, child_of_kind, runs_javascript, tag_of};
 use crate::check::parsers::javascript::Dialect;
 use crate::check::script_tree;
 
@@ -52,13 +52,7 @@ pub(crate) fn read(_path: &str, text: &str, root: Node) -> Option<PageNames> {
     let mut page = PageNames::default();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        let tag = match node.kind() {
-            "element" | "script_element" | "style_element" => {
-                child_of_kind(node, "start_tag").or_else(|| child_of_kind(node, "self_closing_tag"))
-            }
-            "self_closing_tag" if node.parent().is_none_or(|p| p.kind() != "element") => Some(node),
-            _ => None,
-        };
+        let tag = tag_of(node);
         if let Some(tag) = tag {
             handlers(text, tag, &mut page);
         }

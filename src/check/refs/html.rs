@@ -11,7 +11,7 @@
 use tree_sitter::Node;
 
 use super::super::html::{
-    attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag,
+    attributes, child_of_kind, is_template, local_target, runs_javascript, tag_name_of_tag, tag_of,
 };
 use super::super::parsers::javascript::Dialect;
 use super::super::script_tree;
@@ -30,13 +30,7 @@ pub(super) fn extract(path: &str, text: &str, root: Node, index: &LineIndex, ref
     let mut raw_ranges = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        let tag = match node.kind() {
-            "element" | "script_element" | "style_element" => {
-                child_of_kind(node, "start_tag").or_else(|| child_of_kind(node, "self_closing_tag"))
-            }
-            "self_closing_tag" if node.parent().is_none_or(|p| p.kind() != "element") => Some(node),
-            _ => None,
-        };
+        let tag = tag_of(node);
         if let Some(tag) = tag {
             let name = tag_name_of_tag(text, tag).to_ascii_lowercase();
             let attrs = attributes(text, tag);
