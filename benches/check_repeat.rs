@@ -159,20 +159,7 @@ fn files_to_change(tree: &Path, paths: &[String]) -> (String, String) {
 /// Every file under `tree` of a language the check knows, as paths relative to it, in path
 /// order, with their bytes.
 fn checked_files(tree: &Path) -> (Vec<String>, u64) {
-    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            match entry.file_type() {
-                Ok(kind) if kind.is_dir() => walk(&entry.path(), out),
-                Ok(kind) if kind.is_file() => out.push(entry.path()),
-                _ => {}
-            }
-        }
-    }
-    let mut all = Vec::new();
-    walk(tree, &mut all);
+    let all = tree::files_in_path_order(tree);
     let (mut paths, mut bytes) = (Vec::new(), 0);
     for path in all {
         let relative = path.strip_prefix(tree).unwrap().to_string_lossy().into_owned();

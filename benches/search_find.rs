@@ -421,20 +421,7 @@ fn add_script_sources(tree: &Path, tools_dir: &Path) {
 /// The files under `dir` whose names end in one of `extensions`, as paths relative to `root`,
 /// in path order, until [`CHECK_BYTES`]; with their bytes.
 fn sources(root: &Path, dir: &Path, extensions: &[&str], limit: usize) -> (Vec<String>, u64) {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        let mut entries: Vec<_> = entries.flatten().collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            match entry.file_type() {
-                Ok(kind) if kind.is_dir() => walk(&entry.path(), out),
-                Ok(kind) if kind.is_file() => out.push(entry.path()),
-                _ => {}
-            }
-        }
-    }
-    let mut all = Vec::new();
-    walk(dir, &mut all);
+    let all = tree::files_in_path_order(dir);
     let (mut paths, mut bytes) = (Vec::new(), 0);
     for path in all {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();

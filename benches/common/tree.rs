@@ -56,3 +56,22 @@ pub fn copy_dir(from: &Path, to: &Path, limit: usize, copied: &mut (usize, u64))
         }
     }
 }
+
+/// Every regular file under `dir`, in path order (each directory's entries sorted by name).
+pub fn files_in_path_order(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => walk(&entry.path(), out),
+                Ok(kind) if kind.is_file() => out.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    let mut all = Vec::new();
+    walk(dir, &mut all);
+    all
+}
