@@ -83,6 +83,7 @@ pub mod files;
 pub mod hooks;
 pub mod lines;
 pub mod platform;
+pub mod profile;
 pub mod server;
 pub mod session;
 pub mod store;

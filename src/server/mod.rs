@@ -23,6 +23,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, prompt_handler, tool_handler};
 
+pub use crate::profile::Profile;
 use crate::session::Session;
 
 /// What the model is told when it connects: the pattern that keeps large files whole.
@@ -34,81 +35,6 @@ until the last part; an error before the end means something is broken: fix it b
 If a call was interrupted or you are unsure where a file ends, read_file with a negative offset \
 (offset: -20 shows the last 20 lines) and continue from there, passing expected_size (the file's size in \
 bytes) to append_file so a stale append is refused instead of duplicated. Paths are relative to the root.";
-
-/// Which tools a server lists (`--profile`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Profile {
-    /// Every tool.
-    #[default]
-    Full,
-    /// Writing, reading, listing and checking; no claim or journal tools.
-    Coding,
-    /// Reading, listing and checking only.
-    Readonly,
-}
-
-impl Profile {
-    /// The tools this profile lists, or None for all of them.
-    fn tools(self) -> Option<&'static [&'static str]> {
-        match self {
-            Profile::Full => None,
-            Profile::Coding => Some(&[
-                "write_file",
-                "append_file",
-                "edit_file",
-                "apply_patch",
-                "move_file",
-                "copy_file",
-                "create_directory",
-                "delete_file",
-                "undo",
-                "read_file",
-                "read_multiple_files",
-                "read_media_file",
-                "get_file_info",
-                "outline",
-                "find_files",
-                "search_files",
-                "list_directory",
-                "check_files",
-            ]),
-            Profile::Readonly => Some(&[
-                "read_file",
-                "read_multiple_files",
-                "read_media_file",
-                "get_file_info",
-                "outline",
-                "find_files",
-                "search_files",
-                "list_directory",
-                "check_files",
-            ]),
-        }
-    }
-}
-
-impl std::fmt::Display for Profile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Profile::Full => "full",
-            Profile::Coding => "coding",
-            Profile::Readonly => "readonly",
-        })
-    }
-}
-
-impl std::str::FromStr for Profile {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "full" => Ok(Profile::Full),
-            "coding" => Ok(Profile::Coding),
-            "readonly" => Ok(Profile::Readonly),
-            other => Err(format!("unknown profile {other:?}: use full, coding or readonly")),
-        }
-    }
-}
 
 /// The MCP server: the session slot plus the generated tool and prompt routers.
 #[derive(Clone)]
