@@ -368,8 +368,35 @@ def server_json(args):
         "version": version,
         "repository": {"url": meta["repository"], "source": "github"},
         "packages": packages,
+        "remotes": [remote()],
     })
     print(out / "server.json")
+
+
+def remote():
+    """The entry for a filewright a team serves itself over HTTP (`--http`, README "Serving over
+    HTTP"): there is no public instance, so the address and the token are the user's."""
+    return {
+        "type": "streamable-http",
+        "url": "https://{host}/mcp",
+        "variables": {
+            "host": {
+                "description": "Where your `filewright --http` is reachable (host, and :port "
+                               "when not 443), e.g. files.example.com",
+                "isRequired": True,
+                "placeholder": "files.example.com",
+            },
+        },
+        "headers": [{
+            "name": "Authorization",
+            "description": "Bearer and a token of the server's --token-file, or an OAuth access "
+                           "token for the server's --oauth-audience",
+            "value": "Bearer {token}",
+            "isRequired": True,
+            "isSecret": True,
+            "variables": {"token": {"description": "Your token", "isRequired": True, "isSecret": True}},
+        }],
+    }
 
 
 def write_json(path, value):

@@ -271,7 +271,12 @@ def server_json(args):
             expect(package.get("fileSha256") == sha, f"{file.name}: fileSha256 is not the file's sha256")
         else:
             expect(package["identifier"] == meta["name"], f"{package['registryType']} identifier")
-    print(f"server.json: {server['name']} {server['version']}, packages {', '.join(kinds)}"
+    remotes = server.get("remotes") or []
+    expect([r["type"] for r in remotes] == ["streamable-http"], f"remotes: {remotes}")
+    expect(remotes[0]["url"].endswith("/mcp"), "the remote's URL must end at /mcp, where --http serves")
+    expect(any(h["name"] == "Authorization" and h.get("isSecret") for h in remotes[0].get("headers", [])),
+           "the remote must ask for a secret Authorization header")
+    print(f"server.json: {server['name']} {server['version']}, packages {', '.join(kinds)}, a remote"
           + ("" if args.schema else " (the registry's schema was not given: its rules checked here only)"))
 
 
