@@ -3,6 +3,7 @@
 
 mod args;
 pub mod framing;
+pub mod http;
 mod prompts;
 mod render;
 mod roots;
@@ -10,7 +11,7 @@ pub mod schemas;
 pub mod startup;
 mod tools;
 
-pub use roots::{SessionSlot, file_uri_to_path};
+pub use roots::{SessionSlot, file_uri_to_path, refuse_too_broad};
 
 use std::sync::{Arc, OnceLock};
 
