@@ -21,6 +21,8 @@ mod find;
 mod framing;
 mod guidance;
 mod hooks;
+mod http;
+mod http_util;
 mod info;
 mod kills;
 mod links;
