@@ -30,6 +30,8 @@
 //!   (`--store`); the rules are written once over both. Also the intents of appends in flight,
 //!   by which a kill part way is repaired.
 //! - [`hooks`]: the `--after-write` command (formatter or linter), with a time limit.
+//! - [`acting`]: who a call acts as when its caller is authenticated (over HTTP): the
+//!   principal, never the `agent` argument; and which tools its profile allows.
 //! - [`session`]: per-process state and one file per tool, composing the above; plain Rust in
 //!   and out.
 //! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors, the
@@ -73,6 +75,7 @@
 //!   number or a time is formatted in one place, and a result's size bound decided in one.
 #![warn(missing_docs)]
 
+pub mod acting;
 pub mod background;
 pub mod budget;
 pub mod changed;

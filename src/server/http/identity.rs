@@ -10,6 +10,8 @@ use super::reply::{self, Reply};
 pub struct Principal {
     /// Its agent name.
     pub agent: String,
+    /// Its tools.
+    pub profile: crate::profile::Profile,
 }
 
 /// How callers are identified.
