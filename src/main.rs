@@ -248,6 +248,7 @@ fn serve_http(cli: Cli) -> anyhow::Result<()> {
     let slot = Arc::new(SessionSlot::opening(settings));
     slot.serve(session);
     let args = cli.http;
+    let identity = identity(&args, cli.profile)?.with_tls(args.tls_cert.is_some());
     let config = http::Config {
         addr: args.http.context("--http is required")?,
         allowed_hosts: args.allowed_host,
@@ -255,7 +256,7 @@ fn serve_http(cli: Cli) -> anyhow::Result<()> {
         max_concurrent: args.max_concurrent,
         body_limit: framing::line_limit(cli.max_file_bytes),
         tls: args.tls_cert.zip(args.tls_key),
-        identity: http::identity::Identity::default(),
+        identity,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -264,6 +265,23 @@ fn serve_http(cli: Cli) -> anyhow::Result<()> {
     let outcome = runtime.block_on(http::serve(config, FilewrightServer::new(slot, cli.profile)));
     runtime.shutdown_timeout(Duration::from_secs(5));
     outcome
+}
+
+/// Who may call over HTTP: `--token-file`, `--oauth-issuer`, or anyone (loopback only).
+fn identity(args: &HttpArgs, profile: Profile) -> anyhow::Result<http::identity::Identity> {
+    use filewright::auth::{Authenticator, oauth, tokens};
+    if let Some(path) = &args.token_file {
+        let tokens = tokens::TokenFile::open(path, profile).map_err(anyhow::Error::msg)?;
+        return Ok(http::identity::Identity::new(Authenticator::Tokens(tokens), None, None));
+    }
+    if let Some(issuer) = &args.oauth_issuer {
+        let audience = args.oauth_audience.clone().context("--oauth-issuer needs --oauth-audience URL")?;
+        let url = url::Url::parse(issuer).with_context(|| format!("--oauth-issuer {issuer:?} is not a URL"))?;
+        let verifier = oauth::Verifier::new(url, audience.clone(), args.oauth_agent_claim.clone(), profile)
+            .map_err(anyhow::Error::msg)?;
+        return Ok(http::identity::Identity::new(Authenticator::OAuth(verifier), Some(audience), Some(issuer.clone())));
+    }
+    Ok(http::identity::Identity::default())
 }
 
 fn serve(cli: Cli) -> anyhow::Result<()> {

@@ -26,7 +26,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, prompt_handler, tool_handler};
 
 pub use crate::profile::Profile;
-use crate::server::http::identity::Principal;
+use crate::auth::Principal;
 use crate::session::Session;
 
 /// What the model is told when it connects: the pattern that keeps large files whole.
@@ -105,7 +105,7 @@ impl FilewrightServer {
     /// principal's (refused when it names another), so that claims, the journal and undo
     /// record the principal.
     fn as_principal(&self, principal: &Principal, request: &mut CallToolRequestParams) -> Result<(), crate::error::Error> {
-        crate::acting::allowed(&request.name, principal.profile, scope_for(&request.name))?;
+        crate::acting::allowed(&request.name, principal.profile, crate::auth::scope_for(&request.name))?;
         let has_agent = self
             .tools()
             .get(&request.name)
@@ -128,11 +128,6 @@ impl FilewrightServer {
     pub fn tool_list() -> Vec<Tool> {
         Self::tool_router().list_all()
     }
-}
-
-/// Placeholder until the auth core lands.
-fn scope_for(tool: &str) -> &'static str {
-    if Profile::Readonly.allows(tool) { "files:read" } else { "files:write" }
 }
 
 /// The principal the HTTP layer authenticated for this request (`server::http::identity`);

@@ -22,6 +22,7 @@ mod framing;
 mod guidance;
 mod hooks;
 mod http;
+mod http_auth;
 mod http_util;
 mod info;
 mod kills;

@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use bytes::Bytes;
-use http::{Method, Request, StatusCode, header};
+use http::{Method, Request, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -197,6 +197,9 @@ impl App {
             Ok(principal) => principal,
             Err(refused) => return refused,
         };
+        if let Err(refused) = self.identity.check_session(&parts, principal.as_ref()) {
+            return refused;
+        }
         // A session's GET stream stays open for as long as the session: it takes no place.
         let place = if parts.method == Method::GET {
             None
@@ -222,7 +225,9 @@ impl App {
                 Ok(message) => message,
                 Err(refused) => return refused,
             };
-            if let Some(refused) = self.identity.refuse_calls(principal.as_ref(), &message.calls, &message.id) {
+            if let Some(refused) =
+                self.identity.refuse_calls(principal.as_ref(), &message.calls, &message.id, &parts.headers)
+            {
                 return refused;
             }
             if message.batch {
@@ -232,13 +237,13 @@ impl App {
         } else {
             Full::new(Bytes::new())
         };
-        if let Some(principal) = principal {
+        // What the session bookkeeping needs once the request has gone to rmcp.
+        let (method, session) = (parts.method.clone(), parts.headers.get("mcp-session-id").cloned());
+        if let Some(principal) = principal.clone() {
             parts.extensions.insert(principal);
         }
         let response = self.mcp.handle(Request::from_parts(parts, body)).await;
-        if response.status() == StatusCode::INTERNAL_SERVER_ERROR {
-            tracing::warn!("rmcp answered 500");
-        }
+        self.identity.note_session(&method, session.as_ref(), principal.as_ref(), &response);
         match place {
             Some(place) => Held::response(response, place),
             None => response,

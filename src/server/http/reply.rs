@@ -15,7 +15,6 @@ pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 /// Server error codes (JSON-RPC leaves -32000 to -32099 to servers), one per HTTP refusal, so
 /// that a client that sees only the JSON-RPC error still knows which.
-#[allow(dead_code)] // Until the auth modes land.
 pub const UNAUTHORIZED: i64 = -32001;
 /// See [`UNAUTHORIZED`].
 pub const FORBIDDEN: i64 = -32003;
