@@ -251,6 +251,22 @@ pub enum Error {
         /// Entries in it.
         entries: usize,
     },
+    /// An authenticated caller (over HTTP) named another agent in `agent`.
+    NotYourAgent {
+        /// The agent the credentials name.
+        authenticated: String,
+        /// The agent the call named.
+        given: String,
+    },
+    /// An authenticated caller's profile (token file or OAuth scopes) leaves the tool out.
+    NotInScope {
+        /// The tool called.
+        tool: String,
+        /// The scope it needs.
+        scope: &'static str,
+        /// The caller's profile.
+        profile: crate::profile::Profile,
+    },
     /// No sandbox root has been chosen yet: the server waits for the client's roots.
     NoRoot,
     /// No sandbox root will be served: without `--root`, the current directory is `/` or home,
@@ -497,6 +513,17 @@ impl fmt::Display for Error {
                 f,
                 "{path} is a directory with {entries} entries, so nothing was deleted: delete_file removes \
                  files and empty directories; delete its files first (list_directory shows them)."
+            ),
+            Error::NotYourAgent { authenticated, given } => write!(
+                f,
+                "nothing was done: this call names agent {given:?}, but you are authenticated as {authenticated:?}, \
+                 and over HTTP every change is recorded under the authenticated agent. Omit `agent` (or pass \
+                 {authenticated:?}) and call again."
+            ),
+            Error::NotInScope { tool, scope, profile } => write!(
+                f,
+                "{tool} is not available to you: your credentials give the {profile} profile, and {tool} needs the \
+                 {scope} scope. Use the tools you are listed, or ask for credentials with {scope}."
             ),
             Error::NoRoot => write!(
                 f,

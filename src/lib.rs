@@ -30,6 +30,11 @@
 //!   (`--store`); the rules are written once over both. Also the intents of appends in flight,
 //!   by which a kill part way is repaired.
 //! - [`hooks`]: the `--after-write` command (formatter or linter), with a time limit.
+//! - [`auth`]: over HTTP, who is calling: the principal (agent and profile) behind a bearer
+//!   token, from a `--token-file` or an OAuth issuer's signed access tokens; and the 401/403
+//!   challenges and protected-resource metadata that tell a client what to send.
+//! - [`acting`]: who a call acts as when its caller is authenticated (over HTTP): the
+//!   principal, never the `agent` argument; and which tools its profile allows.
 //! - [`session`]: per-process state and one file per tool, composing the above; plain Rust in
 //!   and out.
 //! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors, the
@@ -73,6 +78,8 @@
 //!   number or a time is formatted in one place, and a result's size bound decided in one.
 #![warn(missing_docs)]
 
+pub mod acting;
+pub mod auth;
 pub mod background;
 pub mod budget;
 pub mod changed;

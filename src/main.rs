@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use filewright::server::{FilewrightServer, Profile, SessionSlot, framing, startup};
+use filewright::server::{FilewrightServer, Profile, SessionSlot, framing, http, startup};
 use filewright::session::{Session, Settings};
 use rmcp::ServiceExt;
 
@@ -83,8 +83,51 @@ struct Cli {
     /// of changes may be lost in a power loss.
     #[arg(long)]
     durable: bool,
+    #[command(flatten)]
+    http: HttpArgs,
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// Serving MCP over Streamable HTTP instead of stdio.
+#[derive(Debug, clap::Args)]
+struct HttpArgs {
+    /// Serve MCP over Streamable HTTP at http://ADDR:PORT/mcp instead of stdio, e.g.
+    /// 127.0.0.1:8080 (port 0: a free port; the URL is printed on stderr). The root is --root,
+    /// else the current directory. A non-loopback address needs --token-file or --oauth-issuer.
+    #[arg(long, value_name = "ADDR:PORT")]
+    http: Option<std::net::SocketAddr>,
+    /// HTTP: bearer tokens, one per line as `TOKEN AGENT [PROFILE]`; each caller is recorded
+    /// as its AGENT. Re-read when it changes, so a line removed revokes its token.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    token_file: Option<PathBuf>,
+    /// HTTP: accept OAuth 2.1 access tokens (JWT) from this authorization server.
+    #[arg(long, value_name = "URL", requires_all = ["http", "oauth_audience"], conflicts_with = "token_file")]
+    oauth_issuer: Option<String>,
+    /// HTTP: this server's URL as tokens must name it in `aud` (RFC 8707), e.g.
+    /// https://files.example.com/mcp.
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    oauth_audience: Option<String>,
+    /// HTTP: the access-token claim that names the agent.
+    #[arg(long, value_name = "NAME", default_value = "sub", requires = "oauth_issuer")]
+    oauth_agent_claim: String,
+    /// HTTP: a public host name to answer besides the loopback ones (the Host header is
+    /// checked against DNS rebinding); repeat for several.
+    #[arg(long, value_name = "NAME[:PORT]", requires = "http")]
+    allowed_host: Vec<String>,
+    /// HTTP: a browser origin allowed to call besides the loopback ones, e.g.
+    /// https://app.example.com; repeat for several.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allowed_origin: Vec<String>,
+    /// HTTP: requests in flight at once per caller; more get 429 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "http")]
+    max_concurrent: usize,
+    /// HTTP: serve HTTPS with this PEM certificate chain (with --tls-key).
+    #[arg(long, value_name = "FILE", requires_all = ["http", "tls_key"])]
+    tls_cert: Option<PathBuf>,
+    /// HTTP: the PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -123,6 +166,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Some(Command::Schemas { ref dir }) => write_schemas(dir),
+        None if cli.http.http.is_some() => serve_http(cli),
         None => serve(cli),
     };
     match outcome {
@@ -168,21 +212,81 @@ fn tune_malloc() {
     }
 }
 
-fn serve(cli: Cli) -> anyhow::Result<()> {
-    let limit_bytes = cli.max_file_bytes;
-    let settings = Settings {
-        agent: cli.agent,
+/// The session settings the command line gives.
+fn settings(cli: &Cli) -> Settings {
+    Settings {
+        agent: cli.agent.clone(),
         max_file_bytes: cli.max_file_bytes,
-        state_dir: cli.state_dir,
+        state_dir: cli.state_dir.clone(),
         claim_ttl: cli.claim_ttl.map(Duration::from_secs),
-        store: cli.store,
-        root_id: cli.root_id,
-        store_ca: cli.store_ca,
-        after_write: cli.after_write,
+        store: cli.store.clone(),
+        root_id: cli.root_id.clone(),
+        store_ca: cli.store_ca.clone(),
+        after_write: cli.after_write.clone(),
         hook_timeout: Duration::from_secs(cli.hook_timeout),
         history_bytes: cli.history_bytes,
         durable: cli.durable,
+    }
+}
+
+/// Serves MCP over HTTP (`--http`): the root opens before the port does (many clients share
+/// it, and none offers roots over HTTP), so a root that cannot be served stops the start.
+fn serve_http(cli: Cli) -> anyhow::Result<()> {
+    let settings = settings(&cli);
+    let root = match &cli.root {
+        Some(root) => root.clone(),
+        None => {
+            let cwd = std::env::current_dir().context("cannot read the current directory; pass --root")?;
+            filewright::server::refuse_too_broad(&cwd).map_err(anyhow::Error::msg)?;
+            cwd
+        }
     };
+    // Nothing waits for a first reply over HTTP.
+    startup::GATE.proceed();
+    // Before the runtime starts: a PostgreSQL store runs a runtime of its own to open.
+    let session = Session::open(&root, &settings).with_context(|| format!("cannot serve {}", root.display()))?;
+    let slot = Arc::new(SessionSlot::opening(settings));
+    slot.serve(session);
+    let args = cli.http;
+    let identity = identity(&args, cli.profile)?.with_tls(args.tls_cert.is_some());
+    let config = http::Config {
+        addr: args.http.context("--http is required")?,
+        allowed_hosts: args.allowed_host,
+        allowed_origins: args.allowed_origin,
+        max_concurrent: args.max_concurrent,
+        body_limit: framing::line_limit(cli.max_file_bytes),
+        tls: args.tls_cert.zip(args.tls_key),
+        identity,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let outcome = runtime.block_on(http::serve(config, FilewrightServer::new(slot, cli.profile)));
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    outcome
+}
+
+/// Who may call over HTTP: `--token-file`, `--oauth-issuer`, or anyone (loopback only).
+fn identity(args: &HttpArgs, profile: Profile) -> anyhow::Result<http::identity::Identity> {
+    use filewright::auth::{Authenticator, oauth, tokens};
+    if let Some(path) = &args.token_file {
+        let tokens = tokens::TokenFile::open(path, profile).map_err(anyhow::Error::msg)?;
+        return Ok(http::identity::Identity::new(Authenticator::Tokens(tokens), None, None));
+    }
+    if let Some(issuer) = &args.oauth_issuer {
+        let audience = args.oauth_audience.clone().context("--oauth-issuer needs --oauth-audience URL")?;
+        let url = url::Url::parse(issuer).with_context(|| format!("--oauth-issuer {issuer:?} is not a URL"))?;
+        let verifier = oauth::Verifier::new(url, audience.clone(), args.oauth_agent_claim.clone(), profile)
+            .map_err(anyhow::Error::msg)?;
+        return Ok(http::identity::Identity::new(Authenticator::OAuth(verifier), Some(audience), Some(issuer.clone())));
+    }
+    Ok(http::identity::Identity::default())
+}
+
+fn serve(cli: Cli) -> anyhow::Result<()> {
+    let limit_bytes = cli.max_file_bytes;
+    let settings = settings(&cli);
     let mut opening = None;
     let slot = match cli.root {
         // Named explicitly: served as given, even `/` or the home directory.

@@ -124,18 +124,21 @@ async fn read_requests<R: AsyncRead + Unpin>(
     to_rmcp.shutdown().await
 }
 
-/// What to do with one complete line.
+/// What to do with one complete line (or, over HTTP, one request body).
 #[derive(Debug, PartialEq)]
-enum Verdict {
+pub enum Verdict {
     /// Hand it to rmcp.
     Pass,
     /// Nothing to do (a blank line).
     Skip,
     /// Answer it here with an error.
+    #[allow(missing_docs)] // The reply's JSON-RPC id, error code and message.
     Answer { id: Value, code: i64, message: String },
 }
 
-fn judge(line: &[u8]) -> Verdict {
+/// Judges one message: a lone surrogate or non-object `arguments` get an answer; the HTTP
+/// transport makes the same checks on each body ([`super::http`]).
+pub fn judge(line: &[u8]) -> Verdict {
     let body = line.strip_suffix(b"\n").unwrap_or(line);
     let body = body.strip_suffix(b"\r").unwrap_or(body);
     if body.iter().all(u8::is_ascii_whitespace) {

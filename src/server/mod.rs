@@ -3,6 +3,7 @@
 
 mod args;
 pub mod framing;
+pub mod http;
 mod prompts;
 mod render;
 mod roots;
@@ -10,7 +11,7 @@ pub mod schemas;
 pub mod startup;
 mod tools;
 
-pub use roots::{SessionSlot, file_uri_to_path};
+pub use roots::{SessionSlot, file_uri_to_path, refuse_too_broad};
 
 use std::sync::{Arc, OnceLock};
 
@@ -18,12 +19,14 @@ use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, prompt_handler, tool_handler};
 
 pub use crate::profile::Profile;
+use crate::auth::Principal;
 use crate::session::Session;
 
 /// What the model is told when it connects: the pattern that keeps large files whole.
@@ -97,10 +100,40 @@ impl FilewrightServer {
         }
     }
 
+    /// Makes a call of an authenticated caller (over HTTP) its own: refused when its profile
+    /// leaves the tool out; its `agent` argument, where that names who acts, becomes the
+    /// principal's (refused when it names another), so that claims, the journal and undo
+    /// record the principal.
+    fn as_principal(&self, principal: &Principal, request: &mut CallToolRequestParams) -> Result<(), crate::error::Error> {
+        crate::acting::allowed(&request.name, principal.profile, crate::auth::scope_for(&request.name))?;
+        let has_agent = self
+            .tools()
+            .get(&request.name)
+            .is_some_and(|tool| tool.input_schema.get("properties").and_then(|p| p.get("agent")).is_some());
+        if !has_agent || !crate::acting::agent_names_actor(&request.name) {
+            return Ok(());
+        }
+        let arguments = request.arguments.get_or_insert_default();
+        let given = match arguments.get("agent") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(given)) => Some(given.as_str()),
+            Some(other) => Some(other.as_str().unwrap_or("(not a string)")),
+        };
+        let agent = crate::acting::acting_agent(&principal.agent, given)?;
+        arguments.insert("agent".into(), agent.into());
+        Ok(())
+    }
+
     /// Every tool exactly as listed on the wire (name, schemas, annotations), for `schemas/`.
     pub fn tool_list() -> Vec<Tool> {
         Self::tool_router().list_all()
     }
+}
+
+/// The principal the HTTP layer authenticated for this request (`server::http::identity`);
+/// None over stdio and on an HTTP server without an auth mode.
+fn principal_of(context: &RequestContext<RoleServer>) -> Option<&Principal> {
+    context.extensions.get::<::http::request::Parts>()?.extensions.get::<Principal>()
 }
 
 #[tool_handler(router = self.tools())]
@@ -117,7 +150,7 @@ impl ServerHandler for FilewrightServer {
     /// a name filewright does not have stays a protocol error, as MCP asks.
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.slot.on_request(&context).await;
@@ -129,7 +162,34 @@ impl ServerHandler for FilewrightServer {
             );
             return Ok(render::error_result(&text).into());
         }
+        if let Some(principal) = principal_of(&context)
+            && let Err(refused) = self.as_principal(principal, &mut request)
+        {
+            return Ok(render::error_result(&refused.to_string()).into());
+        }
         self.tools().call(ToolCallContext::new(self, request, context)).await
+    }
+
+    /// The tools of `--profile`, and of an authenticated caller's own profile within it.
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut tools = self.tools().list_all();
+        let principal = principal_of(&context);
+        if let Some(principal) = principal {
+            tools.retain(|tool| principal.profile.allows(&tool.name));
+        }
+        let mut result = ListToolsResult::with_all_items(tools);
+        // As rmcp's generated `list_tools` says on 2026-07-28; a list that depends on the
+        // caller may be cached by that caller only.
+        if context.protocol_version().is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28) {
+            result.ttl_ms = Some(0);
+            result.cache_scope =
+                Some(if principal.is_some() { rmcp::model::CacheScope::Private } else { rmcp::model::CacheScope::Public });
+        }
+        Ok(result)
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<rmcp::RoleServer>) {

@@ -248,6 +248,18 @@ pub fn file_uri_to_path(uri: &str) -> Option<PathBuf> {
     url.to_file_path().ok()
 }
 
+/// Refuses a current directory that is too broad to serve without `--root` (`/`, the home
+/// directory), with what to pass instead: the HTTP transport's rule, where no client offers roots.
+pub fn refuse_too_broad(dir: &Path) -> Result<(), String> {
+    if is_too_broad(dir) {
+        return Err(format!(
+            "no --root given and the current directory {} is never served by default; pass --root /path/to/project",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
 /// `/` and the home directory are too broad to serve unless named explicitly.
 ///
 /// # Ambient authority

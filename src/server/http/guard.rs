@@ -1,0 +1,429 @@
+//! What every request passes before it reaches MCP: the `Host` and `Origin` checks against DNS
+//! rebinding, the body's size limit and the stdio framing's checks, and the bound on requests
+//! in flight per principal.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use bytes::{Bytes, BytesMut};
+use http::{HeaderMap, StatusCode, Uri, header};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::{BodyExt, combinators::BoxBody};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use serde_json::Value;
+
+use super::reply::{self, Reply};
+use crate::server::framing::{self, Scan, Verdict};
+
+/// The `Host` and `Origin` values the server answers.
+///
+/// A browser page from anywhere can make the browser send requests to a loopback port, and
+/// DNS rebinding can make such a page's own name resolve to 127.0.0.1: only the `Host` and
+/// `Origin` headers tell those requests from a local client's. So by default only loopback
+/// names are served (`localhost`, 127.0.0.0/8, `::1`), and a request that names an origin
+/// must name a loopback one; `--allowed-host` and `--allowed-origin` add public names.
+#[derive(Debug, Clone)]
+pub struct Names {
+    hosts: Vec<(String, Option<u16>)>,
+    origins: Vec<Origin>,
+}
+
+/// An origin as RFC 6454 compares them: scheme, host and port (the scheme's default when
+/// none is written), or the opaque `null`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origin {
+    Null,
+    Tuple { scheme: String, host: String, port: Option<u16> },
+}
+
+impl Names {
+    /// The loopback names plus `hosts` (`NAME` or `NAME:PORT`) and `origins`
+    /// (`scheme://host[:port]`, or `null`); a value that is neither is refused with the reason.
+    pub fn new(hosts: &[String], origins: &[String]) -> Result<Names, String> {
+        let hosts = hosts
+            .iter()
+            .map(|h| {
+                let authority = http::uri::Authority::try_from(h.trim())
+                    .map_err(|_| format!("--allowed-host {h:?} is not a host name, NAME or NAME:PORT"))?;
+                Ok((normal_host(authority.host()), authority.port_u16()))
+            })
+            .collect::<Result<_, String>>()?;
+        let origins = origins
+            .iter()
+            .map(|o| {
+                parse_origin(o).ok_or_else(|| {
+                    format!("--allowed-origin {o:?} is not an origin: write scheme://host[:port], e.g. https://app.example.com")
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        Ok(Names { hosts, origins })
+    }
+
+    /// Refuses (403, with the reason and the flag that would allow it) a request whose `Host`
+    /// or `Origin` this server does not answer; 400 for a request without a readable host.
+    pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Reply> {
+        let host = match headers.get(header::HOST) {
+            Some(value) => value.to_str().ok().and_then(|v| http::uri::Authority::try_from(v).ok()),
+            None => uri.authority().cloned(),
+        };
+        let Some(host) = host else {
+            return Err(refusal(StatusCode::BAD_REQUEST, "the request has no readable Host header".into()));
+        };
+        let (name, port) = (normal_host(host.host()), host.port_u16());
+        let allowed = is_loopback_name(&name)
+            || self.hosts.iter().any(|(h, p)| *h == name && p.is_none_or(|p| Some(p) == port));
+        if !allowed {
+            tracing::warn!(host = %host, "refused a request for a host this server does not answer");
+            return Err(refusal(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Host {host} is not served: this server answers loopback names only (against DNS rebinding). \
+                     To serve it under a public name, start filewright with --allowed-host {name}."
+                ),
+            ));
+        }
+        let Some(origin) = headers.get(header::ORIGIN) else { return Ok(()) };
+        let text = origin.to_str().unwrap_or("");
+        let allowed = parse_origin(text).is_some_and(|o| {
+            matches!(&o, Origin::Tuple { scheme, host, .. } if (scheme == "http" || scheme == "https") && is_loopback_name(host))
+                || self.origins.contains(&o)
+        });
+        if !allowed {
+            tracing::warn!(origin = text, "refused a request from a foreign origin");
+            return Err(refusal(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Origin {text:?} is not allowed: a web page from another site may not call this server. If \
+                     this origin is your own client, start filewright with --allowed-origin {text}."
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn refusal(status: StatusCode, message: String) -> Reply {
+    reply::error(status, Value::Null, reply::FORBIDDEN, &message)
+}
+
+/// A host as compared: lower case, without IPv6 brackets.
+fn normal_host(host: &str) -> String {
+    host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase()
+}
+
+fn is_loopback_name(host: &str) -> bool {
+    host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+fn parse_origin(text: &str) -> Option<Origin> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("null") {
+        return Some(Origin::Null);
+    }
+    let uri = Uri::try_from(text).ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let authority = uri.authority()?;
+    if uri.path_and_query().is_some_and(|p| p.as_str() != "/" && !p.as_str().is_empty()) {
+        return None;
+    }
+    let default = match scheme.as_str() {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    };
+    Some(Origin::Tuple { host: normal_host(authority.host()), port: authority.port_u16().or(default), scheme })
+}
+
+/// One POST body, read whole, that passed the checks the stdio framing makes.
+#[derive(Debug)]
+pub struct Message {
+    /// The body as sent, for rmcp.
+    pub bytes: Bytes,
+    /// The request's id, for an answer given before rmcp sees it.
+    pub id: Value,
+    /// The tools it calls (`tools/call`'s `params.name`), each of them for a batch.
+    pub calls: Vec<String>,
+    /// It is a JSON array: a batch, which MCP no longer has (since 2025-06-18) and rmcp cannot
+    /// read; refused once the scopes have been checked.
+    pub batch: bool,
+}
+
+/// How much of an oversized body is read for its id before the answer.
+const ID_PREFIX: usize = 64 * 1024;
+
+/// Reads a POST body of at most `limit` bytes (`declared`: its `Content-Length`) and makes the
+/// stdio framing's checks: a body over the limit, one that is not JSON, a lone UTF-16
+/// surrogate, `arguments` that are not an object, each get a JSON-RPC error naming the
+/// request's id when it can be read; nothing of them reaches rmcp.
+pub async fn read_message<B>(body: B, declared: Option<u64>, limit: usize) -> Result<Message, Reply>
+where
+    B: Body<Data = Bytes>,
+    B::Error: std::fmt::Display,
+{
+    let over_declared = declared.is_some_and(|n| n > limit as u64);
+    let mut collected = BytesMut::new();
+    let mut body = std::pin::pin!(body);
+    let mut over = over_declared;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| {
+            reply::error(StatusCode::BAD_REQUEST, Value::Null, reply::INVALID_REQUEST, &format!("the request body could not be read: {e}"))
+        })?;
+        let Ok(data) = frame.into_data() else { continue };
+        if collected.len() + data.len() > limit {
+            over = true;
+            let room = ID_PREFIX.saturating_sub(collected.len()).min(data.len());
+            collected.extend_from_slice(&data[..room]);
+            break;
+        }
+        collected.extend_from_slice(&data);
+        if over_declared && collected.len() >= ID_PREFIX {
+            break;
+        }
+    }
+    if over {
+        let mut scan = Scan::default();
+        scan.feed(&collected[..collected.len().min(ID_PREFIX)]);
+        let size = declared.map_or_else(|| format!("over {limit} bytes"), |n| format!("{n} bytes"));
+        let message = format!(
+            "this request is {size}, over the server's limit of {limit} bytes for one message; it was not read. \
+             Send large files in parts: write_file with the first part (at most ~8,000 characters), then \
+             append_file with each next part."
+        );
+        return Err(reply::error(StatusCode::PAYLOAD_TOO_LARGE, scan.id(), reply::INVALID_REQUEST, &message));
+    }
+    let bytes = collected.freeze();
+    if let Verdict::Answer { id, code, message } = framing::judge(&bytes) {
+        return Err(reply::error(StatusCode::BAD_REQUEST, id, code, &message));
+    }
+    match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+        Ok(message) => {
+            let (id, calls) = match &message {
+                ClientJsonRpcMessage::Request(request) => {
+                    let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+                    let calls = match &request.request {
+                        ClientRequest::CallToolRequest(call) => vec![call.params.name.to_string()],
+                        _ => Vec::new(),
+                    };
+                    (id, calls)
+                }
+                _ => (Value::Null, Vec::new()),
+            };
+            Ok(Message { bytes, id, calls, batch: false })
+        }
+        Err(typed) => match serde_json::from_slice::<Value>(&bytes) {
+            Err(e) => Err(reply::error(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                reply::PARSE_ERROR,
+                &format!("the request body is not JSON ({e}); send one JSON-RPC message per request."),
+            )),
+            Ok(Value::Array(items)) => {
+                let calls = items.iter().filter_map(called_tool).map(str::to_string).collect();
+                Ok(Message { bytes, id: Value::Null, calls, batch: true })
+            }
+            Ok(other) => {
+                let id = other.get("id").filter(|id| id.is_number() || id.is_string()).cloned().unwrap_or(Value::Null);
+                Err(reply::error(
+                    StatusCode::BAD_REQUEST,
+                    id,
+                    reply::INVALID_REQUEST,
+                    &format!("the request body is not a JSON-RPC message this server reads: {typed}"),
+                ))
+            }
+        },
+    }
+}
+
+/// The tool a `tools/call` message calls.
+fn called_tool(message: &Value) -> Option<&str> {
+    (message.get("method")?.as_str()? == "tools/call").then_some(())?;
+    message.get("params")?.get("name")?.as_str()
+}
+
+/// The answer to a batch: MCP has none since 2025-06-18.
+pub fn batch_refused() -> Reply {
+    reply::error(
+        StatusCode::BAD_REQUEST,
+        Value::Null,
+        reply::INVALID_REQUEST,
+        "JSON-RPC batches are not part of MCP since 2025-06-18: send one message per request.",
+    )
+}
+
+/// Requests in flight per principal, at most `max` each. A request holds its place until its
+/// response body ends (a POST's SSE stream closes with its reply); the long-lived GET stream
+/// of a session takes none, so that an open session does not use up its principal's places.
+#[derive(Debug)]
+pub struct Limits {
+    max: usize,
+    busy: Mutex<HashMap<String, usize>>,
+}
+
+/// A place taken in [`Limits`], given back when dropped.
+#[derive(Debug)]
+pub struct Place {
+    limits: Arc<Limits>,
+    key: String,
+}
+
+impl Limits {
+    /// At most `max` requests in flight per key.
+    pub fn new(max: usize) -> Arc<Limits> {
+        Arc::new(Limits { max, busy: Mutex::default() })
+    }
+
+    /// A place for `key`, or None when it has `max` requests in flight already.
+    pub fn enter(self: &Arc<Self>, key: &str) -> Option<Place> {
+        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        let count = busy.entry(key.to_string()).or_insert(0);
+        if *count >= self.max {
+            return None;
+        }
+        *count += 1;
+        Some(Place { limits: self.clone(), key: key.to_string() })
+    }
+
+    /// The answer when `key` has no place left: 429 with Retry-After.
+    pub fn refusal(&self, who: &str) -> Reply {
+        let message = format!(
+            "{who} has {} requests in flight, the most this server runs at once for one caller (--max-concurrent); \
+             retry when one has finished.",
+            self.max
+        );
+        let refused = reply::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, reply::TOO_MANY_REQUESTS, &message);
+        reply::with_header(refused, header::RETRY_AFTER, "1")
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut busy = self.limits.busy.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = busy.get_mut(&self.key) {
+            *count -= 1;
+            if *count == 0 {
+                busy.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// A response body that holds a [`Place`] until it ends or is dropped (the client left).
+pub struct Held {
+    inner: BoxBody<Bytes, Infallible>,
+    _place: Place,
+}
+
+impl Held {
+    /// `response` holding `place` until its body is done.
+    pub fn response(response: Reply, place: Place) -> Reply {
+        response.map(|inner| Held { inner, _place: place }.boxed())
+    }
+}
+
+impl Body for Held {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.get_mut().inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::Full;
+
+    fn headers(host: &str, origin: Option<&str>) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, host.parse().unwrap());
+        if let Some(o) = origin {
+            h.insert(header::ORIGIN, o.parse().unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn loopback_hosts_and_origins_pass_and_others_need_a_flag() {
+        let names = Names::new(&[], &[]).unwrap();
+        let uri = Uri::from_static("/mcp");
+        for host in ["localhost:8080", "127.0.0.1:1", "[::1]:9", "127.0.0.2", "LOCALHOST"] {
+            assert!(names.check(&uri, &headers(host, None)).is_ok(), "{host}");
+        }
+        assert!(names.check(&uri, &headers("localhost:1", Some("http://127.0.0.1:5173"))).is_ok());
+        assert!(names.check(&uri, &headers("localhost:1", Some("https://localhost"))).is_ok());
+        let refused = names.check(&uri, &headers("evil.example:80", None)).unwrap_err();
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+        for origin in ["https://evil.example", "null", "http://localhost.evil.example", "file://x"] {
+            let refused = names.check(&uri, &headers("localhost:1", Some(origin))).unwrap_err();
+            assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{origin}");
+        }
+        let names =
+            Names::new(&["files.example.com".into()], &["https://app.example.com".into(), "null".into()]).unwrap();
+        assert!(names.check(&uri, &headers("files.example.com:443", Some("https://app.example.com:443"))).is_ok());
+        assert!(names.check(&uri, &headers("files.example.com", Some("null"))).is_ok());
+        assert!(names.check(&uri, &headers("files.example.com", Some("https://app.example.com:8443"))).is_err());
+        assert!(Names::new(&[], &["app.example.com".into()]).is_err(), "an origin needs its scheme");
+    }
+
+    async fn read(body: &str, limit: usize) -> Result<Message, Reply> {
+        read_message(Full::new(Bytes::from(body.to_string())), Some(body.len() as u64), limit).await
+    }
+
+    async fn refused(body: &str, limit: usize) -> (StatusCode, Value) {
+        let response = read(body, limit).await.unwrap_err();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[tokio::test]
+    async fn what_the_stdio_framing_refuses_gets_a_json_rpc_error_with_the_id() {
+        let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a","content":"x"}}}"#;
+        let message = read(call, 1 << 20).await.unwrap();
+        assert_eq!((message.id, message.calls, message.batch), (Value::from(7), vec!["write_file".to_string()], false));
+
+        let (status, answer) = refused(call, 40).await;
+        assert_eq!((status, &answer["id"], &answer["error"]["code"]), (StatusCode::PAYLOAD_TOO_LARGE, &Value::from(7), &Value::from(-32600)));
+        let (status, answer) = refused(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"w","arguments":{"c":"\ud800"}}}"#, 1 << 20).await;
+        assert_eq!((status, &answer["id"], &answer["error"]["code"]), (StatusCode::BAD_REQUEST, &Value::from(3), &Value::from(-32602)));
+        let (status, answer) = refused(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"w","arguments":[1]}}"#, 1 << 20).await;
+        assert_eq!((status, &answer["id"], &answer["error"]["code"]), (StatusCode::BAD_REQUEST, &Value::from(4), &Value::from(-32602)));
+        let (status, answer) = refused(r#"{"jsonrpc":"2.0","id":5,"#, 1 << 20).await;
+        assert_eq!((status, &answer["error"]["code"]), (StatusCode::BAD_REQUEST, &Value::from(-32700)));
+        let (status, answer) = refused(r#"{"id":6,"hello":1}"#, 1 << 20).await;
+        assert_eq!((status, &answer["id"], &answer["error"]["code"]), (StatusCode::BAD_REQUEST, &Value::from(6), &Value::from(-32600)));
+    }
+
+    #[tokio::test]
+    async fn a_batch_is_read_for_its_calls() {
+        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{}}},
+                        {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_file","arguments":{}}}]"#;
+        let message = read(batch, 1 << 20).await.unwrap();
+        assert!(message.batch);
+        assert_eq!(message.calls, ["read_file", "write_file"]);
+    }
+
+    #[test]
+    fn a_place_is_given_back_when_dropped() {
+        let limits = Limits::new(2);
+        let a = limits.enter("alice").unwrap();
+        let _b = limits.enter("alice").unwrap();
+        assert!(limits.enter("alice").is_none(), "a third request in flight is refused");
+        assert!(limits.enter("bob").is_some(), "each principal has its own places");
+        drop(a);
+        assert!(limits.enter("alice").is_some());
+    }
+}
