@@ -244,7 +244,8 @@ fn serve_http(cli: Cli) -> anyhow::Result<()> {
     // Nothing waits for a first reply over HTTP.
     startup::GATE.proceed();
     // Before the runtime starts: a PostgreSQL store runs a runtime of its own to open.
-    let session = Session::open(&root, &settings).with_context(|| format!("cannot serve {}", root.display()))?;
+    let session =
+        Session::open(&root, &settings).with_context(|| format!("cannot serve {}", root.display()))?;
     let slot = Arc::new(SessionSlot::opening(settings));
     slot.serve(session);
     let args = cli.http;
@@ -276,10 +277,15 @@ fn identity(args: &HttpArgs, profile: Profile) -> anyhow::Result<http::identity:
     }
     if let Some(issuer) = &args.oauth_issuer {
         let audience = args.oauth_audience.clone().context("--oauth-issuer needs --oauth-audience URL")?;
-        let url = url::Url::parse(issuer).with_context(|| format!("--oauth-issuer {issuer:?} is not a URL"))?;
+        let url =
+            url::Url::parse(issuer).with_context(|| format!("--oauth-issuer {issuer:?} is not a URL"))?;
         let verifier = oauth::Verifier::new(url, audience.clone(), args.oauth_agent_claim.clone(), profile)
             .map_err(anyhow::Error::msg)?;
-        return Ok(http::identity::Identity::new(Authenticator::OAuth(verifier), Some(audience), Some(issuer.clone())));
+        return Ok(http::identity::Identity::new(
+            Authenticator::OAuth(verifier),
+            Some(audience),
+            Some(issuer.clone()),
+        ));
     }
     Ok(http::identity::Identity::default())
 }

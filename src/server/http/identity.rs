@@ -78,7 +78,13 @@ impl Identity {
             None => None,
             Some(value) => match value.to_str() {
                 Ok(value) => Some(value),
-                Err(_) => return Err(self.refusal(&Denial::Invalid("the Authorization header is not ASCII".into()), &parts.headers, Value::Null)),
+                Err(_) => {
+                    return Err(self.refusal(
+                        &Denial::Invalid("the Authorization header is not ASCII".into()),
+                        &parts.headers,
+                        Value::Null,
+                    ));
+                }
             },
         };
         match auth.authenticate(authorization).await {
@@ -104,7 +110,10 @@ impl Identity {
         let scope = auth::scope_for(tool);
         let denial = Denial::InsufficientScope {
             scope,
-            reason: format!("{tool} needs the {scope} scope; these credentials give the {} profile", principal.profile),
+            reason: format!(
+                "{tool} needs the {scope} scope; these credentials give the {} profile",
+                principal.profile
+            ),
         };
         tracing::info!(agent = %principal.agent, tool = %tool, "refused a call outside the caller's profile");
         Some(self.refusal(&denial, headers, id.clone()))
@@ -120,7 +129,12 @@ impl Identity {
         match owners.get(session.as_ref()) {
             Some(owner) if *owner != principal.agent => {
                 tracing::warn!(agent = %principal.agent, "refused a request in a session another principal opened");
-                Err(reply::error(StatusCode::NOT_FOUND, Value::Null, reply::INVALID_REQUEST, "Session not found"))
+                Err(reply::error(
+                    StatusCode::NOT_FOUND,
+                    Value::Null,
+                    reply::INVALID_REQUEST,
+                    "Session not found",
+                ))
             }
             _ => Ok(()),
         }
@@ -164,9 +178,11 @@ impl Identity {
                 reply::FORBIDDEN,
                 "nothing was run; use the tools these credentials list, or get credentials with that scope",
             ),
-            Denial::Missing => {
-                (StatusCode::UNAUTHORIZED, reply::UNAUTHORIZED, "send Authorization: Bearer TOKEN with every request")
-            }
+            Denial::Missing => (
+                StatusCode::UNAUTHORIZED,
+                reply::UNAUTHORIZED,
+                "send Authorization: Bearer TOKEN with every request",
+            ),
             Denial::Invalid(_) => (
                 StatusCode::UNAUTHORIZED,
                 reply::UNAUTHORIZED,
@@ -186,10 +202,8 @@ impl Identity {
         if let Some(resource) = &self.resource {
             return resource.clone();
         }
-        let host = headers
-            .and_then(|h| h.get(header::HOST))
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("localhost");
+        let host =
+            headers.and_then(|h| h.get(header::HOST)).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
         // Behind a proxy that terminates TLS, the proxy says the client's scheme.
         let forwarded_https = headers
             .and_then(|h| h.get("x-forwarded-proto"))

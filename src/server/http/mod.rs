@@ -84,7 +84,8 @@ pub async fn serve(config: Config, server: FilewrightServer) -> anyhow::Result<(
         Some((cert, key)) => Some(tls::acceptor(cert, key).map_err(anyhow::Error::msg)?),
         None => None,
     };
-    let listener = TcpListener::bind(config.addr).await.with_context(|| format!("cannot listen on {}", config.addr))?;
+    let listener =
+        TcpListener::bind(config.addr).await.with_context(|| format!("cannot listen on {}", config.addr))?;
     let bound = listener.local_addr().context("cannot read the bound address")?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     let stop = CancellationToken::new();
@@ -158,11 +159,13 @@ async fn connection(app: Arc<App>, stream: TcpStream, peer: SocketAddr, tls: Opt
     // A client that opens a connection and sends no complete header in this time is dropped.
     builder.timer(TokioTimer::new()).header_read_timeout(Duration::from_secs(30));
     let served = match tls {
-        Some(acceptor) => match tokio::time::timeout(Duration::from_secs(30), acceptor.accept(stream)).await {
-            Ok(Ok(stream)) => builder.serve_connection(TokioIo::new(stream), service).await,
-            Ok(Err(e)) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
-            Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
-        },
+        Some(acceptor) => {
+            match tokio::time::timeout(Duration::from_secs(30), acceptor.accept(stream)).await {
+                Ok(Ok(stream)) => builder.serve_connection(TokioIo::new(stream), service).await,
+                Ok(Err(e)) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
+                Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+            }
+        }
         None => builder.serve_connection(TokioIo::new(stream), service).await,
     };
     if let Err(e) = served {
