@@ -103,6 +103,42 @@ async fn progress_notifications_reach_the_client_over_the_session_stream() {
 }
 
 #[tokio::test]
+async fn a_cancelled_request_stops_and_the_session_goes_on() {
+    // Enough work that the check is still running when the cancel arrives.
+    let body: String = (0..1500).map(|i| format!("function f{i}(a) {{ return a + {i}; }}\n")).collect();
+    let mut root = Root::new();
+    let paths: Vec<String> = (0..200).map(|i| format!("js/f{i}.js")).collect();
+    for p in &paths {
+        root = root.file(p, &body);
+    }
+    let server = HttpServer::start(&root, &[]);
+    let handler = ProgressClient::default();
+    let client = server.client_with(handler.clone(), None).await;
+    let args = json!({ "paths": paths }).as_object().unwrap().clone();
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        rmcp::model::CallToolRequestParams::new("check_files").with_arguments(args),
+    ));
+    let handle = client
+        .service
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while handler.seen.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    handle.cancel(Some("test".into())).await.unwrap();
+    let at_cancel = handler.seen.lock().unwrap().len();
+    // Give a server that ignored the cancel time to get well past the file in hand.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = handler.seen.lock().unwrap().len();
+    assert!((1..200).contains(&at_cancel), "{at_cancel}");
+    assert!(after <= at_cancel + 2, "the check went on after the cancel: {at_cancel} then {after} of 200");
+    client.call("check_files", json!({"paths": ["js/f0.js"]})).await.ok();
+    client.stop().await;
+}
+
+#[tokio::test]
 async fn a_foreign_origin_is_refused_and_a_loopback_one_served() {
     let root = Root::new();
     let server = HttpServer::start(&root, &[]);
