@@ -245,6 +245,9 @@ impl App {
         if let Some(principal) = principal.clone() {
             parts.extensions.insert(principal);
         }
+        // The credentials have done their work: nothing below (rmcp, its logs at any level, a
+        // tool) gets to see or pass them on.
+        parts.headers.remove(header::AUTHORIZATION);
         let response = self.mcp.handle(Request::from_parts(parts, body)).await;
         self.identity.note_session(&method, session.as_ref(), principal.as_ref(), &response);
         match place {
