@@ -63,8 +63,9 @@ where
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .map_err(|e| format!("GET {url}: {e}"))?;
-    // The connection task ends when the response is read or the sender is dropped.
-    tokio::spawn(connection);
+    // The connection task ends with the response; the time limit also ends it when the fetch
+    // gave up on a server that keeps the connection open without answering.
+    tokio::spawn(tokio::time::timeout(TIMEOUT, connection));
     let target = match url.query() {
         Some(query) => format!("{}?{query}", url.path()),
         None => url.path().to_string(),

@@ -324,6 +324,25 @@ async fn after_a_rotation_a_token_under_the_new_kid_is_accepted() {
 }
 
 #[tokio::test]
+async fn a_key_the_issuer_withdrew_stops_working_once_the_set_is_old() {
+    let (old, new) = (ed25519("old"), ed25519("new"));
+    let issuer = Issuer::start(&[&old]).await;
+    let verifier = issuer.verifier(Profile::Full);
+    assert!(verifier.authenticate(&sign(&old, &issuer.claims())).await.is_ok());
+    issuer.publish(&[&new]);
+    assert!(verifier.authenticate(&sign(&old, &issuer.claims())).await.is_ok(), "the set is fresh: no fetch");
+    assert_eq!(issuer.hits("/jwks"), 1);
+    // Fifteen minutes later, as far as the verifier can tell.
+    let aged = Instant::now() - MAX_AGE;
+    let set = jwks::parse(&json!({"keys": [old.jwk]})).unwrap();
+    *verifier.keys.write().unwrap() = Arc::new(KeySnapshot { set, fetched: Some(aged) });
+    verifier.refresh.lock().await.last_try = Some(aged);
+    let reason = refused(&verifier, &sign(&old, &issuer.claims())).await;
+    assert!(reason.contains("not among the issuer's keys"), "{reason}");
+    assert_eq!(issuer.hits("/jwks"), 2);
+}
+
+#[tokio::test]
 async fn alg_none_and_alg_confusion_are_invalid() {
     let (ed, rs) = (ed25519("ed-1"), rsa("rs-1"));
     let issuer = Issuer::start(&[&ed, &rs]).await;
