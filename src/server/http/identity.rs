@@ -57,6 +57,17 @@ impl Identity {
         self
     }
 
+    /// Fetches an OAuth issuer's metadata and keys before the first request, so that a
+    /// misconfiguration shows in the start's log; the server serves anyway (tokens are refused
+    /// until a later fetch succeeds).
+    pub async fn warm_up(&self) {
+        if let Some(Authenticator::OAuth(verifier)) = &self.auth
+            && let Err(e) = verifier.warm_up().await
+        {
+            tracing::warn!("the OAuth issuer's keys could not be fetched yet: {e}");
+        }
+    }
+
     /// Whether credentials are checked.
     pub fn authenticates(&self) -> bool {
         self.auth.is_some()
