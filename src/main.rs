@@ -15,7 +15,7 @@ use rmcp::ServiceExt;
 /// info it dumps the client's whole initialize request).
 const DEFAULT_LOG: &str = "info,rmcp=warn";
 
-/// An MCP server (stdio) with file tools built for writing large files in pieces.
+/// An MCP server (stdio, or Streamable HTTP with --http) with file tools built for writing large files in pieces.
 #[derive(Debug, Parser)]
 #[command(
     version,
@@ -23,8 +23,8 @@ const DEFAULT_LOG: &str = "info,rmcp=warn";
     long_about = None,
     after_help = "It speaks MCP on stdin/stdout and waits for a client: start it from an MCP client's \
 configuration, not by hand. Without --root it serves the client's first root, else the current \
-directory; / and the home directory are refused unless named with --root. Logs go to stderr; \
-FILEWRIGHT_LOG sets their filter (default: info,rmcp=warn), e.g. FILEWRIGHT_LOG=debug."
+directory; / and the home directory are refused unless named with --root. With --http it serves \
+Streamable HTTP instead, for many clients at once. Logs go to stderr; FILEWRIGHT_LOG sets their filter (default: info,rmcp=warn), e.g. FILEWRIGHT_LOG=debug."
 )]
 struct Cli {
     /// The sandbox root: every path is relative to it and nothing outside can be reached.

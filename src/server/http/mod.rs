@@ -5,11 +5,11 @@
 //! for 2025-06-18/2025-11-25 clients, stateless requests for 2026-07-28 ones); this module
 //! puts in front of it what a server reachable over a network must check first, one room
 //! each:
-//! - [`guard`]: `Host` and `Origin` (DNS rebinding), the body's size and the stdio framing's
+//! - `guard`: `Host` and `Origin` (DNS rebinding), the body's size and the stdio framing's
 //!   checks (every refusal a JSON-RPC error), the requests in flight per principal;
 //! - [`identity`]: who is calling (`--token-file`, OAuth), 401 and 403 with their
 //!   `WWW-Authenticate` challenges, and the RFC 9728 metadata;
-//! - [`tls`]: TLS from `--tls-cert` and `--tls-key`.
+//! - `tls`: TLS from `--tls-cert` and `--tls-key`.
 //!
 //! A request goes: Host/Origin → route → credentials → a place among its principal's
 //! requests → body (POST) → scope of the tools it calls → rmcp, with the principal in the
