@@ -93,9 +93,10 @@ struct Cli {
 #[derive(Debug, clap::Args)]
 struct HttpArgs {
     /// Serve MCP over Streamable HTTP at http://ADDR:PORT/mcp instead of stdio, e.g.
-    /// 127.0.0.1:8080 (port 0: a free port; the URL is printed on stderr). The root is --root,
-    /// else the current directory. A non-loopback address needs --token-file or --oauth-issuer.
-    #[arg(long, value_name = "ADDR:PORT")]
+    /// 127.0.0.1:8080, or a port alone for loopback (port 0: a free port; the URL is printed
+    /// on stderr). The root is --root, else the current directory. A non-loopback address
+    /// needs --token-file or --oauth-issuer.
+    #[arg(long, value_name = "ADDR:PORT", value_parser = http_address)]
     http: Option<std::net::SocketAddr>,
     /// HTTP: bearer tokens, one per line as `TOKEN AGENT [PROFILE]`; each caller is recorded
     /// as its AGENT. Re-read when it changes, so a line removed revokes its token.
@@ -227,6 +228,18 @@ fn settings(cli: &Cli) -> Settings {
         history_bytes: cli.history_bytes,
         durable: cli.durable,
     }
+}
+
+/// `--http`'s value: an IP address and port, `localhost:PORT`, or a port alone, which binds
+/// loopback (the safe default: only this machine can connect).
+fn http_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    let loopback =
+        |port: &str| port.parse::<u16>().ok().map(|p| std::net::SocketAddr::from(([127, 0, 0, 1], p)));
+    if let Some(addr) = loopback(text).or_else(|| text.strip_prefix("localhost:").and_then(loopback)) {
+        return Ok(addr);
+    }
+    text.parse()
+        .map_err(|_| format!("{text:?} is not ADDR:PORT: write e.g. 127.0.0.1:8080, [::1]:8080 or 8080"))
 }
 
 /// Serves MCP over HTTP (`--http`): the root opens before the port does (many clients share

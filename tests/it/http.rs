@@ -453,3 +453,10 @@ async fn other_paths_are_not_found_and_metadata_needs_an_auth_mode() {
     assert_eq!(get(&format!("{base}/"), &[]).await.status, 404);
     assert_eq!(get(&format!("{base}/.well-known/oauth-protected-resource"), &[]).await.status, 404);
 }
+
+#[test]
+fn a_port_alone_binds_loopback() {
+    let root = Root::new();
+    let server = HttpServer::start(&root, &["--http", "0"]);
+    assert!(server.url.starts_with("http://127.0.0.1:"), "{}", server.url);
+}
