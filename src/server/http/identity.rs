@@ -171,6 +171,11 @@ impl Identity {
         }
     }
 
+    /// Forgets the owners of the sessions for which `open` is false.
+    pub fn keep_sessions(&self, open: impl Fn(&str) -> bool) {
+        self.owners.lock().unwrap_or_else(|p| p.into_inner()).retain(|id, _| open(id));
+    }
+
     /// The RFC 9728 document (404 without an auth mode: nothing to discover).
     pub fn metadata(&self, request: &http::Request<hyper::body::Incoming>) -> Reply {
         if self.auth.is_none() {

@@ -97,17 +97,15 @@ pub async fn serve(config: Config, server: FilewrightServer) -> anyhow::Result<(
         .with_max_request_body_bytes(config.body_limit)
         .with_cancellation_token(stop.clone());
     // Every session and stateless request gets a clone: one session slot, one tool router.
-    let mcp = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        rmcp_config,
-    );
+    let sessions = Arc::new(LocalSessionManager::default());
+    let mcp = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), rmcp_config);
     let app = Arc::new(App {
         names,
         limits: Limits::new(config.max_concurrent.max(1)),
         body_limit: config.body_limit,
         identity: config.identity,
         mcp,
+        sessions,
     });
     eprintln!("filewright: serving MCP at {scheme}://{bound}{MCP_PATH}");
     tracing::info!(auth = app.identity.describe(), "serving MCP over HTTP at {scheme}://{bound}{MCP_PATH}");
@@ -180,6 +178,8 @@ struct App {
     body_limit: usize,
     identity: Identity,
     mcp: StreamableHttpService<FilewrightServer, LocalSessionManager>,
+    /// rmcp's sessions, to know which are still open.
+    sessions: Arc<LocalSessionManager>,
 }
 
 impl App {
@@ -250,6 +250,11 @@ impl App {
         parts.headers.remove(header::AUTHORIZATION);
         let response = self.mcp.handle(Request::from_parts(parts, body)).await;
         self.identity.note_session(&method, session.as_ref(), principal.as_ref(), &response);
+        // A new session: the owners of sessions rmcp has closed since (idle ones expire) go.
+        if principal.is_some() && response.headers().contains_key("mcp-session-id") {
+            let open = self.sessions.sessions.read().await;
+            self.identity.keep_sessions(|id| open.contains_key(id));
+        }
         match place {
             Some(place) => Held::response(response, place),
             None => response,
