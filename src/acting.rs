@@ -43,7 +43,10 @@ mod tests {
         assert_eq!(acting_agent("alice", None).unwrap(), "alice");
         assert_eq!(acting_agent("alice", Some("alice")).unwrap(), "alice");
         let refused = acting_agent("alice", Some("bob")).unwrap_err().to_string();
-        assert!(refused.contains("\"alice\"") && refused.contains("\"bob\"") && refused.contains("Omit `agent`"), "{refused}");
+        assert!(
+            refused.contains("\"alice\"") && refused.contains("\"bob\"") && refused.contains("Omit `agent`"),
+            "{refused}"
+        );
         assert!(agent_names_actor("write_file") && agent_names_actor("undo"));
         assert!(!agent_names_actor("list_artifacts"));
     }

@@ -40,7 +40,9 @@
 //! - [`server`]: the MCP glue (rmcp): tool definitions, rendering of results and errors, the
 //!   choice of root, the framing in front of rmcp's stdio transport that answers every
 //!   request line (over the limit, lone surrogates, non-object arguments), and the start's
-//!   threads, put off until the `initialize` reply is out (`server::startup`).
+//!   threads, put off until the `initialize` reply is out (`server::startup`); and
+//!   `server::http`, MCP over Streamable HTTP (`--http`) behind the checks a network server
+//!   needs (Host, Origin, body, credentials, scopes, requests in flight, TLS).
 //!
 //! # One `append_file` call, from the wire to disk and back: four files
 //! 1. `server/tools.rs`: rmcp decodes the request into `AppendArgs` (`content` is an

@@ -15,7 +15,7 @@ use rmcp::ServiceExt;
 /// info it dumps the client's whole initialize request).
 const DEFAULT_LOG: &str = "info,rmcp=warn";
 
-/// An MCP server (stdio) with file tools built for writing large files in pieces.
+/// An MCP server (stdio, or Streamable HTTP with --http) with file tools built for writing large files in pieces.
 #[derive(Debug, Parser)]
 #[command(
     version,
@@ -23,8 +23,8 @@ const DEFAULT_LOG: &str = "info,rmcp=warn";
     long_about = None,
     after_help = "It speaks MCP on stdin/stdout and waits for a client: start it from an MCP client's \
 configuration, not by hand. Without --root it serves the client's first root, else the current \
-directory; / and the home directory are refused unless named with --root. Logs go to stderr; \
-FILEWRIGHT_LOG sets their filter (default: info,rmcp=warn), e.g. FILEWRIGHT_LOG=debug."
+directory; / and the home directory are refused unless named with --root. With --http it serves \
+Streamable HTTP instead, for many clients at once. Logs go to stderr; FILEWRIGHT_LOG sets their filter (default: info,rmcp=warn), e.g. FILEWRIGHT_LOG=debug."
 )]
 struct Cli {
     /// The sandbox root: every path is relative to it and nothing outside can be reached.
@@ -93,9 +93,10 @@ struct Cli {
 #[derive(Debug, clap::Args)]
 struct HttpArgs {
     /// Serve MCP over Streamable HTTP at http://ADDR:PORT/mcp instead of stdio, e.g.
-    /// 127.0.0.1:8080 (port 0: a free port; the URL is printed on stderr). The root is --root,
-    /// else the current directory. A non-loopback address needs --token-file or --oauth-issuer.
-    #[arg(long, value_name = "ADDR:PORT")]
+    /// 127.0.0.1:8080, or a port alone for loopback (port 0: a free port; the URL is printed
+    /// on stderr). The root is --root, else the current directory. A non-loopback address
+    /// needs --token-file or --oauth-issuer.
+    #[arg(long, value_name = "ADDR:PORT", value_parser = http_address)]
     http: Option<std::net::SocketAddr>,
     /// HTTP: bearer tokens, one per line as `TOKEN AGENT [PROFILE]`; each caller is recorded
     /// as its AGENT. Re-read when it changes, so a line removed revokes its token.
@@ -229,6 +230,18 @@ fn settings(cli: &Cli) -> Settings {
     }
 }
 
+/// `--http`'s value: an IP address and port, `localhost:PORT`, or a port alone, which binds
+/// loopback (the safe default: only this machine can connect).
+fn http_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    let loopback =
+        |port: &str| port.parse::<u16>().ok().map(|p| std::net::SocketAddr::from(([127, 0, 0, 1], p)));
+    if let Some(addr) = loopback(text).or_else(|| text.strip_prefix("localhost:").and_then(loopback)) {
+        return Ok(addr);
+    }
+    text.parse()
+        .map_err(|_| format!("{text:?} is not ADDR:PORT: write e.g. 127.0.0.1:8080, [::1]:8080 or 8080"))
+}
+
 /// Serves MCP over HTTP (`--http`): the root opens before the port does (many clients share
 /// it, and none offers roots over HTTP), so a root that cannot be served stops the start.
 fn serve_http(cli: Cli) -> anyhow::Result<()> {
@@ -244,7 +257,8 @@ fn serve_http(cli: Cli) -> anyhow::Result<()> {
     // Nothing waits for a first reply over HTTP.
     startup::GATE.proceed();
     // Before the runtime starts: a PostgreSQL store runs a runtime of its own to open.
-    let session = Session::open(&root, &settings).with_context(|| format!("cannot serve {}", root.display()))?;
+    let session =
+        Session::open(&root, &settings).with_context(|| format!("cannot serve {}", root.display()))?;
     let slot = Arc::new(SessionSlot::opening(settings));
     slot.serve(session);
     let args = cli.http;
@@ -276,10 +290,15 @@ fn identity(args: &HttpArgs, profile: Profile) -> anyhow::Result<http::identity:
     }
     if let Some(issuer) = &args.oauth_issuer {
         let audience = args.oauth_audience.clone().context("--oauth-issuer needs --oauth-audience URL")?;
-        let url = url::Url::parse(issuer).with_context(|| format!("--oauth-issuer {issuer:?} is not a URL"))?;
+        let url =
+            url::Url::parse(issuer).with_context(|| format!("--oauth-issuer {issuer:?} is not a URL"))?;
         let verifier = oauth::Verifier::new(url, audience.clone(), args.oauth_agent_claim.clone(), profile)
             .map_err(anyhow::Error::msg)?;
-        return Ok(http::identity::Identity::new(Authenticator::OAuth(verifier), Some(audience), Some(issuer.clone())));
+        return Ok(http::identity::Identity::new(
+            Authenticator::OAuth(verifier),
+            Some(audience),
+            Some(issuer.clone()),
+        ));
     }
     Ok(http::identity::Identity::default())
 }

@@ -25,8 +25,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, prompt_handler, tool_handler};
 
-pub use crate::profile::Profile;
 use crate::auth::Principal;
+pub use crate::profile::Profile;
 use crate::session::Session;
 
 /// What the model is told when it connects: the pattern that keeps large files whole.
@@ -104,7 +104,11 @@ impl FilewrightServer {
     /// leaves the tool out; its `agent` argument, where that names who acts, becomes the
     /// principal's (refused when it names another), so that claims, the journal and undo
     /// record the principal.
-    fn as_principal(&self, principal: &Principal, request: &mut CallToolRequestParams) -> Result<(), crate::error::Error> {
+    fn as_principal(
+        &self,
+        principal: &Principal,
+        request: &mut CallToolRequestParams,
+    ) -> Result<(), crate::error::Error> {
         crate::acting::allowed(&request.name, principal.profile, crate::auth::scope_for(&request.name))?;
         let has_agent = self
             .tools()
@@ -186,8 +190,11 @@ impl ServerHandler for FilewrightServer {
         // caller may be cached by that caller only.
         if context.protocol_version().is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28) {
             result.ttl_ms = Some(0);
-            result.cache_scope =
-                Some(if principal.is_some() { rmcp::model::CacheScope::Private } else { rmcp::model::CacheScope::Public });
+            result.cache_scope = Some(if principal.is_some() {
+                rmcp::model::CacheScope::Private
+            } else {
+                rmcp::model::CacheScope::Public
+            });
         }
         Ok(result)
     }

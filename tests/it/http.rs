@@ -48,7 +48,8 @@ async fn two_clients_at_once_each_keep_their_own_session() {
     let (a, b) = tokio::join!(server.client(None), server.stateless_client(None));
     let write = |client: &'static str, n: usize| json!({"path": format!("{client}.txt"), "content": format!("{n}\n")});
     for n in 0..20 {
-        let (ra, rb) = tokio::join!(a.call("append_file", write("a", n)), b.call("append_file", write("b", n)));
+        let (ra, rb) =
+            tokio::join!(a.call("append_file", write("a", n)), b.call("append_file", write("b", n)));
         ra.ok();
         rb.ok();
     }
@@ -102,14 +103,52 @@ async fn progress_notifications_reach_the_client_over_the_session_stream() {
 }
 
 #[tokio::test]
+async fn a_cancelled_request_stops_and_the_session_goes_on() {
+    // Enough work that the check is still running when the cancel arrives.
+    let body: String = (0..1500).map(|i| format!("function f{i}(a) {{ return a + {i}; }}\n")).collect();
+    let mut root = Root::new();
+    let paths: Vec<String> = (0..200).map(|i| format!("js/f{i}.js")).collect();
+    for p in &paths {
+        root = root.file(p, &body);
+    }
+    let server = HttpServer::start(&root, &[]);
+    let handler = ProgressClient::default();
+    let client = server.client_with(handler.clone(), None).await;
+    let args = json!({ "paths": paths }).as_object().unwrap().clone();
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        rmcp::model::CallToolRequestParams::new("check_files").with_arguments(args),
+    ));
+    let handle = client
+        .service
+        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while handler.seen.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    handle.cancel(Some("test".into())).await.unwrap();
+    let at_cancel = handler.seen.lock().unwrap().len();
+    // Give a server that ignored the cancel time to get well past the file in hand.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = handler.seen.lock().unwrap().len();
+    assert!((1..200).contains(&at_cancel), "{at_cancel}");
+    assert!(after <= at_cancel + 2, "the check went on after the cancel: {at_cancel} then {after} of 200");
+    client.call("check_files", json!({"paths": ["js/f0.js"]})).await.ok();
+    client.stop().await;
+}
+
+#[tokio::test]
 async fn a_foreign_origin_is_refused_and_a_loopback_one_served() {
     let root = Root::new();
     let server = HttpServer::start(&root, &[]);
-    let refused = post(&server.url, crate::http_util::INITIALIZE, &[("origin", "https://evil.example")]).await;
+    let refused =
+        post(&server.url, crate::http_util::INITIALIZE, &[("origin", "https://evil.example")]).await;
     assert_eq!(refused.status, 403, "{refused:?}");
     let message = refused.json()["error"]["message"].as_str().unwrap().to_string();
     assert!(message.contains("https://evil.example") && message.contains("--allowed-origin"), "{message}");
-    let served = post(&server.url, crate::http_util::INITIALIZE, &[("origin", "http://localhost:5173")]).await;
+    let served =
+        post(&server.url, crate::http_util::INITIALIZE, &[("origin", "http://localhost:5173")]).await;
     assert_eq!(served.status, 200, "{served:?}");
 }
 
@@ -117,7 +156,8 @@ async fn a_foreign_origin_is_refused_and_a_loopback_one_served() {
 async fn an_allowed_origin_is_served() {
     let root = Root::new();
     let server = HttpServer::start(&root, &["--allowed-origin", "https://app.example.com"]);
-    let served = post(&server.url, crate::http_util::INITIALIZE, &[("origin", "https://app.example.com")]).await;
+    let served =
+        post(&server.url, crate::http_util::INITIALIZE, &[("origin", "https://app.example.com")]).await;
     assert_eq!(served.status, 200, "{served:?}");
 }
 
@@ -127,7 +167,9 @@ async fn a_host_that_is_not_loopback_is_refused_unless_allowed() {
     let server = HttpServer::start(&root, &[]);
     let refused = post(&server.url, crate::http_util::INITIALIZE, &[("host", "files.example.com")]).await;
     assert_eq!(refused.status, 403, "{refused:?}");
-    assert!(refused.json()["error"]["message"].as_str().unwrap().contains("--allowed-host files.example.com"));
+    assert!(
+        refused.json()["error"]["message"].as_str().unwrap().contains("--allowed-host files.example.com")
+    );
     let server = HttpServer::start(&root, &["--allowed-host", "files.example.com"]);
     let served = post(&server.url, crate::http_util::INITIALIZE, &[("host", "files.example.com")]).await;
     assert_eq!(served.status, 200, "{served:?}");
@@ -218,7 +260,9 @@ fn raw_exchange(authority: &str, head: &str, body_prefix: &[u8], total: usize) -
         if let Some((head, body)) = text.split_once("\r\n\r\n") {
             let length = head
                 .lines()
-                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string()))
+                .find_map(|l| {
+                    l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string())
+                })
                 .and_then(|v| v.parse::<usize>().ok());
             if length.is_some_and(|n| body.len() >= n) {
                 break;
@@ -347,7 +391,8 @@ async fn a_client_that_disconnects_mid_append_leaves_the_file_whole() {
     let client = server.client(None).await;
     client.call("append_file", json!({"path": "log.txt", "content": "end\n"})).await.ok();
     let text = String::from_utf8(root.read("log.txt")).unwrap();
-    let middle = text.strip_prefix("start\n").and_then(|t| t.strip_suffix("end\n")).expect("start and end kept");
+    let middle =
+        text.strip_prefix("start\n").and_then(|t| t.strip_suffix("end\n")).expect("start and end kept");
     // A retried identical chunk is not appended twice (append's retry guard), so whole or none.
     assert!(middle.is_empty() || middle == chunk, "a partial append: {} bytes", middle.len());
     assert!(server.alive());
@@ -362,15 +407,18 @@ async fn tls_serves_with_the_given_certificate() {
     let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
     std::fs::write(&cert, certified.cert.pem()).unwrap();
     std::fs::write(&key, certified.signing_key.serialize_pem()).unwrap();
-    let server = HttpServer::start(&root, &["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()]);
+    let server =
+        HttpServer::start(&root, &["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()]);
     assert!(server.url.starts_with("https://127.0.0.1:"), "{}", server.url);
     let mut roots = rustls::RootCertStore::empty();
     roots.add(certified.cert.der().clone()).unwrap();
-    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
     let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
     let tcp = tokio::net::TcpStream::connect(server.authority()).await.unwrap();
     let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
@@ -404,4 +452,11 @@ async fn other_paths_are_not_found_and_metadata_needs_an_auth_mode() {
     let base = server.url.trim_end_matches("/mcp").to_string();
     assert_eq!(get(&format!("{base}/"), &[]).await.status, 404);
     assert_eq!(get(&format!("{base}/.well-known/oauth-protected-resource"), &[]).await.status, 404);
+}
+
+#[test]
+fn a_port_alone_binds_loopback() {
+    let root = Root::new();
+    let server = HttpServer::start(&root, &["--http", "0"]);
+    assert!(server.url.starts_with("http://127.0.0.1:"), "{}", server.url);
 }

@@ -15,8 +15,11 @@ const READER: &str = "reader-token-9d1f3b5a7c2e4f68";
 /// A token file for alice and bob (full) and reader (readonly), beside the root.
 fn token_file(root: &Root) -> std::path::PathBuf {
     let path = root.outside().join("tokens");
-    std::fs::write(&path, format!("# test tokens\n{ALICE} alice full\n{BOB} bob full\n{READER} reader readonly\n"))
-        .unwrap();
+    std::fs::write(
+        &path,
+        format!("# test tokens\n{ALICE} alice full\n{BOB} bob full\n{READER} reader readonly\n"),
+    )
+    .unwrap();
     path
 }
 
@@ -64,7 +67,10 @@ async fn a_readonly_token_lists_only_reading_tools_and_a_write_is_403_with_nothi
     let server = start(&root);
     let reader = server.client(Some(READER)).await;
     let tools = reader.tool_names().await;
-    assert!(tools.contains(&"read_file".to_string()) && !tools.contains(&"write_file".to_string()), "{tools:?}");
+    assert!(
+        tools.contains(&"read_file".to_string()) && !tools.contains(&"write_file".to_string()),
+        "{tools:?}"
+    );
     reader.call("read_file", json!({"path": "a.txt"})).await.ok();
     let refused = reader
         .service
@@ -74,14 +80,18 @@ async fn a_readonly_token_lists_only_reading_tools_and_a_write_is_403_with_nothi
         )
         .await;
     assert!(refused.is_err(), "{refused:?}");
-    let raw = post(&server.url, call_body(9, "write_file", json!({"path": "a.txt", "content": "after\n"})), &[
-        ("authorization", &bearer(READER)),
-        ("mcp-protocol-version", "2025-11-25"),
-    ])
+    let raw = post(
+        &server.url,
+        call_body(9, "write_file", json!({"path": "a.txt", "content": "after\n"})),
+        &[("authorization", &bearer(READER)), ("mcp-protocol-version", "2025-11-25")],
+    )
     .await;
     assert_eq!(raw.status, 403, "{raw:?}");
     let challenge = raw.header("www-authenticate");
-    assert!(challenge.contains("error=\"insufficient_scope\"") && challenge.contains("scope=\"files:write\""), "{challenge}");
+    assert!(
+        challenge.contains("error=\"insufficient_scope\"") && challenge.contains("scope=\"files:write\""),
+        "{challenge}"
+    );
     assert_eq!(raw.json()["id"], 9);
     assert_eq!(root.read("a.txt"), b"before\n", "nothing changed");
     reader.stop().await;
@@ -92,7 +102,8 @@ async fn a_forged_agent_argument_is_refused_and_the_principal_is_recorded() {
     let root = Root::new();
     let server = start(&root);
     let bob = server.client(Some(BOB)).await;
-    let refused = bob.call("write_file", json!({"path": "b.txt", "content": "x\n", "agent": "alice"})).await.err();
+    let refused =
+        bob.call("write_file", json!({"path": "b.txt", "content": "x\n", "agent": "alice"})).await.err();
     assert!(refused.contains("authenticated as \"bob\"") && refused.contains("Omit `agent`"), "{refused}");
     assert!(!root.exists("b.txt"), "nothing was written");
     bob.call("write_file", json!({"path": "b.txt", "content": "x\n"})).await.ok();
@@ -158,18 +169,26 @@ async fn a_session_opened_by_one_principal_is_not_found_for_another() {
     let session = crate::http_util::open_session(&server.url, &[("authorization", &bearer(ALICE))]).await;
     let call = call_body(2, "list_claims", json!({}));
     let (bob, alice) = (bearer(BOB), bearer(ALICE));
-    let foreign = post(&server.url, call.clone(), &[
-        ("authorization", bob.as_str()),
-        ("mcp-session-id", session.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ])
+    let foreign = post(
+        &server.url,
+        call.clone(),
+        &[
+            ("authorization", bob.as_str()),
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+    )
     .await;
     assert_eq!(foreign.status, 404, "{foreign:?}");
-    let own = post(&server.url, call, &[
-        ("authorization", alice.as_str()),
-        ("mcp-session-id", session.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ])
+    let own = post(
+        &server.url,
+        call,
+        &[
+            ("authorization", alice.as_str()),
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+    )
     .await;
     assert_eq!(own.status, 200, "{own:?}");
 }

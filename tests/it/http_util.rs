@@ -37,7 +37,11 @@ impl HttpServer {
         if !extra.contains(&"--http") {
             command.args(["--http", "127.0.0.1:0"]);
         }
-        command.args(extra).env("FILEWRIGHT_LOG", "info,rmcp=warn").stdin(Stdio::null()).stdout(Stdio::null());
+        command
+            .args(extra)
+            .env("FILEWRIGHT_LOG", "info,rmcp=warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null());
         let mut child = command.stderr(Stdio::piped()).spawn().expect("spawn filewright");
         let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
         let log = Arc::new(Mutex::new(String::new()));
@@ -77,7 +81,11 @@ impl HttpServer {
     }
 
     /// A session client with its own handler (e.g. one that records progress).
-    pub async fn client_with<H: rmcp::ClientHandler>(&self, handler: H, token: Option<&str>) -> HttpClient<H> {
+    pub async fn client_with<H: rmcp::ClientHandler>(
+        &self,
+        handler: H,
+        token: Option<&str>,
+    ) -> HttpClient<H> {
         let transport = StreamableHttpClientTransport::from_config(self.config(token));
         HttpClient { service: handler.serve(transport).await.expect("MCP initialize over HTTP") }
     }
@@ -85,7 +93,8 @@ impl HttpServer {
     /// A client on MCP 2026-07-28: no initialize, no session, every request on its own.
     pub async fn stateless_client(&self, token: Option<&str>) -> HttpClient<ClientConfig> {
         let transport = StreamableHttpClientTransport::from_config(self.config(token));
-        let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+        let lifecycle =
+            ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
         let service = ClientConfig::default()
             .serve_with_lifecycle(transport, lifecycle)
             .await

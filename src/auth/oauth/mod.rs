@@ -1,21 +1,107 @@
 //! `--oauth-issuer`: the server as an OAuth 2.1 resource server. Access tokens are JWTs that
-//! the issuer signs; this checks them against the issuer's published keys.
+//! the issuer signs; they are checked against the keys the issuer publishes.
 //!
-//! (This commit holds the constructor's checks only: verification follows, and until then
-//! every token is refused.)
+//! - [`discovery`]: the issuer's metadata (RFC 8414, else OpenID Connect) and its `jwks_uri`.
+//! - [`jwks`]: the key set, each key bound to the one algorithm it verifies.
+//! - [`verify`]: one token's header, signature and claims, and the principal they name.
+//! - `fetch`: the one bounded HTTP GET both fetches use.
+//!
+//! Discovery is lazy: the first token triggers it, and a failure is retried with backoff.
+//! A server that fetched eagerly and refused to start while its issuer is down would turn a
+//! short outage of the issuer into an outage of every server that trusts it, restarted by a
+//! supervisor in a loop; lazily, the server starts, serves its metadata, and refuses tokens
+//! (401, saying why) only until the issuer answers. [`Verifier::warm_up`] lets the caller
+//! try once at start and log what is wrong early.
+
+pub mod discovery;
+pub mod jwks;
+pub mod verify;
+
+mod fetch;
+
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 
 use url::Url;
 
 use super::{Denial, Principal};
 use crate::profile::Profile;
 
+/// The least time between two fetches of the key set caused by unknown kids: a token with an
+/// unknown `kid` triggers a refetch (the issuer may have rotated its keys), but a flood of
+/// tokens with made-up kids must not make this server flood the issuer, nor queue every
+/// request behind a fetch. (An issuer publishes a new key before signing with it, so a
+/// rotation is seen at the first token that uses it, unless a bogus kid came just before.)
+const REFETCH_EVERY: Duration = Duration::from_secs(30);
+
+/// How long a fetched key set is used before it is fetched again on the next token: an issuer
+/// that withdraws a key (leaked, retired) is believed within this, even if no token names an
+/// unknown kid. If that refetch fails, the old set is kept: the keys were good a moment ago,
+/// and refusing everyone during an issuer outage helps no one.
+const MAX_AGE: Duration = Duration::from_secs(15 * 60);
+
+/// After a failed first fetch, the wait before the next try doubles from this...
+const BACKOFF_FIRST: Duration = Duration::from_secs(1);
+/// ...up to this.
+const BACKOFF_MAX: Duration = Duration::from_secs(60);
+
 /// Checks access tokens from one issuer, for one audience.
-#[derive(Debug)]
 pub struct Verifier {
     issuer: Url,
+    /// The spellings of the issuer a token's `iss` or the metadata's `issuer` may use.
+    issuer_ids: Vec<String>,
     audience: String,
     agent_claim: String,
     server_profile: Profile,
+    /// The keys last fetched, read by every request (a `std` lock held only to clone the Arc).
+    keys: RwLock<Arc<KeySnapshot>>,
+    /// Held while fetching, so that concurrent requests needing keys wait for one fetch
+    /// rather than each start their own. Tokio's mutex: it is held across the fetch.
+    refresh: tokio::sync::Mutex<Refresh>,
+}
+
+/// A key set and when it was fetched (None: never).
+#[derive(Default)]
+struct KeySnapshot {
+    set: jwks::KeySet,
+    fetched: Option<Instant>,
+}
+
+/// What the fetching side remembers between fetches.
+#[derive(Default)]
+struct Refresh {
+    jwks_uri: Option<Url>,
+    /// The last fetch, whatever caused it.
+    last_try: Option<Instant>,
+    /// The last fetch an unknown kid caused.
+    last_refetch: Option<Instant>,
+    /// Failed fetches in a row.
+    failures: u32,
+    last_error: Option<String>,
+}
+
+/// Why keys are about to be fetched, which decides how soon after the last fetch that may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Why {
+    /// [`Verifier::warm_up`]: always.
+    WarmUp,
+    /// No key set yet.
+    FirstUse,
+    /// The set is older than [`MAX_AGE`].
+    Stale,
+    /// A token names a kid the set does not have.
+    UnknownKid,
+}
+
+impl std::fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Verifier")
+            .field("issuer", &self.issuer.as_str())
+            .field("audience", &self.audience)
+            .field("agent_claim", &self.agent_claim)
+            .field("server_profile", &self.server_profile)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Verifier {
@@ -23,14 +109,19 @@ impl Verifier {
     /// 8707); the agent is the `agent_claim` claim ("sub" unless the administrator names
     /// another). Refuses an issuer that is not `https://`, except on loopback: keys fetched
     /// over plain HTTP from another host could be swapped by anyone on the path, and every
-    /// token they sign would then be believed.
+    /// token they sign would then be believed. Fetches nothing (see the module's doc).
     pub fn new(
         issuer: Url,
         audience: String,
         agent_claim: String,
         server_profile: Profile,
     ) -> Result<Verifier, String> {
-        check_issuer(&issuer)?;
+        if issuer.query().is_some() || issuer.fragment().is_some() {
+            return Err(format!(
+                "the OAuth issuer {issuer} has a query or fragment, which an issuer identifier may not have (RFC 8414 §2)"
+            ));
+        }
+        check_url(&issuer, "OAuth issuer")?;
         if audience.trim().is_empty() {
             return Err("the OAuth audience is empty: pass --oauth-audience with this server's URL".into());
         }
@@ -39,7 +130,15 @@ impl Verifier {
                 "the agent claim is empty: name the token claim that holds the agent (e.g. sub)".into()
             );
         }
-        Ok(Verifier { issuer, audience, agent_claim, server_profile })
+        Ok(Verifier {
+            issuer_ids: issuer_ids(&issuer),
+            issuer,
+            audience,
+            agent_claim,
+            server_profile,
+            keys: RwLock::new(Arc::default()),
+            refresh: tokio::sync::Mutex::new(Refresh::default()),
+        })
     }
 
     /// The issuer, as configured (for the protected-resource metadata).
@@ -47,29 +146,141 @@ impl Verifier {
         &self.issuer
     }
 
+    /// Fetches the issuer's metadata and keys now, so that a misconfiguration shows in the log
+    /// at start; the caller logs the error and serves anyway (tokens are refused until a
+    /// later fetch succeeds).
+    pub async fn warm_up(&self) -> Result<(), String> {
+        self.fetch_keys(Why::WarmUp).await.map(|_| ())
+    }
+
     /// The principal an access token names.
-    pub async fn authenticate(&self, _token: &str) -> Result<Principal, Denial> {
-        let _ = (&self.audience, &self.agent_claim, self.server_profile);
-        Err(Denial::Invalid("OAuth token verification is not built yet".into()))
+    pub async fn authenticate(&self, token: &str) -> Result<Principal, Denial> {
+        let header = verify::header(token).map_err(Denial::Invalid)?;
+        let key = self.key(header.kid.as_deref()).await.map_err(Denial::Invalid)?;
+        let expect = verify::Expect { issuers: &self.issuer_ids, audience: &self.audience };
+        let claims = verify::claims(token, &header, &key, &expect).map_err(Denial::Invalid)?;
+        verify::principal(&claims, &self.agent_claim, self.server_profile)
+    }
+
+    /// The key a token's `kid` names, fetching the set when none was fetched yet, when the
+    /// set is older than [`MAX_AGE`], or when the kid is unknown (the issuer may have rotated
+    /// its keys).
+    async fn key(&self, kid: Option<&str>) -> Result<jwks::Key, String> {
+        let snapshot = self.snapshot();
+        let why = match (snapshot.fetched, snapshot.set.find(kid)) {
+            (None, _) => Why::FirstUse,
+            (Some(at), Some(key)) if at.elapsed() < MAX_AGE => return Ok(key.clone()),
+            (Some(_), Some(_)) => Why::Stale,
+            (Some(_), None) => Why::UnknownKid,
+        };
+        let fetched = self.fetch_keys(why).await;
+        let snapshot = self.snapshot();
+        if let Some(key) = snapshot.set.find(kid) {
+            return Ok(key.clone());
+        }
+        match fetched {
+            Err(e) if snapshot.fetched.is_none() => {
+                Err(format!("this server cannot get the issuer's keys yet: {e}"))
+            }
+            _ if kid.is_none() => Err(format!(
+                "the token has no kid, and the issuer publishes {} keys: a kid must say which one signed it",
+                snapshot.set.len()
+            )),
+            _ => Err(format!("the token's key {} is not among the issuer's keys", verify::kid_text(kid))),
+        }
+    }
+
+    fn snapshot(&self) -> Arc<KeySnapshot> {
+        self.keys.read().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+    }
+
+    /// Fetches the key set (discovering the `jwks_uri` first if needed) unless that is not due
+    /// for `why`: before any set was fetched, failures back off ([`BACKOFF_FIRST`] doubling
+    /// to [`BACKOFF_MAX`]); an unknown kid refetches at most once per [`REFETCH_EVERY`], and
+    /// so does an old set. Returns whether new keys came.
+    async fn fetch_keys(&self, why: Why) -> Result<bool, String> {
+        let mut refresh = self.refresh.lock().await;
+        let snapshot = self.snapshot();
+        let (since, wait) = match why {
+            Why::WarmUp => (None, Duration::ZERO),
+            // Another request may have fetched while this one waited for the lock.
+            Why::FirstUse if snapshot.fetched.is_some() => return Ok(false),
+            Why::FirstUse => {
+                let doubled =
+                    BACKOFF_FIRST.saturating_mul(1 << refresh.failures.clamp(1, 7).saturating_sub(1));
+                (refresh.last_try, doubled.min(BACKOFF_MAX))
+            }
+            Why::Stale if snapshot.fetched.is_some_and(|at| at.elapsed() < MAX_AGE) => return Ok(false),
+            Why::Stale => (refresh.last_try, REFETCH_EVERY),
+            Why::UnknownKid => (refresh.last_refetch, REFETCH_EVERY),
+        };
+        if since.is_some_and(|at| at.elapsed() < wait) {
+            return match &refresh.last_error {
+                Some(e) => Err(format!("{e} (next try within {} s)", wait.as_secs().max(1))),
+                None => Ok(false),
+            };
+        }
+        refresh.last_try = Some(Instant::now());
+        if why == Why::UnknownKid {
+            refresh.last_refetch = refresh.last_try;
+        }
+        match self.fetch_set(&mut refresh).await {
+            Ok(set) => {
+                tracing::info!(issuer = %self.issuer, keys = set.len(), "fetched the issuer's signing keys");
+                *self.keys.write().unwrap_or_else(|poisoned| poisoned.into_inner()) =
+                    Arc::new(KeySnapshot { set, fetched: Some(Instant::now()) });
+                refresh.failures = 0;
+                refresh.last_error = None;
+                Ok(true)
+            }
+            Err(e) => {
+                tracing::warn!(issuer = %self.issuer, "cannot fetch the issuer's signing keys: {e}");
+                // Discover again next time: the metadata may have moved the key set.
+                refresh.jwks_uri = None;
+                refresh.failures = refresh.failures.saturating_add(1);
+                refresh.last_error = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    async fn fetch_set(&self, refresh: &mut Refresh) -> Result<jwks::KeySet, String> {
+        let uri = match &refresh.jwks_uri {
+            Some(uri) => uri.clone(),
+            None => {
+                let uri = discovery::jwks_uri(&self.issuer).await?;
+                refresh.jwks_uri = Some(uri.clone());
+                uri
+            }
+        };
+        jwks::fetch(&uri).await
     }
 }
 
-/// An issuer URL this server can trust the keys of: `https://`, or `http://` on loopback.
-pub(crate) fn check_issuer(issuer: &Url) -> Result<(), String> {
-    if issuer.query().is_some() || issuer.fragment().is_some() {
-        return Err(format!(
-            "the OAuth issuer {issuer} has a query or fragment, which an issuer identifier may not have (RFC 8414 §2)"
-        ));
-    }
-    match issuer.scheme() {
+/// The spellings of an issuer identifier that name it: as configured, and for an issuer
+/// without a path both with and without the trailing slash, since `Url` adds one to a bare
+/// origin that the issuer's own `iss` does not carry (`https://auth.example`).
+fn issuer_ids(issuer: &Url) -> Vec<String> {
+    let full = issuer.as_str().to_string();
+    if issuer.path() == "/" { vec![full.trim_end_matches('/').to_string(), full] } else { vec![full] }
+}
+
+/// Whether an `issuer` a document or a token names is the configured one.
+pub(crate) fn same_issuer(issuer: &Url, named: &str) -> bool {
+    issuer_ids(issuer).iter().any(|id| id == named)
+}
+
+/// A URL this server may fetch the issuer's word from: `https://`, or `http://` on loopback.
+pub(crate) fn check_url(url: &Url, what: &str) -> Result<(), String> {
+    match url.scheme() {
         "https" => Ok(()),
-        "http" if is_loopback(issuer) => Ok(()),
+        "http" if is_loopback(url) => Ok(()),
         "http" => Err(format!(
-            "the OAuth issuer {issuer} uses plain http on a host that is not loopback: its keys could be replaced on \
-             the way, and every token signed with them believed; use https (http is allowed only for 127.0.0.1, ::1 \
-             or localhost)"
+            "the {what} {url} uses plain http on a host that is not loopback: the keys could be replaced on the \
+             way, and every token signed with them believed; use https (http is allowed only for 127.0.0.1, ::1 or \
+             localhost)"
         )),
-        other => Err(format!("the OAuth issuer {issuer} has the scheme {other:?}; use an https URL")),
+        other => Err(format!("the {what} {url} has the scheme {other:?}; use an https URL")),
     }
 }
 
@@ -82,3 +293,6 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
         None => false,
     }
 }
+
+#[cfg(test)]
+mod tests;

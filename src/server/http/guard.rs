@@ -135,7 +135,11 @@ fn parse_origin(text: &str) -> Option<Origin> {
         "https" => Some(443),
         _ => None,
     };
-    Some(Origin::Tuple { host: normal_host(authority.host()), port: authority.port_u16().or(default), scheme })
+    Some(Origin::Tuple {
+        host: normal_host(authority.host()),
+        port: authority.port_u16().or(default),
+        scheme,
+    })
 }
 
 /// One POST body, read whole, that passed the checks the stdio framing makes.
@@ -170,7 +174,12 @@ where
     let mut over = over_declared;
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| {
-            reply::error(StatusCode::BAD_REQUEST, Value::Null, reply::INVALID_REQUEST, &format!("the request body could not be read: {e}"))
+            reply::error(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                reply::INVALID_REQUEST,
+                &format!("the request body could not be read: {e}"),
+            )
         })?;
         let Ok(data) = frame.into_data() else { continue };
         if collected.len() + data.len() > limit {
@@ -226,7 +235,11 @@ where
                 Ok(Message { bytes, id: Value::Null, calls, batch: true })
             }
             Ok(other) => {
-                let id = other.get("id").filter(|id| id.is_number() || id.is_string()).cloned().unwrap_or(Value::Null);
+                let id = other
+                    .get("id")
+                    .filter(|id| id.is_number() || id.is_string())
+                    .cloned()
+                    .unwrap_or(Value::Null);
                 Err(reply::error(
                     StatusCode::BAD_REQUEST,
                     id,
@@ -294,7 +307,8 @@ impl Limits {
              retry when one has finished.",
             self.max
         );
-        let refused = reply::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, reply::TOO_MANY_REQUESTS, &message);
+        let refused =
+            reply::error(StatusCode::TOO_MANY_REQUESTS, Value::Null, reply::TOO_MANY_REQUESTS, &message);
         reply::with_header(refused, header::RETRY_AFTER, "1")
     }
 }
@@ -328,7 +342,10 @@ impl Body for Held {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         Pin::new(&mut self.get_mut().inner).poll_frame(cx)
     }
 
@@ -371,10 +388,15 @@ mod tests {
             assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{origin}");
         }
         let names =
-            Names::new(&["files.example.com".into()], &["https://app.example.com".into(), "null".into()]).unwrap();
-        assert!(names.check(&uri, &headers("files.example.com:443", Some("https://app.example.com:443"))).is_ok());
+            Names::new(&["files.example.com".into()], &["https://app.example.com".into(), "null".into()])
+                .unwrap();
+        assert!(
+            names.check(&uri, &headers("files.example.com:443", Some("https://app.example.com:443"))).is_ok()
+        );
         assert!(names.check(&uri, &headers("files.example.com", Some("null"))).is_ok());
-        assert!(names.check(&uri, &headers("files.example.com", Some("https://app.example.com:8443"))).is_err());
+        assert!(
+            names.check(&uri, &headers("files.example.com", Some("https://app.example.com:8443"))).is_err()
+        );
         assert!(Names::new(&[], &["app.example.com".into()]).is_err(), "an origin needs its scheme");
     }
 
@@ -393,18 +415,37 @@ mod tests {
     async fn what_the_stdio_framing_refuses_gets_a_json_rpc_error_with_the_id() {
         let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"a","content":"x"}}}"#;
         let message = read(call, 1 << 20).await.unwrap();
-        assert_eq!((message.id, message.calls, message.batch), (Value::from(7), vec!["write_file".to_string()], false));
+        assert_eq!(
+            (message.id, message.calls, message.batch),
+            (Value::from(7), vec!["write_file".to_string()], false)
+        );
 
         let (status, answer) = refused(call, 40).await;
-        assert_eq!((status, &answer["id"], &answer["error"]["code"]), (StatusCode::PAYLOAD_TOO_LARGE, &Value::from(7), &Value::from(-32600)));
+        assert_eq!(
+            (status, &answer["id"], &answer["error"]["code"]),
+            (StatusCode::PAYLOAD_TOO_LARGE, &Value::from(7), &Value::from(-32600))
+        );
         let (status, answer) = refused(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"w","arguments":{"c":"\ud800"}}}"#, 1 << 20).await;
-        assert_eq!((status, &answer["id"], &answer["error"]["code"]), (StatusCode::BAD_REQUEST, &Value::from(3), &Value::from(-32602)));
-        let (status, answer) = refused(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"w","arguments":[1]}}"#, 1 << 20).await;
-        assert_eq!((status, &answer["id"], &answer["error"]["code"]), (StatusCode::BAD_REQUEST, &Value::from(4), &Value::from(-32602)));
+        assert_eq!(
+            (status, &answer["id"], &answer["error"]["code"]),
+            (StatusCode::BAD_REQUEST, &Value::from(3), &Value::from(-32602))
+        );
+        let (status, answer) = refused(
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"w","arguments":[1]}}"#,
+            1 << 20,
+        )
+        .await;
+        assert_eq!(
+            (status, &answer["id"], &answer["error"]["code"]),
+            (StatusCode::BAD_REQUEST, &Value::from(4), &Value::from(-32602))
+        );
         let (status, answer) = refused(r#"{"jsonrpc":"2.0","id":5,"#, 1 << 20).await;
         assert_eq!((status, &answer["error"]["code"]), (StatusCode::BAD_REQUEST, &Value::from(-32700)));
         let (status, answer) = refused(r#"{"id":6,"hello":1}"#, 1 << 20).await;
-        assert_eq!((status, &answer["id"], &answer["error"]["code"]), (StatusCode::BAD_REQUEST, &Value::from(6), &Value::from(-32600)));
+        assert_eq!(
+            (status, &answer["id"], &answer["error"]["code"]),
+            (StatusCode::BAD_REQUEST, &Value::from(6), &Value::from(-32600))
+        );
     }
 
     #[tokio::test]

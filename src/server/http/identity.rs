@@ -57,6 +57,17 @@ impl Identity {
         self
     }
 
+    /// Fetches an OAuth issuer's metadata and keys before the first request, so that a
+    /// misconfiguration shows in the start's log; the server serves anyway (tokens are refused
+    /// until a later fetch succeeds).
+    pub async fn warm_up(&self) {
+        if let Some(Authenticator::OAuth(verifier)) = &self.auth
+            && let Err(e) = verifier.warm_up().await
+        {
+            tracing::warn!("the OAuth issuer's keys could not be fetched yet: {e}");
+        }
+    }
+
     /// Whether credentials are checked.
     pub fn authenticates(&self) -> bool {
         self.auth.is_some()
@@ -78,7 +89,13 @@ impl Identity {
             None => None,
             Some(value) => match value.to_str() {
                 Ok(value) => Some(value),
-                Err(_) => return Err(self.refusal(&Denial::Invalid("the Authorization header is not ASCII".into()), &parts.headers, Value::Null)),
+                Err(_) => {
+                    return Err(self.refusal(
+                        &Denial::Invalid("the Authorization header is not ASCII".into()),
+                        &parts.headers,
+                        Value::Null,
+                    ));
+                }
             },
         };
         match auth.authenticate(authorization).await {
@@ -104,7 +121,10 @@ impl Identity {
         let scope = auth::scope_for(tool);
         let denial = Denial::InsufficientScope {
             scope,
-            reason: format!("{tool} needs the {scope} scope; these credentials give the {} profile", principal.profile),
+            reason: format!(
+                "{tool} needs the {scope} scope; these credentials give the {} profile",
+                principal.profile
+            ),
         };
         tracing::info!(agent = %principal.agent, tool = %tool, "refused a call outside the caller's profile");
         Some(self.refusal(&denial, headers, id.clone()))
@@ -120,7 +140,12 @@ impl Identity {
         match owners.get(session.as_ref()) {
             Some(owner) if *owner != principal.agent => {
                 tracing::warn!(agent = %principal.agent, "refused a request in a session another principal opened");
-                Err(reply::error(StatusCode::NOT_FOUND, Value::Null, reply::INVALID_REQUEST, "Session not found"))
+                Err(reply::error(
+                    StatusCode::NOT_FOUND,
+                    Value::Null,
+                    reply::INVALID_REQUEST,
+                    "Session not found",
+                ))
             }
             _ => Ok(()),
         }
@@ -146,6 +171,11 @@ impl Identity {
         }
     }
 
+    /// Forgets the owners of the sessions for which `open` is false.
+    pub fn keep_sessions(&self, open: impl Fn(&str) -> bool) {
+        self.owners.lock().unwrap_or_else(|p| p.into_inner()).retain(|id, _| open(id));
+    }
+
     /// The RFC 9728 document (404 without an auth mode: nothing to discover).
     pub fn metadata(&self, request: &http::Request<hyper::body::Incoming>) -> Reply {
         if self.auth.is_none() {
@@ -164,9 +194,11 @@ impl Identity {
                 reply::FORBIDDEN,
                 "nothing was run; use the tools these credentials list, or get credentials with that scope",
             ),
-            Denial::Missing => {
-                (StatusCode::UNAUTHORIZED, reply::UNAUTHORIZED, "send Authorization: Bearer TOKEN with every request")
-            }
+            Denial::Missing => (
+                StatusCode::UNAUTHORIZED,
+                reply::UNAUTHORIZED,
+                "send Authorization: Bearer TOKEN with every request",
+            ),
             Denial::Invalid(_) => (
                 StatusCode::UNAUTHORIZED,
                 reply::UNAUTHORIZED,
@@ -186,10 +218,8 @@ impl Identity {
         if let Some(resource) = &self.resource {
             return resource.clone();
         }
-        let host = headers
-            .and_then(|h| h.get(header::HOST))
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("localhost");
+        let host =
+            headers.and_then(|h| h.get(header::HOST)).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
         // Behind a proxy that terminates TLS, the proxy says the client's scheme.
         let forwarded_https = headers
             .and_then(|h| h.get("x-forwarded-proto"))

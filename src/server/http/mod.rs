@@ -5,11 +5,11 @@
 //! for 2025-06-18/2025-11-25 clients, stateless requests for 2026-07-28 ones); this module
 //! puts in front of it what a server reachable over a network must check first, one room
 //! each:
-//! - [`guard`]: `Host` and `Origin` (DNS rebinding), the body's size and the stdio framing's
+//! - `guard`: `Host` and `Origin` (DNS rebinding), the body's size and the stdio framing's
 //!   checks (every refusal a JSON-RPC error), the requests in flight per principal;
 //! - [`identity`]: who is calling (`--token-file`, OAuth), 401 and 403 with their
 //!   `WWW-Authenticate` challenges, and the RFC 9728 metadata;
-//! - [`tls`]: TLS from `--tls-cert` and `--tls-key`.
+//! - `tls`: TLS from `--tls-cert` and `--tls-key`.
 //!
 //! A request goes: Host/Origin → route → credentials → a place among its principal's
 //! requests → body (POST) → scope of the tools it calls → rmcp, with the principal in the
@@ -84,7 +84,8 @@ pub async fn serve(config: Config, server: FilewrightServer) -> anyhow::Result<(
         Some((cert, key)) => Some(tls::acceptor(cert, key).map_err(anyhow::Error::msg)?),
         None => None,
     };
-    let listener = TcpListener::bind(config.addr).await.with_context(|| format!("cannot listen on {}", config.addr))?;
+    let listener =
+        TcpListener::bind(config.addr).await.with_context(|| format!("cannot listen on {}", config.addr))?;
     let bound = listener.local_addr().context("cannot read the bound address")?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     let stop = CancellationToken::new();
@@ -96,17 +97,15 @@ pub async fn serve(config: Config, server: FilewrightServer) -> anyhow::Result<(
         .with_max_request_body_bytes(config.body_limit)
         .with_cancellation_token(stop.clone());
     // Every session and stateless request gets a clone: one session slot, one tool router.
-    let mcp = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        rmcp_config,
-    );
+    let sessions = Arc::new(LocalSessionManager::default());
+    let mcp = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), rmcp_config);
     let app = Arc::new(App {
         names,
         limits: Limits::new(config.max_concurrent.max(1)),
         body_limit: config.body_limit,
         identity: config.identity,
         mcp,
+        sessions,
     });
     eprintln!("filewright: serving MCP at {scheme}://{bound}{MCP_PATH}");
     tracing::info!(auth = app.identity.describe(), "serving MCP over HTTP at {scheme}://{bound}{MCP_PATH}");
@@ -158,11 +157,13 @@ async fn connection(app: Arc<App>, stream: TcpStream, peer: SocketAddr, tls: Opt
     // A client that opens a connection and sends no complete header in this time is dropped.
     builder.timer(TokioTimer::new()).header_read_timeout(Duration::from_secs(30));
     let served = match tls {
-        Some(acceptor) => match tokio::time::timeout(Duration::from_secs(30), acceptor.accept(stream)).await {
-            Ok(Ok(stream)) => builder.serve_connection(TokioIo::new(stream), service).await,
-            Ok(Err(e)) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
-            Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
-        },
+        Some(acceptor) => {
+            match tokio::time::timeout(Duration::from_secs(30), acceptor.accept(stream)).await {
+                Ok(Ok(stream)) => builder.serve_connection(TokioIo::new(stream), service).await,
+                Ok(Err(e)) => return tracing::debug!(%peer, "TLS handshake failed: {e}"),
+                Err(_) => return tracing::debug!(%peer, "TLS handshake timed out"),
+            }
+        }
         None => builder.serve_connection(TokioIo::new(stream), service).await,
     };
     if let Err(e) = served {
@@ -177,6 +178,8 @@ struct App {
     body_limit: usize,
     identity: Identity,
     mcp: StreamableHttpService<FilewrightServer, LocalSessionManager>,
+    /// rmcp's sessions, to know which are still open.
+    sessions: Arc<LocalSessionManager>,
 }
 
 impl App {
@@ -242,8 +245,16 @@ impl App {
         if let Some(principal) = principal.clone() {
             parts.extensions.insert(principal);
         }
+        // The credentials have done their work: nothing below (rmcp, its logs at any level, a
+        // tool) gets to see or pass them on.
+        parts.headers.remove(header::AUTHORIZATION);
         let response = self.mcp.handle(Request::from_parts(parts, body)).await;
         self.identity.note_session(&method, session.as_ref(), principal.as_ref(), &response);
+        // A new session: the owners of sessions rmcp has closed since (idle ones expire) go.
+        if principal.is_some() && response.headers().contains_key("mcp-session-id") {
+            let open = self.sessions.sessions.read().await;
+            self.identity.keep_sessions(|id| open.contains_key(id));
+        }
         match place {
             Some(place) => Held::response(response, place),
             None => response,
