@@ -325,8 +325,15 @@ impl FilewrightServer {
         output_schema = schemas::output("list_claims"),
         annotations(title = "List claims", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
-    async fn list_claims(&self, Parameters(_): Parameters<NoArgs>) -> CallToolResult {
-        self.run(move |session| session.list_claims()).await
+    async fn list_claims(
+        &self,
+        Parameters(_): Parameters<NoArgs>,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> CallToolResult {
+        // The caller is whom the result calls "the agent the call acted for": over HTTP the
+        // principal, not the process's --agent.
+        let caller = super::principal_of(&context).map(|p| p.agent.clone());
+        self.run(move |session| session.list_claims(caller.as_deref())).await
     }
 
     /// List the artifacts written through filewright on this root (by any agent): latest

@@ -76,9 +76,9 @@ impl Session {
         Ok(ClaimsOutcome { released, not_released, ..ClaimsOutcome::of(agent, self.store.claims()?) })
     }
 
-    /// `list_claims`: every live claim on this root.
-    pub fn list_claims(&self) -> Result<ClaimsOutcome> {
-        Ok(ClaimsOutcome::of(self.config.agent.clone(), self.store.claims()?))
+    /// `list_claims`: every live claim on this root, for `agent` (default: the server's).
+    pub fn list_claims(&self, agent: Option<&str>) -> Result<ClaimsOutcome> {
+        Ok(ClaimsOutcome::of(self.agent(agent)?, self.store.claims()?))
     }
 
     /// Root-relative names of `paths`, in-root symlinks followed: the keys claims are held under.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::http_util::{HttpServer, call_body, get, messages, open_session, post};
+use crate::http_util::{HttpServer, call_body, delete, get, messages, open_session, post};
 use crate::util::Root;
 
 #[tokio::test]
@@ -459,4 +459,17 @@ fn a_port_alone_binds_loopback() {
     let root = Root::new();
     let server = HttpServer::start(&root, &["--http", "0"]);
     assert!(server.url.starts_with("http://127.0.0.1:"), "{}", server.url);
+}
+
+#[tokio::test]
+async fn a_client_ending_its_session_is_told_it_ended() {
+    let root = Root::new();
+    let server = HttpServer::start(&root, &[]);
+    let session = open_session(&server.url, &[]).await;
+    let headers = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    // 2xx other than 202: clients read 202 Accepted as "not ended" and say the termination failed.
+    let ended = delete(&server.url, &headers).await;
+    assert_eq!(ended.status, 204, "{ended:?}");
+    let after = post(&server.url, call_body(2, "list_claims", json!({})), &headers).await;
+    assert_eq!(after.status, 404, "the session is gone: {after:?}");
 }

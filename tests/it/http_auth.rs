@@ -110,6 +110,8 @@ async fn a_forged_agent_argument_is_refused_and_the_principal_is_recorded() {
     bob.call("append_file", json!({"path": "b.txt", "content": "y\n", "agent": "bob"})).await.ok();
     let claims = bob.call("list_claims", json!({})).await.ok();
     assert_eq!(claims.json()["claims"][0]["agent"], "bob", "{}", claims.text());
+    // The agent list_claims says it acted for is the principal, not the process's --agent.
+    assert_eq!(claims.json()["agent"], "bob", "{}", claims.text());
     // list_artifacts' agent is a filter: anyone's may be asked for.
     let artifacts = bob.call("list_artifacts", json!({"agent": "bob"})).await.ok();
     assert_eq!(artifacts.json()["artifacts"][0]["agent"], "bob", "{}", artifacts.text());

@@ -196,6 +196,15 @@ pub async fn get(url: &str, headers: &[(&str, &str)]) -> Answer {
     answer(request.send().await.expect("GET")).await
 }
 
+/// DELETEs `url` with `headers` (a client ending its session).
+pub async fn delete(url: &str, headers: &[(&str, &str)]) -> Answer {
+    let mut request = reqwest::Client::new().delete(url);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    answer(request.send().await.expect("DELETE")).await
+}
+
 async fn answer(response: reqwest::Response) -> Answer {
     let status = response.status().as_u16();
     let headers = response.headers().clone();

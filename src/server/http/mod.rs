@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use bytes::Bytes;
-use http::{Method, Request, header};
+use http::{Method, Request, StatusCode, header};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -248,7 +248,13 @@ impl App {
         // The credentials have done their work: nothing below (rmcp, its logs at any level, a
         // tool) gets to see or pass them on.
         parts.headers.remove(header::AUTHORIZATION);
-        let response = self.mcp.handle(Request::from_parts(parts, body)).await;
+        let mut response = self.mcp.handle(Request::from_parts(parts, body)).await;
+        // rmcp answers a session's DELETE with 202 Accepted, which clients take for a failure
+        // to end it (the Python SDK logs "Session termination failed: 202"): the session is
+        // closed by then, so say so.
+        if method == Method::DELETE && response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
         self.identity.note_session(&method, session.as_ref(), principal.as_ref(), &response);
         // A new session: the owners of sessions rmcp has closed since (idle ones expire) go.
         if principal.is_some() && response.headers().contains_key("mcp-session-id") {
