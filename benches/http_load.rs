@@ -12,7 +12,7 @@
 //! - last, the median of a small call (read_file of a 6-byte file) over HTTP and over stdio,
 //!   one after the other in the same run.
 //!
-//! Run: `cargo bench --bench http_load` (`-- --sessions N --appends N --racers N`). Without
+//! Run: `cargo bench --bench http_load` (`-- --sessions N --appends N --racers N --small-calls N`). Without
 //! `--bench` (as `cargo test --benches` runs it) it makes a small run. Prints a Markdown table
 //! for BENCHMARKS.md and fails when a byte is lost, torn or duplicated.
 
@@ -31,8 +31,6 @@ use serde_json::{Value, json};
 
 /// Files the racers fight over.
 const SHARED_FILES: usize = 3;
-/// Small calls timed per transport.
-const SMALL_CALLS: usize = 300;
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -50,6 +48,7 @@ async fn main() -> anyhow::Result<()> {
     let sessions = arg("--sessions", 50, 4);
     let appends = arg("--appends", 200, 5);
     let racers = arg("--racers", 10, 3);
+    let small_calls = arg("--small-calls", 300, 300);
 
     let root = tempfile::tempdir()?;
     let state = tempfile::tempdir()?;
@@ -123,11 +122,11 @@ async fn main() -> anyhow::Result<()> {
     // A small call, over HTTP and then over stdio.
     let prober = connect("prober").await?;
     call(&prober, "write_file", json!({"path": "small.txt", "content": "hello\n"})).await?;
-    let http_p50 = median_small_call(&prober).await?;
+    let http_p50 = median_small_call(&prober, small_calls).await?;
     prober.cancel().await?;
     server.stop();
     let stdio = stdio_client(root.path(), state.path()).await?;
-    let stdio_p50 = median_small_call(&stdio).await?;
+    let stdio_p50 = median_small_call(&stdio, small_calls).await?;
     stdio.cancel().await?;
 
     append_times.sort();
@@ -215,9 +214,9 @@ async fn call(client: &Client, tool: &'static str, args: Value) -> anyhow::Resul
     Ok((result.is_error == Some(true), text))
 }
 
-async fn median_small_call(client: &Client) -> anyhow::Result<Duration> {
-    let mut times = Vec::with_capacity(SMALL_CALLS);
-    for _ in 0..SMALL_CALLS {
+async fn median_small_call(client: &Client, calls: usize) -> anyhow::Result<Duration> {
+    let mut times = Vec::with_capacity(calls);
+    for _ in 0..calls {
         let started = Instant::now();
         let (is_error, text) = call(client, "read_file", json!({"path": "small.txt"})).await?;
         times.push(started.elapsed());

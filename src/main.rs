@@ -272,7 +272,7 @@ fn serve_http(cli: Cli) -> anyhow::Result<()> {
         tls: args.tls_cert.zip(args.tls_key),
         identity,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
