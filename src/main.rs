@@ -272,6 +272,10 @@ fn serve_http(cli: Cli) -> anyhow::Result<()> {
         tls: args.tls_cert.zip(args.tls_key),
         identity,
     };
+    // One thread for the protocol, as over stdio: tool calls run on blocking threads, and what
+    // is left (HTTP, JSON, rmcp's routing between tasks) was mostly wake-ups between workers.
+    // A 6-byte read_file went from 2.2-3.1x stdio's p50 to 2.1-2.3x, three runs each
+    // (`cargo bench --bench http_load -- --sessions 1 --appends 2 --racers 1`).
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
