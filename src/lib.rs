@@ -33,6 +33,8 @@
 //! - [`auth`]: over HTTP, who is calling: the principal (agent and profile) behind a bearer
 //!   token, from a `--token-file` or an OAuth issuer's signed access tokens; and the 401/403
 //!   challenges and protected-resource metadata that tell a client what to send.
+//! - [`profile`]: which tools a caller may use (`--profile`, and each HTTP principal's within
+//!   it).
 //! - [`acting`]: who a call acts as when its caller is authenticated (over HTTP): the
 //!   principal, never the `agent` argument; and which tools its profile allows.
 //! - [`session`]: per-process state and one file per tool, composing the above; plain Rust in
