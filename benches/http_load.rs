@@ -251,8 +251,6 @@ impl HttpServer {
             .arg(state)
             .arg("--token-file")
             .arg(tokens)
-            .arg("--max-concurrent")
-            .arg("64")
             .env("FILEWRIGHT_LOG", "warn")
             .stdin(Stdio::null())
             .stderr(Stdio::piped())
