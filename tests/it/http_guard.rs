@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::http_util::{HttpServer, INITIALIZE, call_body, open_session, post};
 use crate::util::Root;
@@ -129,4 +129,82 @@ fn an_absolute_form_target_is_checked_as_the_host_and_must_agree_with_it() {
     assert_eq!(status(&disagreeing), "400", "{disagreeing}");
     let agreeing = Raw::send(&me, &request(&format!("http://{me}/mcp"), &host, INITIALIZE)).answer(WAIT);
     assert_eq!(status(&agreeing), "200", "{agreeing}");
+}
+
+/// The head of a POST in `session` (none: without one) declaring `length` bytes of body.
+fn declaring(me: &str, length: u64, session: Option<&str>) -> String {
+    let session = session.map(|s| format!("mcp-session-id: {s}\r\nmcp-protocol-version: 2025-11-25\r\n"));
+    format!(
+        "POST /mcp HTTP/1.1\r\nhost: {me}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{}content-length: {length}\r\n\r\n",
+        session.unwrap_or_default()
+    )
+}
+
+#[tokio::test]
+async fn an_over_limit_content_length_is_413_at_once_and_holds_no_place() {
+    let root = Root::new();
+    let server = HttpServer::start(&root, &["--max-concurrent", "2"]);
+    let me = server.authority();
+    let session = open_session(&server.url, &[]).await;
+    // More stalled requests in the session than it has places, none of which will ever send
+    // its body, and one without a session.
+    let mut held: Vec<Raw> = [Some(session.as_str()); 4]
+        .into_iter()
+        .chain([None])
+        .map(|session| {
+            let mut request = declaring(&me, 1_000_000_000_000, session).into_bytes();
+            request.extend_from_slice(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","#);
+            Raw::send(&me, &request)
+        })
+        .collect();
+    for raw in &mut held {
+        let answer = raw.answer(WAIT);
+        assert_eq!(status(&answer), "413", "{answer}");
+        let error: Value = serde_json::from_str(answer.split_once("\r\n\r\n").unwrap().1).unwrap();
+        assert_eq!((&error["id"], &error["error"]["code"]), (&json!(5), &json!(-32600)), "{error}");
+    }
+    let headers = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let call = post(&server.url, call_body(6, "list_claims", json!({})), &headers).await;
+    assert_eq!(call.status, 200, "the session's places were given back: {call:?}");
+    let served = post(&server.url, INITIALIZE, &[]).await;
+    assert_eq!(served.status, 200, "{served:?}");
+}
+
+#[tokio::test]
+async fn a_body_that_stops_arriving_is_answered_408_and_its_place_freed() {
+    let root = Root::new();
+    let server = HttpServer::start_with_env(
+        &root,
+        &["--max-concurrent", "1"],
+        &[("FILEWRIGHT_HTTP_BODY_TIMEOUT_MS", "300")],
+    );
+    let me = server.authority();
+    let session = open_session(&server.url, &[]).await;
+    let mut request = declaring(&me, 1000, Some(&session)).into_bytes();
+    request.extend_from_slice(br#"{"jsonrpc":"2.0","id":8,"#);
+    let mut stalled = Raw::send(&me, &request);
+    let answer = stalled.answer(WAIT);
+    assert_eq!(status(&answer), "408", "{answer}");
+    let error: Value = serde_json::from_str(answer.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(error["id"], 8, "{error}");
+    let headers = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let call = post(&server.url, call_body(9, "list_claims", json!({})), &headers).await;
+    assert_eq!(call.status, 200, "the session's place was given back: {call:?}");
+}
+
+#[tokio::test]
+async fn stalled_requests_without_a_session_do_not_lock_out_other_clients() {
+    let root = Root::new();
+    let server = HttpServer::start(&root, &["--max-concurrent", "1"]);
+    let me = server.authority();
+    let mut request = declaring(&me, 1000, None).into_bytes();
+    request.push(b'{');
+    let stalled = Raw::send(&me, &request);
+    // Give the server time to take the stalled request in before the next one comes.
+    std::thread::sleep(Duration::from_millis(200));
+    for _ in 0..3 {
+        let served = post(&server.url, INITIALIZE, &[]).await;
+        assert_eq!(served.status, 200, "another local client is served: {served:?}");
+    }
+    drop(stalled);
 }

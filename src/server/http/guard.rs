@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, StatusCode, Uri, header};
@@ -225,20 +226,68 @@ pub struct Message {
 /// How much of an oversized body is read for its id before the answer.
 const ID_PREFIX: usize = 64 * 1024;
 
-/// Reads a POST body of at most `limit` bytes (`declared`: its `Content-Length`) and makes the
-/// stdio framing's checks: a body over the limit, one that is not JSON, a lone UTF-16
-/// surrogate, `arguments` that are not an object, each get a JSON-RPC error naming the
-/// request's id when it can be read; nothing of them reaches rmcp.
-pub async fn read_message<B>(body: B, declared: Option<u64>, limit: usize) -> Result<Message, Reply>
+/// How long a body declared over the limit is read for its id: what has arrived by then is
+/// all that is looked at.
+const ID_WAIT: Duration = Duration::from_secs(1);
+
+/// The answer to a POST whose `Content-Length` is over `limit`: 413, known from the head
+/// alone, so given without taking a place among the requests in flight. Only what arrives
+/// within [`ID_WAIT`] (at most [`ID_PREFIX`] bytes) is read, for the request's id: a caller
+/// that declares 10^12 bytes and sends a few, or none, is answered now.
+pub async fn declared_too_large<B>(body: B, declared: u64, limit: usize) -> Reply
+where
+    B: Body<Data = Bytes>,
+{
+    let deadline = tokio::time::Instant::now() + ID_WAIT;
+    let mut collected = BytesMut::new();
+    let mut body = std::pin::pin!(body);
+    while collected.len() < ID_PREFIX {
+        match tokio::time::timeout_at(deadline, body.frame()).await {
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    collected.extend_from_slice(&data);
+                }
+            }
+            _ => break,
+        }
+    }
+    too_large(&collected, &format!("{declared} bytes"), limit)
+}
+
+/// 413 for a request of `size`, with the id when `collected` (its start) names it.
+fn too_large(collected: &[u8], size: &str, limit: usize) -> Reply {
+    let mut scan = Scan::default();
+    scan.feed(&collected[..collected.len().min(ID_PREFIX)]);
+    let message = format!(
+        "this request is {size}, over the server's limit of {limit} bytes for one message; it was not read. \
+         Send large files in parts: write_file with the first part (at most ~8,000 characters), then \
+         append_file with each next part."
+    );
+    reply::error(StatusCode::PAYLOAD_TOO_LARGE, scan.id(), reply::INVALID_REQUEST, &message)
+}
+
+/// Reads a POST body of at most `limit` bytes and makes the stdio framing's checks: a body
+/// over the limit (one sent without a length; [`declared_too_large`] answers one declared
+/// over it), one that is not JSON, a lone UTF-16 surrogate, `arguments` that are not an
+/// object, each get a JSON-RPC error naming the request's id when it can be read; nothing of
+/// them reaches rmcp.
+///
+/// A body whose next bytes do not arrive within `idle` is answered 408: a stalled client
+/// would otherwise hold its place among the requests in flight (and the connection) for as
+/// long as it likes.
+pub async fn read_message<B>(body: B, limit: usize, idle: Duration) -> Result<Message, Reply>
 where
     B: Body<Data = Bytes>,
     B::Error: std::fmt::Display,
 {
-    let over_declared = declared.is_some_and(|n| n > limit as u64);
     let mut collected = BytesMut::new();
     let mut body = std::pin::pin!(body);
-    let mut over = over_declared;
-    while let Some(frame) = body.frame().await {
+    loop {
+        let frame = match tokio::time::timeout(idle, body.frame()).await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(_) => return Err(stalled(&collected, idle)),
+        };
         let frame = frame.map_err(|e| {
             reply::error(
                 StatusCode::BAD_REQUEST,
@@ -249,26 +298,11 @@ where
         })?;
         let Ok(data) = frame.into_data() else { continue };
         if collected.len() + data.len() > limit {
-            over = true;
             let room = ID_PREFIX.saturating_sub(collected.len()).min(data.len());
             collected.extend_from_slice(&data[..room]);
-            break;
+            return Err(too_large(&collected, &format!("over {limit} bytes"), limit));
         }
         collected.extend_from_slice(&data);
-        if over_declared && collected.len() >= ID_PREFIX {
-            break;
-        }
-    }
-    if over {
-        let mut scan = Scan::default();
-        scan.feed(&collected[..collected.len().min(ID_PREFIX)]);
-        let size = declared.map_or_else(|| format!("over {limit} bytes"), |n| format!("{n} bytes"));
-        let message = format!(
-            "this request is {size}, over the server's limit of {limit} bytes for one message; it was not read. \
-             Send large files in parts: write_file with the first part (at most ~8,000 characters), then \
-             append_file with each next part."
-        );
-        return Err(reply::error(StatusCode::PAYLOAD_TOO_LARGE, scan.id(), reply::INVALID_REQUEST, &message));
     }
     let bytes = collected.freeze();
     if let Verdict::Answer { id, code, message } = framing::judge(&bytes) {
@@ -315,6 +349,24 @@ where
             }
         },
     }
+}
+
+/// The answer to a body that stopped arriving: 408, with the id when what came names it.
+fn stalled(collected: &[u8], idle: Duration) -> Reply {
+    let mut scan = Scan::default();
+    scan.feed(&collected[..collected.len().min(ID_PREFIX)]);
+    tracing::info!(received = collected.len(), "dropped a request whose body stopped arriving");
+    reply::error(
+        StatusCode::REQUEST_TIMEOUT,
+        scan.id(),
+        reply::INVALID_REQUEST,
+        &format!(
+            "the request body stopped arriving: nothing came for {} ms after {} bytes; it was not run. Send the \
+             whole body at once, and retry.",
+            idle.as_millis(),
+            collected.len()
+        ),
+    )
 }
 
 /// The tool a `tools/call` message calls.
@@ -506,7 +558,7 @@ mod tests {
     }
 
     async fn read(body: &str, limit: usize) -> Result<Message, Reply> {
-        read_message(Full::new(Bytes::from(body.to_string())), Some(body.len() as u64), limit).await
+        read_message(Full::new(Bytes::from(body.to_string())), limit, IDLE).await
     }
 
     async fn refused(body: &str, limit: usize) -> (StatusCode, Value) {
@@ -560,6 +612,52 @@ mod tests {
         let message = read(batch, 1 << 20).await.unwrap();
         assert!(message.batch);
         assert_eq!(message.calls, ["read_file", "write_file"]);
+    }
+
+    const IDLE: Duration = Duration::from_secs(30);
+
+    /// A body that sends `first` and then nothing more, ever (a stalled client).
+    struct Stalls(Option<Bytes>);
+
+    impl Body for Stalls {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            match self.get_mut().0.take() {
+                Some(first) => Poll::Ready(Some(Ok(Frame::data(first)))),
+                None => Poll::Pending,
+            }
+        }
+    }
+
+    async fn answer(response: Reply) -> (StatusCode, Value) {
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_body_that_stalls_is_answered_and_one_declared_too_big_at_once() {
+        let first = Bytes::from_static(br#"{"jsonrpc":"2.0","id":21,"method":"tools/call","#);
+        // Under the limit, then nothing: 408 once `idle` has passed without a byte.
+        let stalled = read_message(Stalls(Some(first.clone())), 1 << 20, Duration::from_millis(50));
+        let refused =
+            tokio::time::timeout(Duration::from_secs(20), stalled).await.expect("answered").unwrap_err();
+        let (status, error) = answer(refused).await;
+        assert_eq!((status, &error["id"]), (StatusCode::REQUEST_TIMEOUT, &Value::from(21)), "{error}");
+        // Declared over the limit, then nothing: 413 after at most ID_WAIT.
+        let huge = declared_too_large(Stalls(Some(first)), 1_000_000_000_000, 1 << 20);
+        let refused = tokio::time::timeout(Duration::from_secs(20), huge).await.expect("answered");
+        let (status, error) = answer(refused).await;
+        assert_eq!((status, &error["id"]), (StatusCode::PAYLOAD_TOO_LARGE, &Value::from(21)), "{error}");
+        let silent = declared_too_large(Stalls(None), 1_000_000_000_000, 1 << 20);
+        let refused = tokio::time::timeout(Duration::from_secs(20), silent).await.expect("answered");
+        let (status, error) = answer(refused).await;
+        assert_eq!((status, &error["id"]), (StatusCode::PAYLOAD_TOO_LARGE, &Value::Null), "{error}");
     }
 
     #[test]
