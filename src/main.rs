@@ -294,10 +294,10 @@ fn identity(args: &HttpArgs, profile: Profile) -> anyhow::Result<http::identity:
     }
     if let Some(issuer) = &args.oauth_issuer {
         let audience = args.oauth_audience.clone().context("--oauth-issuer needs --oauth-audience URL")?;
-        let url =
-            url::Url::parse(issuer).with_context(|| format!("--oauth-issuer {issuer:?} is not a URL"))?;
-        let verifier = oauth::Verifier::new(url, audience.clone(), args.oauth_agent_claim.clone(), profile)
-            .map_err(anyhow::Error::msg)?;
+        // The issuer as written: tokens' `iss` must match it exactly, trailing slash and all.
+        let verifier =
+            oauth::Verifier::new(issuer, audience.clone(), args.oauth_agent_claim.clone(), profile)
+                .map_err(|e| anyhow::anyhow!("--oauth-issuer: {e}"))?;
         return Ok(http::identity::Identity::new(
             Authenticator::OAuth(verifier),
             Some(audience),

@@ -32,6 +32,10 @@ pub enum Denial {
     Missing,
     /// 401 `error="invalid_token"`, with the reason (expired, wrong audience, unknown key...).
     Invalid(String),
+    /// 401 `error="invalid_request"`: the request carries its credentials in a way that can be
+    /// read more than one way (two `Authorization` headers), with the reason. Nothing is
+    /// believed: a proxy, a log and this server could each take a different one.
+    Malformed(String),
     /// 403 `error="insufficient_scope"`: the token is good but does not carry `scope`.
     InsufficientScope {
         /// The scope the client must ask for.
@@ -46,6 +50,7 @@ impl std::fmt::Display for Denial {
         match self {
             Denial::Missing => f.write_str("no Authorization: Bearer header"),
             Denial::Invalid(reason) => write!(f, "invalid token: {reason}"),
+            Denial::Malformed(reason) => write!(f, "invalid request: {reason}"),
             Denial::InsufficientScope { scope, reason } => {
                 write!(f, "insufficient scope ({scope} needed): {reason}")
             }
@@ -114,6 +119,9 @@ pub fn challenge(denial: &Denial, resource_metadata_url: &str) -> String {
         Denial::Missing => {}
         Denial::Invalid(reason) => {
             out.push_str(&format!(", error=\"invalid_token\", error_description=\"{}\"", quoted(reason)));
+        }
+        Denial::Malformed(reason) => {
+            out.push_str(&format!(", error=\"invalid_request\", error_description=\"{}\"", quoted(reason)));
         }
         Denial::InsufficientScope { scope, reason } => {
             out.push_str(&format!(

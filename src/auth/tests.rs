@@ -29,6 +29,13 @@ fn challenges_name_the_metadata_and_the_error_with_a_header_safe_description() {
             "Bearer resource_metadata=\"{url}\", error=\"invalid_token\", error_description=\"bad 'kid'??X-Evil: 1 / ?\""
         )
     );
+    let twice = challenge(&Denial::Malformed("send one Authorization header".into()), url);
+    assert_eq!(
+        twice,
+        format!(
+            "Bearer resource_metadata=\"{url}\", error=\"invalid_request\", error_description=\"send one Authorization header\""
+        )
+    );
     let scope =
         challenge(&Denial::InsufficientScope { scope: "files:write", reason: "read only".into() }, url);
     assert_eq!(

@@ -310,16 +310,19 @@ fn a_body_over_the_limit_gets_a_json_rpc_error_with_its_id() {
 async fn requests_over_the_concurrency_limit_get_429_with_retry_after() {
     let root = Root::new();
     let server = HttpServer::start(&root, &["--max-concurrent", "1"]);
-    // A request whose body has not all come holds its place.
+    // Without credentials a session is the caller: a request in it whose body has not all
+    // come holds the session's place.
+    let session = open_session(&server.url, &[]).await;
+    let in_session = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", "2025-11-25")];
     let mut held = TcpStream::connect(server.authority()).unwrap();
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n{{",
+        "POST /mcp HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\ncontent-length: 1000\r\n\r\n{{",
         server.authority()
     );
     held.write_all(head.as_bytes()).unwrap();
     let mut refused = None;
     for _ in 0..200 {
-        let answer = post(&server.url, crate::http_util::INITIALIZE, &[]).await;
+        let answer = post(&server.url, call_body(2, "list_claims", json!({})), &in_session).await;
         if answer.status == 429 {
             refused = Some(answer);
             break;
@@ -330,10 +333,12 @@ async fn requests_over_the_concurrency_limit_get_429_with_retry_after() {
     assert_eq!(refused.header("retry-after"), "1");
     assert_eq!(refused.json()["error"]["code"], -32029);
     drop(held);
+    // Another client is not held up meanwhile.
+    assert_eq!(post(&server.url, crate::http_util::INITIALIZE, &[]).await.status, 200);
     // Its place is given back once the connection is gone.
     let mut served = None;
     for _ in 0..200 {
-        let answer = post(&server.url, crate::http_util::INITIALIZE, &[]).await;
+        let answer = post(&server.url, call_body(3, "list_claims", json!({})), &in_session).await;
         if answer.status == 200 {
             served = Some(answer);
             break;
@@ -358,7 +363,7 @@ async fn requests_over_the_concurrency_limit_get_429_with_retry_after() {
         .unwrap();
     assert_eq!(stream.status(), 200);
     let headers = [("mcp-session-id", session.as_str()), ("mcp-protocol-version", "2025-11-25")];
-    let call = post(&server.url, call_body(3, "read_file", json!({"path": "seq.txt"})), &headers).await;
+    let call = post(&server.url, call_body(4, "read_file", json!({"path": "seq.txt"})), &headers).await;
     assert_eq!(call.status, 200, "{call:?}");
     drop(stream);
     assert_eq!(root.read("seq.txt"), b"01234");

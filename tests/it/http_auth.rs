@@ -202,3 +202,41 @@ fn a_non_loopback_bind_with_a_token_file_starts() {
     let server = HttpServer::start(&root, &["--http", "0.0.0.0:0", "--token-file", tokens.to_str().unwrap()]);
     assert!(server.url.starts_with("http://0.0.0.0:"), "{}", server.url);
 }
+
+#[tokio::test]
+async fn two_authorization_headers_are_refused_401_and_nothing_runs() {
+    let root = Root::new();
+    let server = start(&root);
+    let garbage = "garbage-token-3c3c3c3c3c3c3c3c";
+    let session = crate::http_util::open_session(&server.url, &[("authorization", &bearer(ALICE))]).await;
+    // A valid token first and another after it: which one a proxy, a log or this server reads
+    // would differ, so neither is believed.
+    for pair in
+        [[bearer(ALICE), bearer(garbage)], [bearer(garbage), bearer(ALICE)], [bearer(ALICE), bearer(BOB)]]
+    {
+        let answer = post(
+            &server.url,
+            call_body(4, "write_file", json!({"path": "two.txt", "content": "x"})),
+            &[
+                ("authorization", &pair[0]),
+                ("authorization", &pair[1]),
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+        )
+        .await;
+        assert_eq!(answer.status, 401, "{answer:?}");
+        let challenge = answer.header("www-authenticate");
+        assert!(challenge.contains("error=\"invalid_request\""), "{challenge}");
+        let message = answer.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(message.contains("one Authorization header"), "{message}");
+    }
+    let initialize = post(
+        &server.url,
+        INITIALIZE,
+        &[("authorization", &bearer(ALICE)), ("authorization", &bearer(garbage))],
+    )
+    .await;
+    assert_eq!(initialize.status, 401, "{initialize:?}");
+    assert!(!root.exists("two.txt"), "nothing ran");
+}

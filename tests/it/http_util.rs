@@ -32,6 +32,16 @@ impl HttpServer {
 
     /// Starts a server; Err(its stderr) when it exits before serving.
     pub fn try_start(root: &Root, extra: &[&str]) -> Result<HttpServer, String> {
+        Self::try_start_with_env(root, extra, &[])
+    }
+
+    /// Starts a server with `env` set besides (the test-only knobs).
+    pub fn start_with_env(root: &Root, extra: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        Self::try_start_with_env(root, extra, env)
+            .unwrap_or_else(|log| panic!("the server did not start:\n{log}"))
+    }
+
+    fn try_start_with_env(root: &Root, extra: &[&str], env: &[(&str, &str)]) -> Result<HttpServer, String> {
         let mut command = Command::new(env!("CARGO_BIN_EXE_filewright"));
         command.arg("--root").arg(root.path()).arg("--state-dir").arg(root.state());
         if !extra.contains(&"--http") {
@@ -40,6 +50,7 @@ impl HttpServer {
         command
             .args(extra)
             .env("FILEWRIGHT_LOG", "info,rmcp=warn")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null());
         let mut child = command.stderr(Stdio::piped()).spawn().expect("spawn filewright");

@@ -23,6 +23,7 @@ mod guidance;
 mod hooks;
 mod http;
 mod http_auth;
+mod http_guard;
 mod http_oauth;
 mod http_util;
 mod info;

@@ -27,11 +27,11 @@ pub(crate) fn metadata_urls(issuer: &Url) -> Vec<Url> {
 /// The issuer's `jwks_uri`, from the first metadata document that answers. The document must
 /// name the configured issuer (RFC 8414 §3.3): otherwise a server that merely hosts the path
 /// could point the verifier at keys of its own choosing.
-pub(crate) async fn jwks_uri(issuer: &Url) -> Result<Url, String> {
+pub(crate) async fn jwks_uri(issuer: &Url, issuer_id: &str) -> Result<Url, String> {
     let mut failures = Vec::new();
     for url in metadata_urls(issuer) {
         match fetch::get_json(&url).await {
-            Ok(doc) => return from_metadata(issuer, &url, &doc),
+            Ok(doc) => return from_metadata(issuer_id, &url, &doc),
             Err(e) => failures.push(e),
         }
     }
@@ -39,9 +39,10 @@ pub(crate) async fn jwks_uri(issuer: &Url) -> Result<Url, String> {
 }
 
 /// The checked `jwks_uri` of a metadata document fetched from `url`.
-fn from_metadata(issuer: &Url, url: &Url, doc: &serde_json::Value) -> Result<Url, String> {
+fn from_metadata(issuer: &str, url: &Url, doc: &serde_json::Value) -> Result<Url, String> {
     let named = doc.get("issuer").and_then(|v| v.as_str());
-    if !named.is_some_and(|named| super::same_issuer(issuer, named)) {
+    // Compared as strings, as configured (RFC 8414 §3.3): a trailing slash is another issuer.
+    if named != Some(issuer) {
         return Err(format!(
             "the metadata at {url} names the issuer {}, not {issuer}: check --oauth-issuer against the issuer your \
              authorization server reports",
@@ -86,17 +87,19 @@ mod tests {
 
     #[test]
     fn metadata_naming_another_issuer_or_a_plain_http_jwks_uri_is_refused() {
-        let issuer = Url::parse("https://auth.example").unwrap();
+        let issuer = "https://auth.example";
         let url = Url::parse("https://auth.example/.well-known/oauth-authorization-server").unwrap();
         let doc = |iss: &str, jwks: &str| serde_json::json!({"issuer": iss, "jwks_uri": jwks});
         let good =
-            from_metadata(&issuer, &url, &doc("https://auth.example", "https://auth.example/jwks")).unwrap();
+            from_metadata(issuer, &url, &doc("https://auth.example", "https://auth.example/jwks")).unwrap();
         assert_eq!(good.as_str(), "https://auth.example/jwks");
-        let other = from_metadata(&issuer, &url, &doc("https://evil.example", "https://evil.example/jwks"));
+        let other = from_metadata(issuer, &url, &doc("https://evil.example", "https://evil.example/jwks"));
         assert!(other.unwrap_err().contains("names the issuer \"https://evil.example\""));
-        let plain = from_metadata(&issuer, &url, &doc("https://auth.example/", "http://auth.example/jwks"));
+        let slashed = from_metadata(issuer, &url, &doc("https://auth.example/", "https://auth.example/jwks"));
+        assert!(slashed.unwrap_err().contains("names the issuer \"https://auth.example/\""));
+        let plain = from_metadata(issuer, &url, &doc("https://auth.example", "http://auth.example/jwks"));
         assert!(plain.unwrap_err().contains("plain http"));
-        let none = from_metadata(&issuer, &url, &serde_json::json!({"issuer": "https://auth.example"}));
+        let none = from_metadata(issuer, &url, &serde_json::json!({"issuer": "https://auth.example"}));
         assert!(none.unwrap_err().contains("no jwks_uri"));
     }
 }

@@ -47,9 +47,13 @@ const BACKOFF_MAX: Duration = Duration::from_secs(60);
 
 /// Checks access tokens from one issuer, for one audience.
 pub struct Verifier {
+    /// The issuer identifier exactly as configured: a token's `iss` and the metadata's
+    /// `issuer` must be this string (RFC 8414 §3.3, RFC 9068 §4). Not `issuer.as_str()`:
+    /// `Url` adds a `/` to a bare origin, which would let `https://auth.example/` pass for
+    /// `https://auth.example`, another identifier.
+    issuer_id: String,
+    /// The issuer parsed, for the URLs its metadata is fetched from.
     issuer: Url,
-    /// The spellings of the issuer a token's `iss` or the metadata's `issuer` may use.
-    issuer_ids: Vec<String>,
     audience: String,
     agent_claim: String,
     server_profile: Profile,
@@ -96,7 +100,7 @@ enum Why {
 impl std::fmt::Debug for Verifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Verifier")
-            .field("issuer", &self.issuer.as_str())
+            .field("issuer", &self.issuer_id)
             .field("audience", &self.audience)
             .field("agent_claim", &self.agent_claim)
             .field("server_profile", &self.server_profile)
@@ -105,20 +109,23 @@ impl std::fmt::Debug for Verifier {
 }
 
 impl Verifier {
-    /// A verifier for tokens `issuer` signs for `audience` (this server's resource URL, RFC
-    /// 8707); the agent is the `agent_claim` claim ("sub" unless the administrator names
-    /// another). Refuses an issuer that is not `https://`, except on loopback: keys fetched
-    /// over plain HTTP from another host could be swapped by anyone on the path, and every
-    /// token they sign would then be believed. Fetches nothing (see the module's doc).
+    /// A verifier for tokens `issuer_id` (the identifier as the administrator wrote it,
+    /// compared exactly) signs for `audience` (this server's resource URL, RFC 8707); the agent
+    /// is the `agent_claim` claim ("sub" unless the administrator names another). Refuses an
+    /// issuer that is not `https://`, except on loopback: keys fetched over plain HTTP from
+    /// another host could be swapped by anyone on the path, and every token they sign would
+    /// then be believed. Fetches nothing (see the module's doc).
     pub fn new(
-        issuer: Url,
+        issuer_id: &str,
         audience: String,
         agent_claim: String,
         server_profile: Profile,
     ) -> Result<Verifier, String> {
+        let issuer =
+            Url::parse(issuer_id).map_err(|e| format!("the OAuth issuer {issuer_id:?} is not a URL: {e}"))?;
         if issuer.query().is_some() || issuer.fragment().is_some() {
             return Err(format!(
-                "the OAuth issuer {issuer} has a query or fragment, which an issuer identifier may not have (RFC 8414 §2)"
+                "the OAuth issuer {issuer_id} has a query or fragment, which an issuer identifier may not have (RFC 8414 §2)"
             ));
         }
         check_url(&issuer, "OAuth issuer")?;
@@ -131,7 +138,7 @@ impl Verifier {
             );
         }
         Ok(Verifier {
-            issuer_ids: issuer_ids(&issuer),
+            issuer_id: issuer_id.to_string(),
             issuer,
             audience,
             agent_claim,
@@ -141,9 +148,9 @@ impl Verifier {
         })
     }
 
-    /// The issuer, as configured (for the protected-resource metadata).
-    pub fn issuer(&self) -> &Url {
-        &self.issuer
+    /// The issuer identifier, as configured.
+    pub fn issuer(&self) -> &str {
+        &self.issuer_id
     }
 
     /// Fetches the issuer's metadata and keys now, so that a misconfiguration shows in the log
@@ -157,7 +164,7 @@ impl Verifier {
     pub async fn authenticate(&self, token: &str) -> Result<Principal, Denial> {
         let header = verify::header(token).map_err(Denial::Invalid)?;
         let key = self.key(header.kid.as_deref()).await.map_err(Denial::Invalid)?;
-        let expect = verify::Expect { issuers: &self.issuer_ids, audience: &self.audience };
+        let expect = verify::Expect { issuer: &self.issuer_id, audience: &self.audience };
         let claims = verify::claims(token, &header, &key, &expect).map_err(Denial::Invalid)?;
         verify::principal(&claims, &self.agent_claim, self.server_profile)
     }
@@ -248,26 +255,13 @@ impl Verifier {
         let uri = match &refresh.jwks_uri {
             Some(uri) => uri.clone(),
             None => {
-                let uri = discovery::jwks_uri(&self.issuer).await?;
+                let uri = discovery::jwks_uri(&self.issuer, &self.issuer_id).await?;
                 refresh.jwks_uri = Some(uri.clone());
                 uri
             }
         };
         jwks::fetch(&uri).await
     }
-}
-
-/// The spellings of an issuer identifier that name it: as configured, and for an issuer
-/// without a path both with and without the trailing slash, since `Url` adds one to a bare
-/// origin that the issuer's own `iss` does not carry (`https://auth.example`).
-fn issuer_ids(issuer: &Url) -> Vec<String> {
-    let full = issuer.as_str().to_string();
-    if issuer.path() == "/" { vec![full.trim_end_matches('/').to_string(), full] } else { vec![full] }
-}
-
-/// Whether an `issuer` a document or a token names is the configured one.
-pub(crate) fn same_issuer(issuer: &Url, named: &str) -> bool {
-    issuer_ids(issuer).iter().any(|id| id == named)
 }
 
 /// A URL this server may fetch the issuer's word from: `https://`, or `http://` on loopback.

@@ -156,7 +156,7 @@ impl Issuer {
     }
 
     fn verifier(&self, server: Profile) -> Verifier {
-        Verifier::new(Url::parse(&self.url).unwrap(), AUDIENCE.into(), "sub".into(), server).unwrap()
+        Verifier::new(&self.url, AUDIENCE.into(), "sub".into(), server).unwrap()
     }
 
     /// Claims a good token carries; a test changes one.
@@ -417,8 +417,7 @@ async fn an_issuer_with_a_path_is_discovered_at_the_inserted_well_known_path() {
         "/.well-known/oauth-authorization-server/tenants/one",
         json!({"issuer": issuer, "jwks_uri": format!("{}/jwks", host.url)}),
     );
-    let verifier =
-        Verifier::new(Url::parse(&issuer).unwrap(), AUDIENCE.into(), "sub".into(), Profile::Full).unwrap();
+    let verifier = Verifier::new(&issuer, AUDIENCE.into(), "sub".into(), Profile::Full).unwrap();
     let claims = with(&host.claims(), json!({"iss": issuer}));
     assert!(verifier.authenticate(&sign(&ed, &claims)).await.is_ok());
 }
@@ -430,8 +429,7 @@ async fn the_server_starts_while_its_issuer_is_down_and_retries_with_backoff() {
     let address = listener.local_addr().unwrap();
     drop(listener);
     let url = format!("http://{address}");
-    let verifier =
-        Verifier::new(Url::parse(&url).unwrap(), AUDIENCE.into(), "sub".into(), Profile::Full).unwrap();
+    let verifier = Verifier::new(&url, AUDIENCE.into(), "sub".into(), Profile::Full).unwrap();
     let now = jsonwebtoken::get_current_timestamp();
     let claims =
         json!({"iss": url, "aud": AUDIENCE, "sub": "alice", "exp": now + 300, "scope": "files:read"});
@@ -463,9 +461,7 @@ async fn fetches_refuse_oversized_and_non_200_answers() {
 
 #[test]
 fn plain_http_is_refused_for_an_issuer_that_is_not_loopback() {
-    let new = |issuer: &str| {
-        Verifier::new(Url::parse(issuer).unwrap(), AUDIENCE.into(), "sub".into(), Profile::Full)
-    };
+    let new = |issuer: &str| Verifier::new(issuer, AUDIENCE.into(), "sub".into(), Profile::Full);
     let error = new("http://auth.example").unwrap_err();
     assert!(error.contains("plain http") && error.contains("use https"), "{error}");
     assert!(new("http://10.0.0.1:8080").is_err());
@@ -480,7 +476,41 @@ fn plain_http_is_refused_for_an_issuer_that_is_not_loopback() {
     ] {
         assert!(new(ok).is_ok(), "{ok}");
     }
-    let empty =
-        Verifier::new(Url::parse("https://a.example").unwrap(), " ".into(), "sub".into(), Profile::Full);
+    let empty = Verifier::new("https://a.example", " ".into(), "sub".into(), Profile::Full);
     assert!(empty.unwrap_err().contains("audience"));
+}
+
+#[tokio::test]
+async fn iss_and_the_metadata_issuer_are_compared_exactly_as_configured() {
+    let ed = ed25519("ed-1");
+    let issuer = Issuer::start(&[&ed]).await;
+    assert!(!issuer.url.ends_with('/'));
+    let verifier = issuer.verifier(Profile::Full);
+    // A trailing slash is another issuer identifier (RFC 8414 §2: compared as strings).
+    let slashed = with(&issuer.claims(), json!({"iss": format!("{}/", issuer.url)}));
+    assert!(refused(&verifier, &sign(&ed, &slashed)).await.contains("not issued by"));
+    assert!(verifier.authenticate(&sign(&ed, &issuer.claims())).await.is_ok());
+
+    // Configured with the slash, as the issuer spells itself: only that spelling passes, in
+    // the token and in the metadata.
+    let spelled = Issuer::start(&[&ed]).await;
+    let with_slash = format!("{}/", spelled.url);
+    spelled.set(
+        "/.well-known/oauth-authorization-server",
+        json!({"issuer": with_slash, "jwks_uri": format!("{}/jwks", spelled.url)}),
+    );
+    let verifier = Verifier::new(&with_slash, AUDIENCE.into(), "sub".into(), Profile::Full).unwrap();
+    assert_eq!(verifier.issuer(), with_slash);
+    let good = with(&spelled.claims(), json!({"iss": with_slash}));
+    assert!(verifier.authenticate(&sign(&ed, &good)).await.is_ok());
+    assert!(refused(&verifier, &sign(&ed, &spelled.claims())).await.contains("not issued by"));
+
+    // Metadata that names the issuer with a slash it was not configured with is refused.
+    let other = Issuer::start(&[&ed]).await;
+    other.set(
+        "/.well-known/oauth-authorization-server",
+        json!({"issuer": format!("{}/", other.url), "jwks_uri": format!("{}/jwks", other.url)}),
+    );
+    let reason = refused(&other.verifier(Profile::Full), &sign(&ed, &other.claims())).await;
+    assert!(reason.contains("names the issuer"), "{reason}");
 }

@@ -63,9 +63,9 @@ pub(crate) fn header(token: &str) -> Result<Header, String> {
     Ok(Header { algorithm, kid })
 }
 
-/// What the claims must say: the issuer (in each of its spellings) and this server's audience.
+/// What the claims must say: the issuer (as configured) and this server's audience.
 pub(crate) struct Expect<'a> {
-    pub(crate) issuers: &'a [String],
+    pub(crate) issuer: &'a str,
     pub(crate) audience: &'a str,
 }
 
@@ -92,7 +92,9 @@ pub(crate) fn claims(
     validation.validate_exp = true;
     validation.validate_nbf = true;
     validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-    validation.set_issuer(expect.issuers);
+    // jsonwebtoken compares `iss` with these strings as they are, which is what RFC 9068 §4
+    // asks: `https://auth.example/` is another issuer than `https://auth.example`.
+    validation.set_issuer(&[expect.issuer]);
     validation.set_audience(&[expect.audience]);
     let data =
         jsonwebtoken::decode::<Map<String, Value>>(token, &key.decoding, &validation).map_err(|e| match e
@@ -106,7 +108,10 @@ pub(crate) fn claims(
             }
             ErrorKind::ExpiredSignature => "the token has expired (exp is past)".into(),
             ErrorKind::ImmatureSignature => "the token is not valid yet (nbf is in the future)".into(),
-            ErrorKind::InvalidIssuer => format!("the token was not issued by {}", expect.issuers[0]),
+            ErrorKind::InvalidIssuer => format!(
+                "the token was not issued by {} (iss is compared exactly, a trailing slash included)",
+                expect.issuer
+            ),
             ErrorKind::InvalidAudience => {
                 format!("the token is not meant for this server: its aud does not name {}", expect.audience)
             }

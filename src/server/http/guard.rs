@@ -8,6 +8,7 @@ use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, StatusCode, Uri, header};
@@ -55,7 +56,8 @@ impl Names {
         let origins = origins
             .iter()
             .map(|o| {
-                parse_origin(o).ok_or_else(|| {
+                // A trailing slash, as a URL is often written, is not part of the origin.
+                parse_origin(o.trim().trim_end_matches('/')).ok_or_else(|| {
                     format!("--allowed-origin {o:?} is not an origin: write scheme://host[:port], e.g. https://app.example.com")
                 })
             })
@@ -64,29 +66,79 @@ impl Names {
     }
 
     /// Refuses (403, with the reason and the flag that would allow it) a request whose `Host`
-    /// or `Origin` this server does not answer; 400 for a request without a readable host.
+    /// or `Origin` this server does not answer. The head must be read one way only: more than
+    /// one `Host` (RFC 9112 §3.2), a host with userinfo, or an absolute-form target whose
+    /// authority disagrees with `Host` is 400; more than one `Origin`, or one that is not
+    /// exactly `scheme://host[:port]`, is 403 (a browser sends one, in that form).
     pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Reply> {
-        let host = match headers.get(header::HOST) {
-            Some(value) => value.to_str().ok().and_then(|v| http::uri::Authority::try_from(v).ok()),
-            None => uri.authority().cloned(),
+        let bad = |message: String| Err(refusal(StatusCode::BAD_REQUEST, message));
+        let mut hosts = headers.get_all(header::HOST).iter();
+        let (host, second) = (hosts.next(), hosts.next());
+        if second.is_some() {
+            tracing::warn!("refused a request with more than one Host header");
+            return bad(
+                "the request has more than one Host header, which HTTP/1.1 forbids (RFC 9112 §3.2): \
+                        send one Host header"
+                    .into(),
+            );
+        }
+        let host = match host {
+            None => None,
+            Some(value) => match value.to_str().ok().and_then(authority) {
+                Some(host) => Some(host),
+                None => return bad("the request's Host header is not a host name, NAME or NAME:PORT".into()),
+            },
         };
-        let Some(host) = host else {
-            return Err(refusal(StatusCode::BAD_REQUEST, "the request has no readable Host header".into()));
+        // RFC 9112 §3.2.2: with an absolute-form target (`POST http://name/mcp`), the target's
+        // authority is the one the request is for, so that is the one checked.
+        let target = match uri.authority() {
+            None => None,
+            Some(target) => match authority(target.as_str()) {
+                Some(target) => Some(target),
+                None => {
+                    return bad(format!("the request target's authority {target} has userinfo or no host"));
+                }
+            },
         };
-        let (name, port) = (normal_host(host.host()), host.port_u16());
+        let Some(effective) = target.as_ref().or(host.as_ref()) else {
+            return bad("the request has no Host header: send Host: NAME:PORT".into());
+        };
+        let (name, port) = (normal_host(effective.host()), effective.port_u16());
         let allowed = is_loopback_name(&name)
             || self.hosts.iter().any(|(h, p)| *h == name && p.is_none_or(|p| Some(p) == port));
         if !allowed {
-            tracing::warn!(host = %host, "refused a request for a host this server does not answer");
+            tracing::warn!(host = %effective, "refused a request for a host this server does not answer");
             return Err(refusal(
                 StatusCode::FORBIDDEN,
                 format!(
-                    "Host {host} is not served: this server answers loopback names only (against DNS rebinding). \
+                    "Host {effective} is not served: this server answers loopback names only (against DNS rebinding). \
                      To serve it under a public name, start filewright with --allowed-host {name}."
                 ),
             ));
         }
-        let Some(origin) = headers.get(header::ORIGIN) else { return Ok(()) };
+        if let (Some(target), Some(host)) = (&target, &host) {
+            let default = match uri.scheme_str() {
+                Some("https") => Some(443),
+                _ => Some(80),
+            };
+            let same = normal_host(target.host()) == normal_host(host.host())
+                && target.port_u16().or(default) == host.port_u16().or(default);
+            if !same {
+                tracing::warn!(%target, %host, "refused a request whose target and Host disagree");
+                return bad(format!(
+                    "the request target names {target} but its Host header names {host}: send the same authority in both"
+                ));
+            }
+        }
+        let mut origins = headers.get_all(header::ORIGIN).iter();
+        let (Some(origin), second) = (origins.next(), origins.next()) else { return Ok(()) };
+        if second.is_some() {
+            tracing::warn!("refused a request with more than one Origin header");
+            return Err(refusal(
+                StatusCode::FORBIDDEN,
+                "the request has more than one Origin header; a browser sends one Origin header".into(),
+            ));
+        }
         let text = origin.to_str().unwrap_or("");
         let allowed = parse_origin(text).is_some_and(|o| {
             matches!(&o, Origin::Tuple { scheme, host, .. } if (scheme == "http" || scheme == "https") && is_loopback_name(host))
@@ -97,13 +149,24 @@ impl Names {
             return Err(refusal(
                 StatusCode::FORBIDDEN,
                 format!(
-                    "Origin {text:?} is not allowed: a web page from another site may not call this server. If \
-                     this origin is your own client, start filewright with --allowed-origin {text}."
+                    "Origin {text:?} is not allowed: a web page from another site may not call this server, and an \
+                     origin is scheme://host[:port] only. If this origin is your own client, start filewright with \
+                     --allowed-origin {text}."
                 ),
             ));
         }
         Ok(())
     }
+}
+
+/// `text` as `host[:port]`: None when it has userinfo (`name@host`), which a Host header
+/// never has (RFC 9110 §7.2) and which would hide a name behind another, or no host.
+fn authority(text: &str) -> Option<http::uri::Authority> {
+    if text.contains('@') {
+        return None;
+    }
+    let authority = http::uri::Authority::try_from(text).ok()?;
+    (!authority.host().is_empty()).then_some(authority)
 }
 
 fn refusal(status: StatusCode, message: String) -> Reply {
@@ -119,17 +182,21 @@ fn is_loopback_name(host: &str) -> bool {
     host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
+/// An origin as a browser sends it (RFC 6454 §7): `null`, or exactly `scheme://host[:port]`,
+/// nothing else: no userinfo (`http://evil.example@localhost` would otherwise read as
+/// localhost), no path, query or fragment, not even a trailing `/`.
 fn parse_origin(text: &str) -> Option<Origin> {
-    let text = text.trim();
     if text.eq_ignore_ascii_case("null") {
         return Some(Origin::Null);
     }
-    let uri = Uri::try_from(text).ok()?;
-    let scheme = uri.scheme_str()?.to_ascii_lowercase();
-    let authority = uri.authority()?;
-    if uri.path_and_query().is_some_and(|p| p.as_str() != "/" && !p.as_str().is_empty()) {
+    let (scheme, rest) = text.split_once("://")?;
+    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    if !scheme_ok || rest.contains(['/', '?', '#', '\\']) || rest.ends_with(':') {
         return None;
     }
+    let authority = authority(rest)?;
+    let scheme = scheme.to_ascii_lowercase();
     let default = match scheme.as_str() {
         "http" => Some(80),
         "https" => Some(443),
@@ -159,20 +226,68 @@ pub struct Message {
 /// How much of an oversized body is read for its id before the answer.
 const ID_PREFIX: usize = 64 * 1024;
 
-/// Reads a POST body of at most `limit` bytes (`declared`: its `Content-Length`) and makes the
-/// stdio framing's checks: a body over the limit, one that is not JSON, a lone UTF-16
-/// surrogate, `arguments` that are not an object, each get a JSON-RPC error naming the
-/// request's id when it can be read; nothing of them reaches rmcp.
-pub async fn read_message<B>(body: B, declared: Option<u64>, limit: usize) -> Result<Message, Reply>
+/// How long a body declared over the limit is read for its id: what has arrived by then is
+/// all that is looked at.
+const ID_WAIT: Duration = Duration::from_secs(1);
+
+/// The answer to a POST whose `Content-Length` is over `limit`: 413, known from the head
+/// alone, so given without taking a place among the requests in flight. Only what arrives
+/// within [`ID_WAIT`] (at most [`ID_PREFIX`] bytes) is read, for the request's id: a caller
+/// that declares 10^12 bytes and sends a few, or none, is answered now.
+pub async fn declared_too_large<B>(body: B, declared: u64, limit: usize) -> Reply
+where
+    B: Body<Data = Bytes>,
+{
+    let deadline = tokio::time::Instant::now() + ID_WAIT;
+    let mut collected = BytesMut::new();
+    let mut body = std::pin::pin!(body);
+    while collected.len() < ID_PREFIX {
+        match tokio::time::timeout_at(deadline, body.frame()).await {
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    collected.extend_from_slice(&data);
+                }
+            }
+            _ => break,
+        }
+    }
+    too_large(&collected, &format!("{declared} bytes"), limit)
+}
+
+/// 413 for a request of `size`, with the id when `collected` (its start) names it.
+fn too_large(collected: &[u8], size: &str, limit: usize) -> Reply {
+    let mut scan = Scan::default();
+    scan.feed(&collected[..collected.len().min(ID_PREFIX)]);
+    let message = format!(
+        "this request is {size}, over the server's limit of {limit} bytes for one message; it was not read. \
+         Send large files in parts: write_file with the first part (at most ~8,000 characters), then \
+         append_file with each next part."
+    );
+    reply::error(StatusCode::PAYLOAD_TOO_LARGE, scan.id(), reply::INVALID_REQUEST, &message)
+}
+
+/// Reads a POST body of at most `limit` bytes and makes the stdio framing's checks: a body
+/// over the limit (one sent without a length; [`declared_too_large`] answers one declared
+/// over it), one that is not JSON, a lone UTF-16 surrogate, `arguments` that are not an
+/// object, each get a JSON-RPC error naming the request's id when it can be read; nothing of
+/// them reaches rmcp.
+///
+/// A body whose next bytes do not arrive within `idle` is answered 408: a stalled client
+/// would otherwise hold its place among the requests in flight (and the connection) for as
+/// long as it likes.
+pub async fn read_message<B>(body: B, limit: usize, idle: Duration) -> Result<Message, Reply>
 where
     B: Body<Data = Bytes>,
     B::Error: std::fmt::Display,
 {
-    let over_declared = declared.is_some_and(|n| n > limit as u64);
     let mut collected = BytesMut::new();
     let mut body = std::pin::pin!(body);
-    let mut over = over_declared;
-    while let Some(frame) = body.frame().await {
+    loop {
+        let frame = match tokio::time::timeout(idle, body.frame()).await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(_) => return Err(stalled(&collected, idle)),
+        };
         let frame = frame.map_err(|e| {
             reply::error(
                 StatusCode::BAD_REQUEST,
@@ -183,26 +298,11 @@ where
         })?;
         let Ok(data) = frame.into_data() else { continue };
         if collected.len() + data.len() > limit {
-            over = true;
             let room = ID_PREFIX.saturating_sub(collected.len()).min(data.len());
             collected.extend_from_slice(&data[..room]);
-            break;
+            return Err(too_large(&collected, &format!("over {limit} bytes"), limit));
         }
         collected.extend_from_slice(&data);
-        if over_declared && collected.len() >= ID_PREFIX {
-            break;
-        }
-    }
-    if over {
-        let mut scan = Scan::default();
-        scan.feed(&collected[..collected.len().min(ID_PREFIX)]);
-        let size = declared.map_or_else(|| format!("over {limit} bytes"), |n| format!("{n} bytes"));
-        let message = format!(
-            "this request is {size}, over the server's limit of {limit} bytes for one message; it was not read. \
-             Send large files in parts: write_file with the first part (at most ~8,000 characters), then \
-             append_file with each next part."
-        );
-        return Err(reply::error(StatusCode::PAYLOAD_TOO_LARGE, scan.id(), reply::INVALID_REQUEST, &message));
     }
     let bytes = collected.freeze();
     if let Verdict::Answer { id, code, message } = framing::judge(&bytes) {
@@ -249,6 +349,24 @@ where
             }
         },
     }
+}
+
+/// The answer to a body that stopped arriving: 408, with the id when what came names it.
+fn stalled(collected: &[u8], idle: Duration) -> Reply {
+    let mut scan = Scan::default();
+    scan.feed(&collected[..collected.len().min(ID_PREFIX)]);
+    tracing::info!(received = collected.len(), "dropped a request whose body stopped arriving");
+    reply::error(
+        StatusCode::REQUEST_TIMEOUT,
+        scan.id(),
+        reply::INVALID_REQUEST,
+        &format!(
+            "the request body stopped arriving: nothing came for {} ms after {} bytes; it was not run. Send the \
+             whole body at once, and retry.",
+            idle.as_millis(),
+            collected.len()
+        ),
+    )
 }
 
 /// The tool a `tools/call` message calls.
@@ -398,10 +516,49 @@ mod tests {
             names.check(&uri, &headers("files.example.com", Some("https://app.example.com:8443"))).is_err()
         );
         assert!(Names::new(&[], &["app.example.com".into()]).is_err(), "an origin needs its scheme");
+        assert!(Names::new(&[], &["https://app.example.com/".into()]).is_ok(), "a trailing slash is written");
+    }
+
+    #[test]
+    fn the_head_is_read_one_way_only() {
+        let names = Names::new(&[], &[]).unwrap();
+        let uri = Uri::from_static("/mcp");
+        let status = |uri: &Uri, h: &HeaderMap| names.check(uri, h).err().map(|r| r.status());
+        let mut twice = headers("localhost:1", None);
+        twice.append(header::HOST, "evil.example".parse().unwrap());
+        assert_eq!(status(&uri, &twice), Some(StatusCode::BAD_REQUEST));
+        assert_eq!(status(&uri, &headers("evil@localhost:1", None)), Some(StatusCode::BAD_REQUEST));
+        for origin in [
+            "http://evil.example@localhost:1",
+            "http://localhost:1/",
+            "http://localhost:1?",
+            "http://localhost:",
+        ] {
+            assert_eq!(
+                status(&uri, &headers("localhost:1", Some(origin))),
+                Some(StatusCode::FORBIDDEN),
+                "{origin}"
+            );
+        }
+        let mut two_origins = headers("localhost:1", Some("http://localhost:2"));
+        two_origins.append(header::ORIGIN, "https://evil.example".parse().unwrap());
+        assert_eq!(status(&uri, &two_origins), Some(StatusCode::FORBIDDEN));
+        let absolute = Uri::from_static("http://evil.example/mcp");
+        assert_eq!(status(&absolute, &headers("localhost:1", None)), Some(StatusCode::FORBIDDEN));
+        let absolute = Uri::from_static("http://localhost:1/mcp");
+        assert_eq!(status(&absolute, &headers("127.0.0.1:1", None)), Some(StatusCode::BAD_REQUEST));
+        assert_eq!(status(&absolute, &headers("LOCALHOST:1", None)), None);
+        assert_eq!(status(&Uri::from_static("http://localhost/mcp"), &headers("localhost:80", None)), None);
+        assert_eq!(
+            status(&absolute, &HeaderMap::new()),
+            None,
+            "the target's authority stands for a missing Host"
+        );
+        assert_eq!(status(&uri, &HeaderMap::new()), Some(StatusCode::BAD_REQUEST));
     }
 
     async fn read(body: &str, limit: usize) -> Result<Message, Reply> {
-        read_message(Full::new(Bytes::from(body.to_string())), Some(body.len() as u64), limit).await
+        read_message(Full::new(Bytes::from(body.to_string())), limit, IDLE).await
     }
 
     async fn refused(body: &str, limit: usize) -> (StatusCode, Value) {
@@ -455,6 +612,52 @@ mod tests {
         let message = read(batch, 1 << 20).await.unwrap();
         assert!(message.batch);
         assert_eq!(message.calls, ["read_file", "write_file"]);
+    }
+
+    const IDLE: Duration = Duration::from_secs(30);
+
+    /// A body that sends `first` and then nothing more, ever (a stalled client).
+    struct Stalls(Option<Bytes>);
+
+    impl Body for Stalls {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            match self.get_mut().0.take() {
+                Some(first) => Poll::Ready(Some(Ok(Frame::data(first)))),
+                None => Poll::Pending,
+            }
+        }
+    }
+
+    async fn answer(response: Reply) -> (StatusCode, Value) {
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_body_that_stalls_is_answered_and_one_declared_too_big_at_once() {
+        let first = Bytes::from_static(br#"{"jsonrpc":"2.0","id":21,"method":"tools/call","#);
+        // Under the limit, then nothing: 408 once `idle` has passed without a byte.
+        let stalled = read_message(Stalls(Some(first.clone())), 1 << 20, Duration::from_millis(50));
+        let refused =
+            tokio::time::timeout(Duration::from_secs(20), stalled).await.expect("answered").unwrap_err();
+        let (status, error) = answer(refused).await;
+        assert_eq!((status, &error["id"]), (StatusCode::REQUEST_TIMEOUT, &Value::from(21)), "{error}");
+        // Declared over the limit, then nothing: 413 after at most ID_WAIT.
+        let huge = declared_too_large(Stalls(Some(first)), 1_000_000_000_000, 1 << 20);
+        let refused = tokio::time::timeout(Duration::from_secs(20), huge).await.expect("answered");
+        let (status, error) = answer(refused).await;
+        assert_eq!((status, &error["id"]), (StatusCode::PAYLOAD_TOO_LARGE, &Value::from(21)), "{error}");
+        let silent = declared_too_large(Stalls(None), 1_000_000_000_000, 1 << 20);
+        let refused = tokio::time::timeout(Duration::from_secs(20), silent).await.expect("answered");
+        let (status, error) = answer(refused).await;
+        assert_eq!((status, &error["id"]), (StatusCode::PAYLOAD_TOO_LARGE, &Value::Null), "{error}");
     }
 
     #[test]

@@ -85,6 +85,14 @@ impl Identity {
     /// The principal behind a request (None without an auth mode), or the 401/403 answer.
     pub async fn admit(&self, parts: &Parts) -> Result<Option<Principal>, Reply> {
         let Some(auth) = &self.auth else { return Ok(None) };
+        // Two headers could be read two ways (a proxy or a log taking one, this server the
+        // other; a valid token followed by garbage): neither is believed.
+        let count = parts.headers.get_all(header::AUTHORIZATION).iter().count();
+        if count > 1 {
+            let reason =
+                format!("the request has {count} Authorization headers; send one Authorization header");
+            return Err(self.refusal(&Denial::Malformed(reason), &parts.headers, Value::Null));
+        }
         let authorization = match parts.headers.get(header::AUTHORIZATION) {
             None => None,
             Some(value) => match value.to_str() {
@@ -203,6 +211,11 @@ impl Identity {
                 StatusCode::UNAUTHORIZED,
                 reply::UNAUTHORIZED,
                 "send a valid token in Authorization: Bearer TOKEN (a revoked or expired one needs replacing)",
+            ),
+            Denial::Malformed(_) => (
+                StatusCode::UNAUTHORIZED,
+                reply::UNAUTHORIZED,
+                "nothing was run; send exactly one Authorization: Bearer TOKEN header",
             ),
         };
         if !matches!(denial, Denial::InsufficientScope { .. }) {

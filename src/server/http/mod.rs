@@ -6,14 +6,15 @@
 //! puts in front of it what a server reachable over a network must check first, one room
 //! each:
 //! - `guard`: `Host` and `Origin` (DNS rebinding), the body's size and the stdio framing's
-//!   checks (every refusal a JSON-RPC error), the requests in flight per principal;
+//!   checks (every refusal a JSON-RPC error), the requests in flight per caller;
 //! - [`identity`]: who is calling (`--token-file`, OAuth), 401 and 403 with their
 //!   `WWW-Authenticate` challenges, and the RFC 9728 metadata;
 //! - `tls`: TLS from `--tls-cert` and `--tls-key`.
 //!
-//! A request goes: Host/Origin → route → credentials → a place among its principal's
-//! requests → body (POST) → scope of the tools it calls → rmcp, with the principal in the
-//! request's extensions, where the MCP layer reads it (`FilewrightServer::call_tool`).
+//! A request goes: Host/Origin → route → credentials → a declared length over the limit
+//! (413 at once) → a place among its caller's requests → body (POST; 408 when it stalls) →
+//! scope of the tools it calls → rmcp, with the principal in the request's extensions, where
+//! the MCP layer reads it (`FilewrightServer::call_tool`).
 // A refusal is the HTTP response itself, returned at once on a rare path: boxing it would
 // only add an allocation to each.
 #![allow(clippy::result_large_err)]
@@ -45,9 +46,24 @@ use self::guard::{Held, Limits, Names};
 use self::identity::Identity;
 use self::reply::Reply;
 use super::FilewrightServer;
+use crate::auth;
 
 /// Where MCP is served.
 pub const MCP_PATH: &str = "/mcp";
+
+/// How long a request body may go without a byte arriving before it is answered 408 and its
+/// place among the requests in flight is given back.
+const BODY_IDLE: Duration = Duration::from_secs(30);
+
+/// [`BODY_IDLE`], or `FILEWRIGHT_HTTP_BODY_TIMEOUT_MS` (milliseconds), which exists for tests
+/// only, so that a test of a stalled body need not wait 30 s. Read once, when serving starts.
+fn body_idle() -> Duration {
+    std::env::var("FILEWRIGHT_HTTP_BODY_TIMEOUT_MS")
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+        .map_or(BODY_IDLE, Duration::from_millis)
+}
 
 /// Everything `--http` and its flags decide.
 pub struct Config {
@@ -103,6 +119,7 @@ pub async fn serve(config: Config, server: FilewrightServer) -> anyhow::Result<(
         names,
         limits: Limits::new(config.max_concurrent.max(1)),
         body_limit: config.body_limit,
+        body_idle: body_idle(),
         identity: config.identity,
         mcp,
         sessions,
@@ -171,11 +188,41 @@ async fn connection(app: Arc<App>, stream: TcpStream, peer: SocketAddr, tls: Opt
     }
 }
 
+/// A request's `Content-Length`, when it has a readable one.
+fn declared_length(headers: &http::HeaderMap) -> Option<u64> {
+    headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
+}
+
+/// Whose places among the requests in flight a request takes ([`guard::Limits`]).
+///
+/// With credentials, the principal's: that is who the limit is for. Without them (loopback
+/// only) there is no caller to count, only what the request shows: a request in a session
+/// counts against its session, and one without (`initialize`, a stateless 2026-07-28
+/// request) against its connection. Not against its address: on loopback every local
+/// process has the same one, so a single process holding `--max-concurrent` requests open
+/// would lock every other client out, `initialize` included. Keyed by connection, a caller
+/// can still open many connections, but nothing it holds takes another's place, and what
+/// each connection holds is bounded in time by the header and body timeouts (a request
+/// whose body stalls is answered 408 and gives its place back).
+fn place_key(
+    principal: Option<&auth::Principal>,
+    session: Option<&http::HeaderValue>,
+    peer: SocketAddr,
+) -> String {
+    match (principal, session) {
+        (Some(p), _) => format!("principal {}", p.agent),
+        (None, Some(session)) => format!("session {}", String::from_utf8_lossy(session.as_bytes())),
+        (None, None) => format!("connection {peer}"),
+    }
+}
+
 /// The shared state of every request.
 struct App {
     names: Names,
     limits: Arc<Limits>,
     body_limit: usize,
+    /// See [`BODY_IDLE`].
+    body_idle: Duration,
     identity: Identity,
     mcp: StreamableHttpService<FilewrightServer, LocalSessionManager>,
     /// rmcp's sessions, to know which are still open.
@@ -203,28 +250,24 @@ impl App {
         if let Err(refused) = self.identity.check_session(&parts, principal.as_ref()) {
             return refused;
         }
+        // A length over the limit is known from the head: answered before a place is taken.
+        if parts.method == Method::POST
+            && let Some(declared) = declared_length(&parts.headers).filter(|&n| n > self.body_limit as u64)
+        {
+            return guard::declared_too_large(body, declared, self.body_limit).await;
+        }
         // A session's GET stream stays open for as long as the session: it takes no place.
         let place = if parts.method == Method::GET {
             None
         } else {
-            // Without credentials, the client is its session, else its address.
-            let key = match (&principal, parts.headers.get("mcp-session-id")) {
-                (Some(p), _) => format!("principal {}", p.agent),
-                (None, Some(session)) => format!("session {}", String::from_utf8_lossy(session.as_bytes())),
-                (None, None) => format!("address {}", peer.ip()),
-            };
+            let key = place_key(principal.as_ref(), parts.headers.get("mcp-session-id"), peer);
             match self.limits.enter(&key) {
                 Some(place) => Some(place),
                 None => return self.limits.refusal(&key),
             }
         };
         let body = if parts.method == Method::POST {
-            let declared = parts
-                .headers
-                .get(header::CONTENT_LENGTH)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.parse::<u64>().ok());
-            let message = match guard::read_message(body, declared, self.body_limit).await {
+            let message = match guard::read_message(body, self.body_limit, self.body_idle).await {
                 Ok(message) => message,
                 Err(refused) => return refused,
             };
