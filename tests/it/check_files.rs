@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::util::{Root, Server};
+use crate::util::{ProgressClient, Root, Server, check_request};
 
 #[tokio::test]
 async fn check_files_reports_each_written_file_and_a_verdict() {
@@ -159,22 +159,6 @@ async fn a_page_whose_script_is_a_one_line_todo_is_caught() {
     server.stop().await;
 }
 
-/// A client that records the progress notifications it receives.
-#[derive(Clone, Default)]
-struct ProgressClient {
-    seen: std::sync::Arc<std::sync::Mutex<Vec<rmcp::model::ProgressNotificationParam>>>,
-}
-
-impl rmcp::ClientHandler for ProgressClient {
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _: rmcp::service::NotificationContext<rmcp::RoleClient>,
-    ) {
-        self.seen.lock().unwrap().push(params);
-    }
-}
-
 async fn progress_client(
     root: &Root,
 ) -> (rmcp::service::RunningService<rmcp::RoleClient, ProgressClient>, ProgressClient) {
@@ -186,13 +170,6 @@ async fn progress_client(
     let handler = ProgressClient::default();
     let client = handler.clone().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
     (client, handler)
-}
-
-fn check_request(paths: &[String]) -> rmcp::model::ClientRequest {
-    let args = json!({ "paths": paths }).as_object().unwrap().clone();
-    rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
-        rmcp::model::CallToolRequestParams::new("check_files").with_arguments(args),
-    ))
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::http_util::{HttpServer, call_body, delete, get, messages, open_session, post};
-use crate::util::Root;
+use crate::util::{ProgressClient, Root, check_request};
 
 #[tokio::test]
 async fn tools_work_over_http_in_a_session() {
@@ -60,22 +60,6 @@ async fn two_clients_at_once_each_keep_their_own_session() {
     b.stop().await;
 }
 
-/// A client that records the progress notifications it receives.
-#[derive(Clone, Default)]
-struct ProgressClient {
-    seen: std::sync::Arc<std::sync::Mutex<Vec<rmcp::model::ProgressNotificationParam>>>,
-}
-
-impl rmcp::ClientHandler for ProgressClient {
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _: rmcp::service::NotificationContext<rmcp::RoleClient>,
-    ) {
-        self.seen.lock().unwrap().push(params);
-    }
-}
-
 #[tokio::test]
 async fn progress_notifications_reach_the_client_over_the_session_stream() {
     let mut root = Root::new();
@@ -86,10 +70,7 @@ async fn progress_notifications_reach_the_client_over_the_session_stream() {
     let server = HttpServer::start(&root, &[]);
     let handler = ProgressClient::default();
     let client = server.client_with(handler.clone(), None).await;
-    let args = json!({ "paths": paths }).as_object().unwrap().clone();
-    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
-        rmcp::model::CallToolRequestParams::new("check_files").with_arguments(args),
-    ));
+    let request = check_request(&paths);
     let handle = client
         .service
         .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
@@ -114,10 +95,7 @@ async fn a_cancelled_request_stops_and_the_session_goes_on() {
     let server = HttpServer::start(&root, &[]);
     let handler = ProgressClient::default();
     let client = server.client_with(handler.clone(), None).await;
-    let args = json!({ "paths": paths }).as_object().unwrap().clone();
-    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
-        rmcp::model::CallToolRequestParams::new("check_files").with_arguments(args),
-    ));
+    let request = check_request(&paths);
     let handle = client
         .service
         .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())

@@ -304,3 +304,27 @@ pub fn png(width: u32, height: u32) -> Vec<u8> {
     bytes.extend_from_slice(&[8, 6, 0, 0, 0, 0, 0, 0, 0]);
     bytes
 }
+
+/// A client that records the progress notifications it receives.
+#[derive(Clone, Default)]
+pub struct ProgressClient {
+    pub seen: std::sync::Arc<std::sync::Mutex<Vec<rmcp::model::ProgressNotificationParam>>>,
+}
+
+impl rmcp::ClientHandler for ProgressClient {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.seen.lock().unwrap().push(params);
+    }
+}
+
+/// A `check_files` request for `paths`, to send as a cancellable request.
+pub fn check_request(paths: &[String]) -> rmcp::model::ClientRequest {
+    let args = serde_json::json!({ "paths": paths }).as_object().unwrap().clone();
+    rmcp::model::ClientRequest::CallToolRequest(rmcp::model::Request::new(
+        rmcp::model::CallToolRequestParams::new("check_files").with_arguments(args),
+    ))
+}
