@@ -14,45 +14,32 @@ pub enum Profile {
     Readonly,
 }
 
-impl Profile {
-    /// The tools this profile lists, or None for all of them.
-    pub fn tools(self) -> Option<&'static [&'static str]> {
-        match self {
-            Profile::Full => None,
-            Profile::Coding => Some(&[
-                "write_file",
-                "append_file",
-                "edit_file",
-                "apply_patch",
-                "move_file",
-                "copy_file",
-                "create_directory",
-                "delete_file",
-                "undo",
-                "read_file",
-                "read_multiple_files",
-                "read_media_file",
-                "get_file_info",
-                "outline",
-                "find_files",
-                "search_files",
-                "list_directory",
-                "check_files",
-            ]),
-            Profile::Readonly => Some(&[
-                "read_file",
-                "read_multiple_files",
-                "read_media_file",
-                "get_file_info",
-                "outline",
-                "find_files",
-                "search_files",
-                "list_directory",
-                "check_files",
-            ]),
-        }
-    }
-}
+/// The tools every profile has: reading, listing and checking (`readonly`).
+const READING: &[&str] = &[
+    "read_file",
+    "read_multiple_files",
+    "read_media_file",
+    "get_file_info",
+    "outline",
+    "find_files",
+    "search_files",
+    "list_directory",
+    "check_files",
+];
+
+/// The tools that change files, which `coding` adds to [`READING`]. `full` adds the claim and
+/// journal tools besides.
+const WRITING: &[&str] = &[
+    "write_file",
+    "append_file",
+    "edit_file",
+    "apply_patch",
+    "move_file",
+    "copy_file",
+    "create_directory",
+    "delete_file",
+    "undo",
+];
 
 impl std::fmt::Display for Profile {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -80,7 +67,11 @@ impl std::str::FromStr for Profile {
 impl Profile {
     /// Whether this profile lets a caller use `tool`.
     pub fn allows(self, tool: &str) -> bool {
-        self.tools().is_none_or(|keep| keep.contains(&tool))
+        match self {
+            Profile::Full => true,
+            Profile::Coding => READING.contains(&tool) || WRITING.contains(&tool),
+            Profile::Readonly => READING.contains(&tool),
+        }
     }
 
     /// The narrower of two profiles: a principal never gets more than the server lists.

@@ -70,12 +70,9 @@ impl FilewrightServer {
     fn tools(&self) -> &ToolRouter<Self> {
         self.tool_router.get_or_init(|| {
             let mut tool_router = Self::tool_router();
-            if let Some(keep) = self.profile.tools() {
-                let names: Vec<String> =
-                    tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect();
-                for name in names.iter().filter(|n| !keep.contains(&n.as_str())) {
-                    tool_router.remove_route(name);
-                }
+            let names: Vec<String> = tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect();
+            for name in names.iter().filter(|n| !self.profile.allows(n)) {
+                tool_router.remove_route(name);
             }
             tool_router
         })
