@@ -60,6 +60,26 @@ async fn two_clients_at_once_each_keep_their_own_session() {
     b.stop().await;
 }
 
+/// Sends `check_files` on `paths` in a session of a client that records progress: the client,
+/// what it has seen, and the request in flight.
+async fn check_in_a_session(
+    server: &HttpServer,
+    paths: &[String],
+) -> (
+    crate::http_util::HttpClient<ProgressClient>,
+    ProgressClient,
+    rmcp::service::RequestHandle<rmcp::RoleClient>,
+) {
+    let handler = ProgressClient::default();
+    let client = server.client_with(handler.clone(), None).await;
+    let handle = client
+        .service
+        .send_cancellable_request(check_request(paths), rmcp::service::PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    (client, handler, handle)
+}
+
 #[tokio::test]
 async fn progress_notifications_reach_the_client_over_the_session_stream() {
     let mut root = Root::new();
@@ -68,14 +88,7 @@ async fn progress_notifications_reach_the_client_over_the_session_stream() {
         root = root.file(p, "x = 1\n");
     }
     let server = HttpServer::start(&root, &[]);
-    let handler = ProgressClient::default();
-    let client = server.client_with(handler.clone(), None).await;
-    let request = check_request(&paths);
-    let handle = client
-        .service
-        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
-        .await
-        .unwrap();
+    let (client, handler, handle) = check_in_a_session(&server, &paths).await;
     handle.await_response().await.expect("check_files answers");
     // Progress travels on the request's own SSE stream, before its reply.
     let steps: Vec<f64> = handler.seen.lock().unwrap().iter().map(|p| p.progress).collect();
@@ -93,14 +106,7 @@ async fn a_cancelled_request_stops_and_the_session_goes_on() {
         root = root.file(p, &body);
     }
     let server = HttpServer::start(&root, &[]);
-    let handler = ProgressClient::default();
-    let client = server.client_with(handler.clone(), None).await;
-    let request = check_request(&paths);
-    let handle = client
-        .service
-        .send_cancellable_request(request, rmcp::service::PeerRequestOptions::no_options())
-        .await
-        .unwrap();
+    let (client, handler, handle) = check_in_a_session(&server, &paths).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while handler.seen.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(2)).await;
