@@ -93,6 +93,7 @@ pub mod error;
 pub mod files;
 pub mod hooks;
 pub mod lines;
+pub mod notebook;
 pub mod platform;
 pub mod profile;
 pub mod server;

@@ -1,0 +1,165 @@
+use super::*;
+
+/// What nbformat 5.11's `nbformat.write` writes for `new_notebook()` with a Python kernel.
+const BLANK: &str = "{\n \"cells\": [],\n \"metadata\": {\n  \"kernelspec\": {\n   \"display_name\": \"Python 3\",\n   \"language\": \"python\",\n   \"name\": \"python3\"\n  },\n  \"language_info\": {\n   \"name\": \"python\"\n  }\n },\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
+
+/// nbformat's writer on the same notebook with a markdown cell (id aa11bb22) and a code cell
+/// (id c0de0001).
+const TWO: &str = "{\n \"cells\": [\n  {\n   \"cell_type\": \"markdown\",\n   \"id\": \"aa11bb22\",\n   \"metadata\": {},\n   \"source\": [\n    \"# Title\\n\",\n    \"\\n\",\n    \"Some *text* é\"\n   ]\n  },\n  {\n   \"cell_type\": \"code\",\n   \"execution_count\": null,\n   \"id\": \"c0de0001\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": [\n    \"import os\\n\",\n    \"print(os.getcwd())\\n\"\n   ]\n  }\n ],\n \"metadata\": {\n  \"kernelspec\": {\n   \"display_name\": \"Python 3\",\n   \"language\": \"python\",\n   \"name\": \"python3\"\n  },\n  \"language_info\": {\n   \"name\": \"python\"\n  }\n },\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
+
+fn ids(list: &[&str]) -> impl FnMut() -> String {
+    let mut list: Vec<String> = list.iter().rev().map(|s| s.to_string()).collect();
+    move || list.pop().expect("no more ids")
+}
+
+fn edit(action: EditAction, index: Option<usize>, cell_type: Option<&str>, source: Option<&str>) -> CellEdit {
+    CellEdit {
+        action,
+        cell_id: None,
+        index,
+        cell_type: cell_type.map(str::to_owned),
+        source: source.map(str::to_owned),
+    }
+}
+
+#[test]
+fn a_blank_notebook_is_what_nbformat_writes() {
+    assert_eq!(blank_notebook(&Kernel::for_language(None)), BLANK);
+}
+
+#[test]
+fn inserted_cells_are_spelled_as_nbformat_spells_them() {
+    let edits = [
+        edit(EditAction::Insert, None, Some("markdown"), Some("# Title\n\nSome *text* é")),
+        edit(EditAction::Insert, None, None, Some("import os\nprint(os.getcwd())\n")),
+    ];
+    let applied = apply(BLANK, &edits, &mut ids(&["aa11bb22", "c0de0001"])).unwrap();
+    assert_eq!(applied.text, TWO);
+    assert_eq!(
+        applied.done,
+        ["inserted markdown cell 0 (id aa11bb22)", "inserted code cell 1 (id c0de0001)"]
+    );
+}
+
+#[test]
+fn deleting_each_cell_and_inserting_it_again_gives_the_same_bytes() {
+    let first = apply(TWO, &[edit(EditAction::Delete, Some(0), None, None)], &mut ids(&[])).unwrap().text;
+    let back = apply(
+        &first,
+        &[edit(EditAction::Insert, Some(0), Some("markdown"), Some("# Title\n\nSome *text* é"))],
+        &mut ids(&["aa11bb22"]),
+    );
+    assert_eq!(back.unwrap().text, TWO);
+    let last = apply(TWO, &[edit(EditAction::Delete, Some(1), None, None)], &mut ids(&[])).unwrap().text;
+    let back = apply(
+        &last,
+        &[edit(EditAction::Insert, None, None, Some("import os\nprint(os.getcwd())\n"))],
+        &mut ids(&["c0de0001"]),
+    );
+    assert_eq!(back.unwrap().text, TWO);
+    let none = apply(
+        TWO,
+        &[edit(EditAction::Delete, Some(1), None, None), edit(EditAction::Delete, Some(0), None, None)],
+        &mut ids(&[]),
+    );
+    assert_eq!(none.unwrap().text, BLANK);
+}
+
+#[test]
+fn a_replaced_code_cell_loses_its_outputs_and_count_and_nothing_else_changes() {
+    let ran = TWO.replace("\"execution_count\": null", "\"execution_count\": 7").replace(
+        "\"outputs\": [],",
+        "\"outputs\": [\n    {\n     \"name\": \"stdout\",\n     \"output_type\": \"stream\",\n     \"text\": [\n      \"/tmp\\n\"\n     ]\n    }\n   ],",
+    );
+    let mut replace = edit(EditAction::Replace, None, None, Some("import os\nprint(os.listdir())\n"));
+    replace.cell_id = Some("c0de0001".into());
+    let replaced = apply(&ran, &[replace], &mut ids(&[])).unwrap();
+    assert_eq!(replaced.text, TWO.replace("getcwd", "listdir"));
+    assert_eq!(replaced.done, ["replaced code cell 1 (id c0de0001)"]);
+    // The same source: nothing to clear, nothing changes.
+    let same = apply(
+        &ran,
+        &[edit(EditAction::Replace, Some(1), None, Some("import os\nprint(os.getcwd())\n"))],
+        &mut ids(&[]),
+    );
+    assert_eq!(same.unwrap().text, ran);
+}
+
+#[test]
+fn a_cell_changed_to_another_type_keeps_its_id_and_metadata_and_gains_or_loses_what_the_type_has() {
+    let tagged = TWO.replace(
+        "\"id\": \"aa11bb22\",\n   \"metadata\": {}",
+        "\"id\": \"aa11bb22\",\n   \"metadata\": {\n    \"tags\": []\n   }",
+    );
+    let code = apply(&tagged, &[edit(EditAction::Replace, Some(0), Some("code"), None)], &mut ids(&[]))
+        .unwrap()
+        .text;
+    let nb = parse(&code).unwrap();
+    assert_eq!((nb.cells[0].kind.clone(), nb.cells[0].id.as_deref()), (CellKind::Code, Some("aa11bb22")));
+    let keys: Vec<&str> = nb.cells[0].fields.keys().collect();
+    assert_eq!(keys, ["cell_type", "execution_count", "id", "metadata", "outputs", "source"]);
+    assert!(code.contains("\"metadata\": {\n    \"tags\": []\n   }"));
+    let back = apply(&code, &[edit(EditAction::Replace, Some(0), Some("markdown"), None)], &mut ids(&[]))
+        .unwrap()
+        .text;
+    assert_eq!(back, tagged);
+}
+
+#[test]
+fn a_bad_edit_refuses_the_whole_call_naming_it() {
+    let edits =
+        [edit(EditAction::Insert, None, None, Some("x = 1")), edit(EditAction::Delete, Some(9), None, None)];
+    let refused = apply(TWO, &edits, &mut ids(&["1"])).unwrap_err();
+    assert_eq!(refused.edit, Some(1));
+    assert!(refused.reason.contains("has 3 cells"), "{}", refused.reason);
+    let mut by_id = edit(EditAction::Delete, None, None, None);
+    by_id.cell_id = Some("nope".into());
+    let refused = apply(TWO, &[by_id], &mut ids(&[])).unwrap_err();
+    assert!(refused.reason.contains("aa11bb22, c0de0001"), "{}", refused.reason);
+    let bad_type =
+        apply(TWO, &[edit(EditAction::Insert, None, Some("python"), None)], &mut ids(&[])).unwrap_err();
+    assert!(bad_type.reason.contains("\"code\""), "{}", bad_type.reason);
+    let cut =
+        apply(&TWO[..200], &[edit(EditAction::Insert, None, None, None)], &mut ids(&["1"])).unwrap_err();
+    assert!(cut.edit.is_none() && cut.reason.contains("broken"), "{}", cut.reason);
+}
+
+#[test]
+fn other_layouts_are_kept_compact_two_spaces_crlf_and_string_sources() {
+    let compact = "{\"cells\": [{\"cell_type\": \"code\", \"execution_count\": null, \"metadata\": {}, \"outputs\": [], \"source\": \"a = 1\"}], \"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 4}";
+    let added =
+        apply(compact, &[edit(EditAction::Insert, None, Some("markdown"), Some("hi\nthere"))], &mut ids(&[]))
+            .unwrap()
+            .text;
+    assert_eq!(
+        added,
+        compact.replace(
+            "\"a = 1\"}]",
+            "\"a = 1\"}, {\"cell_type\": \"markdown\", \"metadata\": {}, \"source\": \"hi\\nthere\"}]"
+        )
+    );
+    let two = "{\r\n  \"cells\": [\r\n    {\r\n      \"cell_type\": \"markdown\",\r\n      \"metadata\": {},\r\n      \"source\": [\r\n        \"a\"\r\n      ]\r\n    }\r\n  ],\r\n  \"nbformat\": 4,\r\n  \"nbformat_minor\": 2\r\n}";
+    let added = apply(two, &[edit(EditAction::Insert, Some(0), Some("raw"), Some("b\n"))], &mut ids(&[]))
+        .unwrap()
+        .text;
+    let cell = "{\r\n      \"cell_type\": \"raw\",\r\n      \"metadata\": {},\r\n      \"source\": [\r\n        \"b\\n\"\r\n      ]\r\n    },\r\n    ";
+    assert_eq!(
+        added,
+        two.replacen(
+            "{\r\n      \"cell_type\": \"markdown\"",
+            &format!("{cell}{{\r\n      \"cell_type\": \"markdown\""),
+            1
+        )
+    );
+}
+
+#[test]
+fn new_ids_never_repeat_one_the_notebook_has() {
+    let applied = apply(
+        TWO,
+        &[edit(EditAction::Insert, None, None, None)],
+        &mut ids(&["aa11bb22", "c0de0001", "fresh"]),
+    )
+    .unwrap();
+    assert_eq!(applied.done, ["inserted code cell 2 (id fresh)"]);
+}
