@@ -163,3 +163,95 @@ fn new_ids_never_repeat_one_the_notebook_has() {
     .unwrap();
     assert_eq!(applied.done, ["inserted code cell 2 (id fresh)"]);
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Notebooks spelled four ways: nbformat's, 2 spaces with CRLF, compact, and sources as strings.
+    const LAYOUTS: [&str; 4] = [
+        BLANK,
+        "{\r\n  \"cells\": [],\r\n  \"metadata\": {},\r\n  \"nbformat\": 4,\r\n  \"nbformat_minor\": 5\r\n}",
+        "{\"cells\":[],\"metadata\":{},\"nbformat\":4,\"nbformat_minor\":4}",
+        "{\"cells\": [{\"cell_type\": \"raw\", \"metadata\": {}, \"source\": \"r\"}], \"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 4}",
+    ];
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert { at: usize, kind: usize, source: String },
+        Replace { at: usize, kind: Option<usize>, source: Option<String> },
+        Delete { at: usize },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let source = "(\\PC|\n|\r|\"|\\\\){0,40}";
+        prop_oneof![
+            (0usize..8, 0usize..3, source).prop_map(|(at, kind, source)| Op::Insert { at, kind, source }),
+            (0usize..8, proptest::option::of(0usize..3), proptest::option::of(source))
+                .prop_map(|(at, kind, source)| Op::Replace { at, kind, source }),
+            (0usize..8).prop_map(|at| Op::Delete { at }),
+        ]
+    }
+
+    const KINDS: [&str; 3] = ["code", "markdown", "raw"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever the edits, the notebook parses after each, holds the cells meant, and every
+        /// cell the edit did not name keeps its bytes.
+        #[test]
+        fn edits_give_the_cells_meant_and_leave_the_others_byte_identical(layout in 0usize..4, ops in proptest::collection::vec(op(), 1..12)) {
+            let mut text = LAYOUTS[layout].to_owned();
+            let mut counter = 0;
+            let mut fresh = move || { counter += 1; format!("id{counter}") };
+            for op in ops {
+                let nb = parse(&text).unwrap();
+                let mut meant: Vec<(String, String)> = nb.cells.iter().map(|c| (c.kind.name().to_owned(), c.source.clone())).collect();
+                let mut kept: Vec<Option<String>> = nb.cells.iter().map(|c| Some(text[c.span.clone()].to_owned())).collect();
+                let n = nb.cells.len();
+                let edit = match &op {
+                    Op::Insert { at, kind, source } => {
+                        let at = at % (n + 1);
+                        meant.insert(at, (KINDS[*kind].to_owned(), source.clone()));
+                        kept.insert(at, None);
+                        CellEdit { action: EditAction::Insert, cell_id: None, index: Some(at), cell_type: Some(KINDS[*kind].into()), source: Some(source.clone()) }
+                    }
+                    Op::Replace { at, kind, source } if n > 0 && (kind.is_some() || source.is_some()) => {
+                        let at = at % n;
+                        if let Some(kind) = kind { meant[at].0 = KINDS[*kind].to_owned(); }
+                        if let Some(source) = source { meant[at].1 = source.clone(); }
+                        kept[at] = None;
+                        CellEdit { action: EditAction::Replace, cell_id: None, index: Some(at), cell_type: kind.map(|k| KINDS[k].to_owned()), source: source.clone() }
+                    }
+                    Op::Delete { at } if n > 0 => {
+                        meant.remove(at % n);
+                        kept.remove(at % n);
+                        CellEdit { action: EditAction::Delete, cell_id: None, index: Some(at % n), cell_type: None, source: None }
+                    }
+                    _ => continue,
+                };
+                text = apply(&text, &[edit], &mut fresh).unwrap().text;
+                let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+                prop_assert!(json.is_object());
+                let nb = parse(&text).unwrap();
+                let got: Vec<(String, String)> = nb.cells.iter().map(|c| (c.kind.name().to_owned(), c.source.clone())).collect();
+                prop_assert_eq!(&got, &meant);
+                for (cell, kept) in nb.cells.iter().zip(&kept) {
+                    if let Some(kept) = kept {
+                        prop_assert_eq!(&text[cell.span.clone()], kept.as_str());
+                    }
+                    if cell.kind == CellKind::Code {
+                        prop_assert!(cell.fields.get("outputs").is_some() && cell.fields.get("execution_count").is_some());
+                    } else {
+                        prop_assert!(cell.fields.get("outputs").is_none());
+                    }
+                }
+                let ids: Vec<&str> = nb.cells.iter().filter_map(|c| c.id.as_deref()).collect();
+                let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+                prop_assert_eq!(ids.len(), unique.len());
+            }
+        }
+    }
+}
