@@ -296,13 +296,29 @@ def batches(edits):
         yield group
 
 
+# Sources whose spelling in JSON is easy to get wrong: line breaks other than \n (Python's
+# str.splitlines, which nbformat uses, splits at each), escapes, control characters, non-ASCII.
+TRICKY = [
+    ("markdown", "# Odd characters\n\nLínea — “quotes” ‘single’ … 中文 😀 and e\u0301 (decomposed)\u2028after a line separator"),
+    ("code", 'x = "tab\there"\r\ny = 1\r\n'),
+    ("code", "a = 1\n\x0c\nb = 2"),
+    ("markdown", "control \x01 \x1f and DEL \x7f, a NEL\x85and\u2029paragraph"),
+    ("code", 'html = "</script><!-- -->"\npath = "C:\\\\temp\\\\new"\nq = \'"\\\'"\''),
+    ("markdown", "trailing spaces   \n\n\n"),
+    ("code", ""),
+    ("raw", "\\begin{equation}\n  e^{i\\pi} + 1 = 0\n\\end{equation}\n"),
+    ("code", "def f():\n\treturn '\\t'  # a tab for indentation\n"),
+    ("markdown", "\r\nstarts with CRLF, old Mac \r line\rand a lone CR at the end\r"),
+]
+
+
 async def part_a(server, seed):
     modules = stdlib_modules(seed, 5)
     check("a: five standard-library modules of 300-1500 lines picked", len(modules) == 5, ", ".join(m for m, _, _ in modules))
     total_calls = 0
-    for module, _, text in modules:
+    plan = [(module, cells_of(text, module)) for module, _, text in modules] + [("odd-characters", TRICKY)]
+    for module, intended in plan:
         rel = f"built/{module}.ipynb"
-        intended = cells_of(text, module)
         model = []  # [cell_type, source] as the notebook should now hold them
         steps = []  # (description, edits, how the model changes)
         half = len(intended) // 2
