@@ -332,12 +332,14 @@ async def part_a(server, seed):
         for group in batches(inserts(intended[half:])):
             steps.append(("insert", group, lambda m, g=group: m.extend([e["cell_type"], e["source"]] for e in g)))
 
-        failures = {"validate": [], "intended": [], "verdict": [], "size": [], "error": []}
+        failures = {"validate": [], "intended": [], "verdict": [], "size": [], "error": [], "done": []}
         last_sha = None
         calls = 0
+        previous = None  # the file's bytes before the last call
 
         async def run(edits, change, what):
-            nonlocal last_sha, calls
+            nonlocal last_sha, calls, previous
+            previous = server.disk(rel) if os.path.exists(server.path(rel)) else None
             args = {"path": rel, "edits": edits}
             if last_sha:
                 args["expected_sha256"] = last_sha
@@ -350,6 +352,9 @@ async def part_a(server, seed):
                 failures["error"].append(f"{what}: {short(text_of(result))}")
                 return None
             change(model)
+            done = sc(result).get("done") or []
+            if len(done) != len(edits) or not all(d.split()[0] in ("inserted", "replaced", "deleted") for d in done):
+                failures["done"].append(f"{what}: done {short(done, 120)} for {len(edits)} edits")
             data = server.disk(rel)
             last_sha = sha(data)
             if sc(result).get("sha256") not in (None, last_sha):
@@ -405,9 +410,10 @@ async def part_a(server, seed):
         for key, label in [("error", "every call accepted"), ("size", f"every call within {CALL_CHARS} characters"),
                            ("validate", "every intermediate file validates with nbformat"),
                            ("intended", "every intermediate file holds the intended cells"),
-                           ("verdict", "the verdict is ok after every call")]:
+                           ("verdict", "the verdict is ok after every call"),
+                           ("done", "`done` says what each edit did")]:
             bad = failures[key]
-            if key in ("validate", "intended", "verdict") and failures["error"]:
+            if key in ("validate", "intended", "verdict", "done") and failures["error"]:
                 bad = bad or [f"not measured on the {len(failures['error'])} calls refused"]
             check(f"a: {module} ({n} cells, {calls} calls): {label}", not bad,
                   f"{len(bad)} of {calls} calls: {bad[0]}" if bad else "")
@@ -433,12 +439,17 @@ async def part_a(server, seed):
             cell = make(source)
             cell.id = cell_id
             expected.cells.append(cell)
+        if previous is not None:
+            undo = await server.call("undo", {"path": rel})
+            check(f"a: {module}: undo of the last call restores the exact bytes before it",
+                  not undo.is_error and server.disk(rel) == previous, short(text_of(undo)))
+            server.put(rel, data)
         want = jupyter_writes(expected)
         prefix = os.path.commonprefix([want, data])
         check(f"a: {module}: the file is what nbformat writes, byte for byte", want == data,
               f"{len(data)} bytes against nbformat's {len(want)}; first difference at byte {len(prefix)}: "
               f"ours {data[len(prefix):len(prefix) + 60]!r} nbformat's {want[len(prefix):len(prefix) + 60]!r}")
-    check("a: 30+ small calls in all", total_calls >= 30, f"{total_calls} calls")
+    check(f"a: 30+ small calls in all ({total_calls})", total_calls >= 30, f"{total_calls} calls")
 
 
 # ---------------------------------------------------------------- b: the Jupyter-written fixtures
@@ -647,6 +658,16 @@ async def part_d(server, fixtures):
     bad = [f for f in files if not f.get("exists") or (f.get("syntax") or {}).get("status") != "ok"]
     check("d: check_files finds the magics notebooks ok", not r.is_error and len(files) == 2 and not bad,
           short(json.dumps(bad or sc(r) or text_of(r))))
+
+    r = await server.call("edit_notebook", {"path": "d/analysis.R.ipynb", "language": "r", "edits": [
+        {"action": "insert", "source": "library(stats)\nf <- function(x) { x + 1 }\nprint(f(2))"}]})
+    nb, problem = read_nb(server.disk("d/analysis.R.ipynb")) if not r.is_error else (None, short(text_of(r)))
+    check("d: a notebook created with language r names the R kernel and validates",
+          nb is not None and not problem and nb.metadata.get("kernelspec", {}).get("name") == "ir",
+          problem or short(json.dumps(nb.metadata)))
+    status, syntax = verdict(r)
+    check("d: ... and its R code is not called a Python syntax error", not r.is_error and status not in ("errors", "broken"),
+          f"status {status}; {short(json.dumps(syntax))}")
 
     cut = original[: len(original) * 3 // 5]
     rel = "d/cut-off.ipynb"
