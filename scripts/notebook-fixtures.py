@@ -2,6 +2,7 @@
 """Writes the Jupyter-written notebooks of tests/data/notebooks/ with nbformat's own writer.
 
     python3 scripts/notebook-fixtures.py [OUT_DIR]      (default: tests/data/notebooks)
+    python3 scripts/notebook-fixtures.py --check [DIR]  (exit 1 when a file differs from what this writes)
 
 Needs nbformat (5.x). The notebooks are our own data, written by `nbformat.write` exactly as
 Jupyter writes a notebook it saves, so a test can check that an edit which does not touch a
@@ -263,16 +264,27 @@ NOTEBOOKS = {
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.relpath(os.path.join(here, "..", "tests", "data", "notebooks"))
+    args = sys.argv[1:]
+    only_check = "--check" in args
+    args = [a for a in args if a != "--check"]
+    out = args[0] if args else os.path.relpath(os.path.join(here, "..", "tests", "data", "notebooks"))
     os.makedirs(out, exist_ok=True)
+    differ = 0
     for name, make in NOTEBOOKS.items():
         nb = make()
         nbformat.validate(nb)
+        data = (nbformat.writes(nb) + "\n").encode("utf-8")  # what nbformat.write writes
+        assert len(data) < 20_000, f"{name} is {len(data)} bytes; fixtures stay under 20 KB"
         path = os.path.join(out, name)
+        if only_check:
+            same = os.path.exists(path) and open(path, "rb").read() == data
+            differ += not same
+            print(f"{path}: {'as written' if same else 'DIFFERS from what this script writes'}")
+            continue
         nbformat.write(nb, path)
-        size = os.path.getsize(path)
-        assert size < 20_000, f"{name} is {size} bytes; fixtures stay under 20 KB"
-        print(f"{path}: {len(nb.cells)} cells, {size} bytes")
+        assert open(path, "rb").read() == data
+        print(f"{path}: {len(nb.cells)} cells, {len(data)} bytes")
+    sys.exit(1 if differ else 0)
 
 
 if __name__ == "__main__":
