@@ -2,7 +2,7 @@
 """Issue 48's "Done when", measured from outside: filewright over stdio, driven by the
 official MCP Python SDK, with nbformat (Jupyter's own reader, validator and writer) as judge.
 
-    notebook-scenarios.py SERVER_BINARY [--fixtures DIR] [--seed N] [--only a,b,...] [-v]
+    notebook-scenarios.py SERVER_BINARY [--fixtures DIR] [--seed N] [--only a,b,l,c,d,e] [--keep] [-v]
 
 Usually run through scripts/notebook-scenarios.sh, which makes the venv. The server is started
 as `SERVER_BINARY --root TMP --state-dir TMP2`; nothing outside those temporary directories is
@@ -19,6 +19,9 @@ written. Parts:
      cell stays as it was, the result is still exactly what nbformat writes, a replaced code
      cell has no outputs and a null execution_count, undo restores the exact bytes, and a call
      with one bad edit changes nothing.
+  l  the same edits on notebooks in other writers' layouts (indent 2 with \\u escapes and no
+     final newline, sources as one string, CRLF, indent 4): every other byte kept, and what the
+     edit adds written in the file's own layout.
   c  edit_file inside a cell (never across cells, never in the escaped JSON), append_file
      refused, write_file of an invalid notebook refused and of a valid one accepted.
   d  verdicts: a syntax error names its cell; IPython magics are never errors; a truncated
@@ -546,6 +549,60 @@ async def part_b(server, fixtures):
               stale.is_error and server.has("edit_notebook") and server.disk(rel) == original, short(text_of(stale)))
 
 
+def _joined(d):
+    """A notebook dict with every source (and stream text) one string, as some tools write them."""
+    d = copy.deepcopy(d)
+    for cell in d["cells"]:
+        if isinstance(cell.get("source"), list):
+            cell["source"] = "".join(cell["source"])
+    return d
+
+
+# Layouts other writers use, each a function from the notebook (as JSON data) to its text: an
+# edit must keep every other byte and write what it adds in the file's own layout, so writing
+# the edited notebook with the same function gives back the file exactly.
+LAYOUTS = {
+    "indent 2, \\u escapes, no final newline": lambda d: json.dumps(d, indent=2, sort_keys=True, ensure_ascii=True),
+    "sources as one string": lambda d: json.dumps(_joined(d), indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+    "CRLF line endings": lambda d: (json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False) + "\n").replace("\n", "\r\n"),
+    "indent 4": lambda d: json.dumps(d, indent=4, sort_keys=True, ensure_ascii=False) + "\n",
+}
+
+
+async def part_b_layouts(server, fixtures):
+    for fixture in ("analysis.ipynb", "unicode.ipynb"):
+        data = json.load(open(os.path.join(fixtures, fixture), encoding="utf-8"))
+        for label, write in LAYOUTS.items():
+            text = write(data)
+            original = text.encode("utf-8")
+            rel = f"layouts/{len(label)}-{fixture}"
+            server.put(rel, original)
+            nb0 = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+            for what, edit, kind, i in fixture_edits(fixture, nb0)[:5]:
+                name = f"b: {fixture} in {label}: {what}"
+                r = await server.call("edit_notebook", {"path": rel, "edits": [edit]})
+                after = server.disk(rel)
+                if r.is_error:
+                    check(f"{name}: accepted", False, short(text_of(r)))
+                    continue
+                region = region_of(text, kind, i)
+                region_b = (len(text[: region[0]].encode("utf-8")), len(text[: region[1]].encode("utf-8")))
+                kept, where = kept_outside(original, after, region_b)
+                nb1, problem = read_nb(after)
+                written = [write(json.loads(after.decode("utf-8")))] if nb1 is not None else []
+                if written and "escapes" in label and text.isascii():
+                    # A file with no non-ASCII text shows no choice between \u escapes and UTF-8.
+                    written.append(json.dumps(json.loads(after.decode("utf-8")), indent=2, sort_keys=True, ensure_ascii=False))
+                same_layout = any(w.encode("utf-8") == after for w in written)
+                check(f"{name}: validates, keeps every other byte and writes in the file's layout",
+                      kept and nb1 is not None and not problem and same_layout,
+                      f"kept: {kept} {where}; validates: {problem or nb1 is not None}; same layout: {same_layout}")
+                undo = await server.call("undo", {"path": rel})
+                if undo.is_error or server.disk(rel) != original:
+                    check(f"{name}: undo restores the exact bytes", False, short(text_of(undo)))
+                    server.put(rel, original)
+
+
 # ---------------------------------------------------------------- c: the other writing tools
 
 
@@ -773,6 +830,7 @@ async def main(args):
                 check("tools/list has edit_notebook", "edit_notebook" in names, f"{len(names)} tools")
                 server = Server(session, root, names)
                 parts = {"a": lambda: part_a(server, args.seed), "b": lambda: part_b(server, args.fixtures),
+                         "l": lambda: part_b_layouts(server, args.fixtures),
                          "c": lambda: part_c(server, args.fixtures), "d": lambda: part_d(server, args.fixtures),
                          "e": lambda: part_e(server)}
                 for key in args.only.split(","):
@@ -795,7 +853,7 @@ if __name__ == "__main__":
     p.add_argument("server")
     p.add_argument("--fixtures", default=os.path.join(here, "..", "tests", "data", "notebooks"))
     p.add_argument("--seed", type=int, default=48)
-    p.add_argument("--only", default="a,b,c,d,e")
+    p.add_argument("--only", default="a,b,l,c,d,e")
     p.add_argument("--keep", action="store_true", help="keep the root and the server log")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
