@@ -287,11 +287,12 @@ def cells_of(text, module):
     return cells
 
 
-def batches(edits):
-    """`edits` grouped into calls of at most CALL_CHARS characters of JSON arguments."""
+def batches(edits, path):
+    """`edits` grouped into calls of at most CALL_CHARS characters of JSON arguments (with the
+    path and an expected_sha256)."""
     group = []
     for edit in edits:
-        if group and len(json.dumps({"path": "x" * 40, "edits": group + [edit]})) > CALL_CHARS:
+        if group and len(json.dumps({"path": path, "edits": group + [edit], "expected_sha256": "0" * 64})) > CALL_CHARS:
             yield group
             group = []
         group.append(edit)
@@ -329,10 +330,10 @@ async def part_a(server, seed):
         def inserts(cells):
             return [{"action": "insert", "cell_type": t, "source": s} for t, s in cells]
 
-        for group in batches(inserts(intended[:half])):
+        for group in batches(inserts(intended[:half]), rel):
             steps.append(("insert", group, lambda m, g=group: m.extend([e["cell_type"], e["source"]] for e in g)))
         steps.append(("mid-way", None, None))
-        for group in batches(inserts(intended[half:])):
+        for group in batches(inserts(intended[half:]), rel):
             steps.append(("insert", group, lambda m, g=group: m.extend([e["cell_type"], e["source"]] for e in g)))
 
         failures = {"validate": [], "intended": [], "verdict": [], "size": [], "error": [], "done": []}
