@@ -580,7 +580,7 @@ async def part_b_layouts(server, fixtures):
             server.put(rel, original)
             nb0 = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
             for what, edit, kind, i in fixture_edits(fixture, nb0)[:5]:
-                name = f"b: {fixture} in {label}: {what}"
+                name = f"l: {fixture} in {label}: {what}"
                 r = await server.call("edit_notebook", {"path": rel, "edits": [edit]})
                 after = server.disk(rel)
                 if r.is_error:
