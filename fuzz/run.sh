@@ -20,7 +20,7 @@ each="${SECONDS_EACH:-600}"
 read -r -a flags <<< "${FUZZ_BUILD_FLAGS:-}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(resolve_path edit_apply unescape_cleanup syntax_report stubs survey framing patch_parse)
+  targets=(resolve_path edit_apply unescape_cleanup syntax_report stubs survey framing patch_parse notebook)
 fi
 if ! rustc --version | grep -q -- -nightly; then
   export RUSTC_BOOTSTRAP=1
