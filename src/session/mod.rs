@@ -60,7 +60,7 @@ pub use mkdir::MkdirOutcome;
 pub use moves::MoveOutcome;
 pub use outline::OutlineOutcome;
 pub use patch::{PatchOutcome, PatchedAs, PatchedFile};
-pub use read::{LineEndings, ReadOutcome};
+pub use read::{LineEndings, NotebookPage, ReadAs, ReadOutcome};
 pub use read_many::{FileRead, MAX_PATHS, ReadManyOutcome};
 pub use search::{SearchOptions, SearchOutcome};
 pub use undo::UndoOutcome;
