@@ -7,13 +7,14 @@
 //!
 //! ```text
 //! cell 3 [code] id=b2 execution_count=7
-//! 1	import numpy as np
-//! 2	np.arange(3)
+//! 1→import numpy as np
+//! 2→np.arange(3)
 //! outputs: execute_result (text/plain 1 line, 20 B); display_data (image/png 48.8 KB, ...)
 //! ```
 //!
-//! Source lines are numbered from 1 within their cell, `<n>\t<text>` as read_file numbers a
-//! file's lines, so "cell 3, line 2" names the same line in a read, an edit and a verdict.
+//! (→ standing for a tab). Source lines are numbered from 1 within their cell, `<n>\t<text>`
+//! as read_file numbers a file's lines, so "cell 3, line 2" names the same line in a read, an
+//! edit and a verdict.
 //! Every other line of a page starts with a word, never a number and a tab, so the two cannot
 //! be mixed up. Outputs are summarised on one line (kind and size, never their data).
 //!

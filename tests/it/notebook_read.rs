@@ -162,6 +162,8 @@ async fn offset_and_limit_count_cells_and_a_negative_offset_counts_from_the_end(
 async fn raw_true_shows_the_notebook_json_as_numbered_lines() {
     let root = Root::new().file("sales.ipynb", small());
     let server = Server::spawn(&root).await;
+    let cells = server.call("read_file", json!({"path": "sales.ipynb", "limit": 1})).await.ok();
+    assert!(cells.text().starts_with("notebook: python"), "without raw: cells, {}", cells.text());
     let reply = server.call("read_file", json!({"path": "sales.ipynb", "raw": true, "limit": 4})).await.ok();
     let text = reply.text();
     assert!(text.starts_with("1\t{\n2\t \"cells\": [\n3\t  {\n4\t   \"cell_type\": \"markdown\","), "{text}");
