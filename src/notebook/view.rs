@@ -198,11 +198,23 @@ fn outputs_line(cell: &Cell<'_>) -> Option<String> {
     }
     let outputs = match cell.outputs.is_empty() {
         true => "none".to_owned(),
-        false => {
-            cell.outputs.iter().map(|o| format!("{} ({})", o.kind, o.summary)).collect::<Vec<_>>().join("; ")
-        }
+        false => cell
+            .outputs
+            .iter()
+            .map(|o| format!("{} ({})", o.kind, one_line(&o.summary)))
+            .collect::<Vec<_>>()
+            .join("; "),
     };
     Some(format!("outputs: {outputs}"))
+}
+
+/// `text` on one line: an error's message can hold newlines (and terminal escapes), and a line
+/// of its own could pass for a source line.
+fn one_line(text: &str) -> Cow<'_, str> {
+    match text.contains(char::is_control) {
+        true => Cow::Owned(text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()),
+        false => Cow::Borrowed(text),
+    }
 }
 
 /// A line of a page, cut as read_file cuts a file's lines; counts into `cut` when it was.
@@ -361,6 +373,16 @@ mod tests {
         assert_eq!((v.first, v.end), (0, 1));
         assert!(v.text.chars().count() <= 5_000);
         assert!(v.text.contains("offset 3 shows the cell's JSON"), "{}", &v.text[v.text.len() - 300..]);
+    }
+
+    #[test]
+    fn an_output_summary_stays_on_one_line() {
+        let error = serde_json::json!([{"output_type": "error", "ename": "ValueError",
+            "evalue": "bad\n1\tvalue", "traceback": []}]);
+        let text = notebook(&[code("e", "f()", error)]);
+        let nb = parse(&text).unwrap();
+        let v = view(&nb, all(0, None)).unwrap();
+        assert!(v.text.ends_with("\n1\tf()\noutputs: error (ValueError: bad 1 value)"), "{}", v.text);
     }
 
     #[test]
