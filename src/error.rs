@@ -153,6 +153,13 @@ pub enum Error {
         /// What is wrong and what is accepted.
         reason: String,
     },
+    /// A notebook change was refused: the notebook is broken, or a cell edit cannot apply.
+    Notebook {
+        /// Root-relative path.
+        path: String,
+        /// What is wrong and what to do.
+        reason: String,
+    },
     /// Another agent holds a live claim on the path.
     Conflict {
         /// Root-relative path.
@@ -569,6 +576,7 @@ impl fmt::Display for Error {
                  (read_file with offset -20) and append only what is missing."
             ),
             Error::InvalidArgument { name, reason } => write!(f, "invalid `{name}`: {reason}"),
+            Error::Notebook { path, reason } => write!(f, "{path} was not changed: {reason}"),
             Error::PatchRefused { reason } => write!(
                 f,
                 "the patch was not applied, and no file was changed (a patch is all or nothing): {reason}"

@@ -33,6 +33,7 @@ const WRITING: &[&str] = &[
     "write_file",
     "append_file",
     "edit_file",
+    "edit_notebook",
     "apply_patch",
     "move_file",
     "copy_file",

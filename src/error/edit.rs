@@ -44,6 +44,15 @@ pub enum EditFailure {
         /// The current lines around it, with fresh anchors: (anchor, text).
         around: Vec<(String, String)>,
     },
+    /// In a notebook, `old_string` occurs in the sources of several cells and `replace_all`
+    /// was not set.
+    InSeveralCells {
+        /// 0-based indexes of the cells.
+        cells: Vec<usize>,
+    },
+    /// A line edit, a line insertion or an empty `old_string` on a notebook, whose lines are
+    /// numbered per cell.
+    NotInCells,
     /// A line range whose `to` comes before its `from`.
     BackwardRange {
         /// First line.
@@ -121,6 +130,21 @@ impl fmt::Display for EditFailure {
                 f,
                 "it touches the same lines as edit {other}. Line edits all refer to the file as it was \
                  before the call and may not overlap: merge them into one range."
+            ),
+            EditFailure::InSeveralCells { cells } => write!(
+                f,
+                "old_string occurs in {} cells ({}, by index as read_file shows them). Add lines that \
+                 make it unique within one cell, set replace_all to change it in every cell, or use \
+                 edit_notebook with the cell's id.",
+                cells.len(),
+                cells.iter().map(|c| format!("cell {c}")).collect::<Vec<_>>().join(", ")
+            ),
+            EditFailure::NotInCells => write!(
+                f,
+                "in a notebook, edit_file only replaces an old_string within one cell's source (read_file \
+                 numbers lines per cell, so line anchors cannot name one). Give old_string and \
+                 new_string, or use edit_notebook to insert, replace or delete whole cells (it also \
+                 creates a notebook)."
             ),
             EditFailure::EmptyOldOnNonEmptyFile => write!(
                 f,

@@ -9,17 +9,20 @@
 //!   sources as line lists), learned from the file and used for every byte we write, so a
 //!   notebook Jupyter wrote stays diff-clean;
 //! - `edit.rs`: insert, replace and delete cells, all or nothing, and a new notebook;
+//! - `in_cells.rs`: `edit_file`'s replacements, each inside one cell's source;
 //! - `schema.rs`: the nbformat 4 schema's rules;
 //! - `view.rs`: the cells as `read_file` shows them.
 //!
 //! Pure: no file I/O and no MCP types. The session reads and writes the file.
 
 mod edit;
+mod in_cells;
 mod layout;
 mod parse;
 mod view;
 
-pub use edit::{CellEdit, EditAction, Kernel, apply, blank_notebook, edit_source};
+pub use edit::{Applied, CellEdit, EditAction, Kernel, Refused, apply, blank_notebook, edit_source};
+pub use in_cells::edit_in_cells;
 pub use layout::split_lines;
 pub use parse::{Cell, CellKind, Notebook, Output, parse};
 pub use view::{CellWindow, PartialCell, View, view};

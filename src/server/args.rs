@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::Error;
-use crate::session::EditSpec;
+use crate::session::{CellEditSpec, EditSpec};
 
 // `path` and `content` are `Option` so that a call cut off by the model's output limit (which
 // arrives without them) reaches the session and gets an error that explains what happened,
@@ -406,6 +406,32 @@ pub struct MkdirArgs {
     #[schemars(required, with = "String")]
     pub path: Option<String>,
     /// Optional: the agent creating it (default: the server's --agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub agent: Option<String>,
+}
+
+/// Arguments of `edit_notebook`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditNotebookArgs {
+    /// The notebook (`.ipynb`), relative to the root; created when missing.
+    #[schemars(required, with = "String")]
+    pub path: Option<String>,
+    /// The cell edits, applied in order, each to the notebook the one before left (indexes
+    /// move as cells are inserted and deleted); all or nothing.
+    #[schemars(required, with = "Vec<CellEditSpec>")]
+    pub edits: Option<Vec<CellEditSpec>>,
+    /// The language of a notebook this call creates, for its kernel: "python" (default),
+    /// "r", "julia"... Ignored for an existing notebook.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub language: Option<String>,
+    /// Optional guard: the notebook's sha256 as your last read or write reported it. When the
+    /// file has changed since, nothing is changed and the error says who changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub expected_sha256: Option<String>,
+    /// Optional: the agent editing (default: the server's --agent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub agent: Option<String>,

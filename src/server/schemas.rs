@@ -16,8 +16,8 @@ use schemars::JsonSchema;
 use super::args;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, CopyOutcome, DeleteOutcome, EditOutcome,
-    FindOutcome, InfoOutcome, ListOutcome, MediaOutcome, MkdirOutcome, MoveOutcome, OutlineOutcome,
-    PatchOutcome, ReadManyOutcome, ReadOutcome, SearchOutcome, UndoOutcome, WriteOutcome,
+    FindOutcome, InfoOutcome, ListOutcome, MediaOutcome, MkdirOutcome, MoveOutcome, NotebookEditOutcome,
+    OutlineOutcome, PatchOutcome, ReadManyOutcome, ReadOutcome, SearchOutcome, UndoOutcome, WriteOutcome,
 };
 
 /// Every tool once: its name, its argument type and its outcome type. From this one table come
@@ -55,6 +55,7 @@ tools! {
     list_claims: NoArgs => ClaimsOutcome,
     list_artifacts: ArtifactsArgs => ArtifactsOutcome,
     edit_file: EditArgs => EditOutcome,
+    edit_notebook: EditNotebookArgs => NotebookEditOutcome,
     apply_patch: PatchArgs => PatchOutcome,
     list_directory: ListArgs => ListOutcome,
     read_multiple_files: ReadManyArgs => ReadManyOutcome,

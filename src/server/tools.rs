@@ -398,6 +398,33 @@ impl FilewrightServer {
         .await
     }
 
+    /// Change a Jupyter notebook (`.ipynb`) cell by cell, all or nothing: `insert` a cell
+    /// (before the cell named by `cell_id` or `index`, or at the end), `replace` a cell's
+    /// `source` and/or `cell_type`, `delete` a cell. Send sources as plain text, never
+    /// JSON-escaped. A missing notebook is created (nbformat 4.5, Python kernel unless
+    /// `language` says otherwise). Build a large notebook in pieces: at most ~8,000 characters
+    /// per call, a few cells at a time; the file is a valid notebook after every call. New
+    /// cells get unique ids; a replaced code cell loses its outputs and execution count; every
+    /// other byte of the file is kept. The result says what each edit did and checks the
+    /// notebook (nbformat schema, and each code cell's syntax, naming the cell).
+    #[tool(
+        input_schema = schemas::input("edit_notebook"),
+        output_schema = schemas::output("edit_notebook"),
+        annotations(title = "Edit notebook", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn edit_notebook(&self, Parameters(args): Parameters<EditNotebookArgs>) -> CallToolResult {
+        self.run(move |session| {
+            session.edit_notebook(
+                args.path.as_deref(),
+                args.edits,
+                args.language.as_deref(),
+                args.expected_sha256.as_deref(),
+                args.agent.as_deref(),
+            )
+        })
+        .await
+    }
+
     /// Apply one change across files, all or nothing: a Codex patch (`*** Begin Patch` ...
     /// `*** End Patch`) or a unified diff (`git diff`, `diff -u`). Files can be added, updated,
     /// moved and deleted; as in Codex, adding or moving onto an existing file replaces it (undo

@@ -48,6 +48,11 @@ pub struct AppendOutcome {
     pub after: AfterWrite,
 }
 
+/// Why a notebook is never appended to, and what to do instead.
+const NOT_APPENDABLE: &str = "a notebook is JSON, and anything appended to it breaks it. Add cells with \
+    edit_notebook (action \"insert\", a few cells and at most ~8,000 characters per call; it creates a \
+    missing notebook): the notebook is valid after every call.";
+
 impl Session {
     /// `append_file`: add a chunk at the end of the file.
     pub fn append_file(
@@ -61,6 +66,9 @@ impl Session {
         let content = required_or_truncated(content, "append_file", "content")?;
         let agent = self.agent(agent)?;
         let path = self.target(raw_path)?;
+        if crate::notebook::is_notebook(&path.display()) {
+            return Err(Error::Notebook { path: path.display(), reason: NOT_APPENDABLE.into() });
+        }
         let (content, cleaned) = cleanup::cleaned(&path.display(), content);
         let content: &str = &content;
         let seen = self.lock_seen();

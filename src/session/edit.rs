@@ -14,6 +14,7 @@ use crate::files::anchor::{self, Anchor};
 use crate::files::encoding::{self, Encoding};
 use crate::files::sha256_hex;
 use crate::lines::count_lines;
+use crate::notebook;
 use crate::store::{Action, Before, WriteFacts};
 use crate::workspace::FileInfo;
 
@@ -171,8 +172,37 @@ impl Session {
         agent: Option<&str>,
     ) -> Result<EditOutcome> {
         let raw_path = required_or_truncated(path, "edit_file", "path")?;
-        let agent = self.agent(agent)?;
         let edits = edits.into_iter().map(EditSpec::into_edit).collect::<Result<Vec<_>>>()?;
+        let creates = |e: &files::Edit| match e {
+            files::Edit::Replace { old, .. } => old.is_empty(),
+            files::Edit::Insert { after, .. } => after.line == 0,
+            files::Edit::Lines { .. } => false,
+        };
+        let apply = |key: &str, before: &str, existed: bool| -> Result<files::Edited> {
+            if notebook::is_notebook(key) && (existed || edits.first().is_some_and(creates)) {
+                return notebook::edit_in_cells(key, before, &edits, tolerant);
+            }
+            if !existed && !edits.first().is_some_and(creates) {
+                return Err(Error::NotFound { path: key.to_owned() });
+            }
+            files::apply_edits(key, before, &edits, tolerant)
+        };
+        self.edit_with(raw_path, dry_run, expected_sha256, agent, &apply)
+    }
+
+    /// An edit of the file at `raw_path`: `apply` makes the new text from the old (`""` and
+    /// `false` for a file that does not exist), and the result is checked, diffed and, unless
+    /// `dry_run`, written atomically once, claimed and journaled. `edit_file` and
+    /// `edit_notebook` differ only in `apply`.
+    pub(super) fn edit_with(
+        &self,
+        raw_path: &str,
+        dry_run: bool,
+        expected_sha256: Option<&str>,
+        agent: Option<&str>,
+        apply: &dyn Fn(&str, &str, bool) -> Result<files::Edited>,
+    ) -> Result<EditOutcome> {
+        let agent = self.agent(agent)?;
         let path = self.target(raw_path)?;
         let key = path.display();
         let seen = self.lock_seen();
@@ -192,15 +222,7 @@ impl Session {
             let decoded = encoding::decode(before_bytes).map_err(|binary| binary.error(&key))?;
             decoded.writable(&key)?;
             let encoding::Decoded { text: before, encoding, other_bytes: before_bytes, .. } = decoded;
-            let creates = |e: &files::Edit| match e {
-                files::Edit::Replace { old, .. } => old.is_empty(),
-                files::Edit::Insert { after, .. } => after.line == 0,
-                files::Edit::Lines { .. } => false,
-            };
-            if !existed && !edits.first().is_some_and(creates) {
-                return Err(Error::NotFound { path: key.clone() });
-            }
-            let edited = files::apply_edits(&key, &before, &edits, tolerant)?;
+            let edited = apply(&key, &before, existed)?;
             let after_bytes = match encoding::encode(&key, &edited.text, encoding)? {
                 std::borrow::Cow::Owned(bytes) => Some(bytes),
                 std::borrow::Cow::Borrowed(_) => None,

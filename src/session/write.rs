@@ -7,7 +7,7 @@ use super::after_write::{AfterWrite, Landed};
 use super::warnings::{self, WRITE_STUB_KINDS, choose_form, content_warnings, stub_warnings, stubs_of};
 use super::{Session, required_or_truncated};
 use crate::cleanup;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::files;
 use crate::files::encoding::{self, Encoding};
 use crate::files::sha256_hex;
@@ -40,6 +40,15 @@ pub struct WriteOutcome {
     /// Warnings, the syntax check and the hook's run.
     #[serde(flatten)]
     pub after: AfterWrite,
+}
+
+/// Why `write_file` refuses content for a `.ipynb` that is not a notebook, and what to do.
+fn not_a_notebook(not: &crate::notebook::NotNotebook) -> String {
+    format!(
+        "the content is not a valid notebook ({not}). write_file takes a notebook only whole; to build one \
+         in pieces use edit_notebook: it creates the notebook and inserts cells a few at a time (at most \
+         ~8,000 characters per call), the file valid after every call"
+    )
 }
 
 impl Session {
@@ -75,6 +84,11 @@ impl Session {
         let content: &str = &content;
         let seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
+        if crate::notebook::is_notebook(&path.display())
+            && let Err(not) = crate::notebook::parse(&text)
+        {
+            return Err(Error::Notebook { path: path.display(), reason: not_a_notebook(&not) });
+        }
         let encoding = match named {
             Some(named) => named,
             None => self.encoding_to_keep(&path, &text)?,

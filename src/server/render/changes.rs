@@ -308,3 +308,34 @@ impl Rendered for MkdirOutcome {
         with_warnings(text, &self.warnings)
     }
 }
+
+impl Rendered for NotebookEditOutcome {
+    fn written(&self) -> Option<&str> {
+        Some(&self.edit.path)
+    }
+
+    fn text(&self) -> String {
+        let edit = &self.edit;
+        let mut text = format!(
+            "{} {}: {} cell{} ({} bytes, sha256 {})\n",
+            if edit.created { "Created" } else { "Edited" },
+            edit.path,
+            self.cells,
+            if self.cells == 1 { "" } else { "s" },
+            edit.size,
+            edit.after.sha256,
+        );
+        for done in &self.done {
+            text.push_str(&format!("- {done}\n"));
+        }
+        text.push_str(&edit.after.syntax.summary());
+        if edit.new_problems > 0 {
+            text.push_str(&format!(
+                "\nnew since the edit (this edit introduced them): {}",
+                edit.new_problems_at.join(", ")
+            ));
+        }
+        text.push_str(&hook_lines(&edit.after.hook));
+        with_warnings(text, &edit.after.warnings)
+    }
+}

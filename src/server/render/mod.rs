@@ -14,8 +14,8 @@ use crate::error::Error;
 use crate::session::{
     AppendOutcome, ArtifactsOutcome, CheckOutcome, ClaimsOutcome, CopyOutcome, DeleteOutcome, EditOutcome,
     FileCheck, FileStatus, FindOutcome, InfoOutcome, LineEndings, ListOutcome, MediaOutcome, MkdirOutcome,
-    MoveOutcome, OutlineOutcome, PatchOutcome, PatchedAs, PatchedFile, ReadManyOutcome, ReadOutcome,
-    SearchOutcome, UndoOutcome, WriteOutcome,
+    MoveOutcome, NotebookEditOutcome, OutlineOutcome, PatchOutcome, PatchedAs, PatchedFile, ReadManyOutcome,
+    ReadOutcome, SearchOutcome, UndoOutcome, WriteOutcome,
 };
 use crate::workspace::FileKind;
 
