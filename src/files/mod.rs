@@ -27,7 +27,10 @@ pub use find::{Found, FoundFile, find};
 pub use glob::PathGlob;
 pub use ignore_rules::is_ignored;
 pub use list::{ListOptions, Listing, MAX_ENTRIES, list};
-pub use read::{DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, Window, number_lines, read};
+pub use read::{
+    DEFAULT_READ_LIMIT, MAX_LINE_CHARS, ReadView, Window, cut_line, number_decoded, number_lines, read,
+    read_text,
+};
 pub use search::{FileHits, HitLine, MAX_CONTEXT, Query, Searched, search};
 pub use walk::{FileAt, MAX_VISITED, Walk, Walked, walk_files};
 pub use write::{Written, land, stage, write};

@@ -80,8 +80,18 @@ impl Window {
 /// Reads the file, decoded in its encoding, and numbers the requested window. Refuses binary
 /// files.
 pub fn read(ws: &Workspace, path: &RootPath, window: Window, max_bytes: u64) -> Result<ReadView> {
+    number_decoded(&read_text(ws, path, max_bytes)?, window)
+}
+
+/// Reads the file, decoded in its encoding, for a caller that shows it its own way (a
+/// notebook as cells). Refuses binary files.
+pub fn read_text(ws: &Workspace, path: &RootPath, max_bytes: u64) -> Result<encoding::Decoded> {
     let bytes = ws.read(path, max_bytes)?;
-    let decoded = encoding::decode(bytes).map_err(|binary| binary.error(&path.display()))?;
+    encoding::decode(bytes).map_err(|binary| binary.error(&path.display()))
+}
+
+/// Numbers the requested window of a file read with [`read_text`], with the file's facts.
+pub fn number_decoded(decoded: &encoding::Decoded, window: Window) -> Result<ReadView> {
     let mut view = number_lines(&decoded.text, window)?;
     view.sha256 = sha256_hex(decoded.bytes());
     view.total_bytes = decoded.bytes().len() as u64;
@@ -164,7 +174,7 @@ pub fn number_lines(text: &str, Window { offset, limit, anchors, mut room }: Win
 
 /// `line`, cut after `max` characters with a marker that says how many were left out, so one
 /// minified line cannot flood the model's context. Borrowed when nothing was cut.
-pub(super) fn cut_line(line: &str, max: usize) -> Cow<'_, str> {
+pub fn cut_line(line: &str, max: usize) -> Cow<'_, str> {
     // No more characters than bytes: a line this short is never cut.
     if line.len() <= max {
         return Cow::Borrowed(line);

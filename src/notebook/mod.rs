@@ -19,11 +19,13 @@ mod edit;
 mod in_cells;
 mod layout;
 mod parse;
+mod view;
 
 pub use edit::{Applied, CellEdit, EditAction, Kernel, Refused, apply, blank_notebook, edit_source};
 pub use in_cells::edit_in_cells;
 pub use layout::split_lines;
 pub use parse::{Cell, CellKind, Notebook, Output, parse};
+pub use view::{CellWindow, PartialCell, View, view};
 
 /// Whether `path` names a notebook: its extension is `.ipynb` (any case).
 pub fn is_notebook(path: &str) -> bool {

@@ -75,18 +75,26 @@ pub struct ReadArgs {
     #[schemars(required, with = "String")]
     pub path: Option<String>,
     /// First line to show, 1-based; negative counts from the end (-20 shows the last 20 lines).
+    /// For a notebook shown as cells: the first cell, 0-based (-3 shows the last 3 cells).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "i64")]
     pub offset: Option<i64>,
-    /// Maximum lines to show (default 2000).
+    /// Maximum lines to show (default 2000). For a notebook shown as cells: maximum cells
+    /// (default as many as fit in 50,000 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1), with = "usize")]
     pub limit: Option<usize>,
     /// Show each line as `<n>#<hash>\t<text>`: the anchor `<n>#<hash>` names the line in
-    /// edit_file's line edits (default false).
+    /// edit_file's line edits (default false; lines of the file, so not for a notebook shown
+    /// as cells).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     pub anchors: Option<bool>,
+    /// Show a notebook (`.ipynb`) as its JSON lines, like any other file, instead of its
+    /// cells (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub raw: Option<bool>,
 }
 
 /// Arguments of `check_files`.
@@ -369,14 +377,18 @@ pub struct ReadManyArgs {
     #[schemars(required, with = "Vec<String>")]
     pub paths: Option<Vec<String>>,
     /// First line to show in each file, 1-based; negative counts from the end (-20 shows the
-    /// last 20 lines of each).
+    /// last 20 lines of each). For a notebook shown as cells: the first cell, 0-based.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "i64")]
     pub offset: Option<i64>,
-    /// Maximum lines to show per file (default 2000).
+    /// Maximum lines to show per file (default 2000); for a notebook shown as cells, cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1), with = "usize")]
     pub limit: Option<usize>,
+    /// Show notebooks (`.ipynb`) as their JSON lines instead of their cells (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "bool")]
+    pub raw: Option<bool>,
 }
 
 /// Arguments of `get_file_info`.

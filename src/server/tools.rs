@@ -12,7 +12,7 @@ use super::FilewrightServer;
 use super::args::*;
 use super::render;
 use super::schemas;
-use crate::session::SearchOptions;
+use crate::session::{ReadAs, SearchOptions};
 
 #[tool_router(vis = "pub(crate)")]
 impl FilewrightServer {
@@ -68,7 +68,12 @@ impl FilewrightServer {
     /// where an interrupted file stops before appending the rest. Reports total lines, bytes and
     /// the file's sha256. With `anchors: true` each line shows as `<n>#<hash>\t<text>`: `<hash>` is
     /// 3 characters of a hash of that line's text, stable and the same for the same text; use
-    /// `<n>#<hash>` in edit_file's line edits.
+    /// `<n>#<hash>` in edit_file's line edits. A notebook (`.ipynb`) is shown as its cells:
+    /// each with its 0-based index, id, type, source lines numbered from 1 within the cell,
+    /// and one line summarising its outputs (no base64); `offset`/`limit` then count cells
+    /// (0-based; negative from the end) and a page ends at a cell. `raw: true` shows a
+    /// notebook's JSON as numbered lines instead (a notebook that does not parse is shown so,
+    /// with the reason).
     #[tool(
         input_schema = schemas::input("read_file"),
         output_schema = schemas::output("read_file"),
@@ -76,7 +81,8 @@ impl FilewrightServer {
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadArgs>) -> CallToolResult {
         self.run(move |session| {
-            session.read_file(args.path.as_deref(), args.offset, args.limit, args.anchors.unwrap_or(false))
+            let how = ReadAs { anchors: args.anchors.unwrap_or(false), raw: args.raw.unwrap_or(false) };
+            session.read_file(args.path.as_deref(), args.offset, args.limit, how)
         })
         .await
     }
@@ -178,15 +184,18 @@ impl FilewrightServer {
     /// `limit` for each. A path that cannot be read gets its own error and the others are still
     /// read. The result holds at most 50,000 characters: a file reaching that is cut at a line
     /// (read on with read_file from its next offset), and the paths after it are named, not
-    /// read.
+    /// read. Notebooks are shown as cells as read_file shows them (`raw: true`: as JSON lines).
     #[tool(
         input_schema = schemas::input("read_multiple_files"),
         output_schema = schemas::output("read_multiple_files"),
         annotations(title = "Read multiple files", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn read_multiple_files(&self, Parameters(args): Parameters<ReadManyArgs>) -> CallToolResult {
-        self.run(move |session| session.read_multiple_files(args.paths.as_deref(), args.offset, args.limit))
-            .await
+        self.run(move |session| {
+            let raw = args.raw.unwrap_or(false);
+            session.read_multiple_files(args.paths.as_deref(), args.offset, args.limit, raw)
+        })
+        .await
     }
 
     /// Facts about a file or directory without reading it into your context: kind, size,

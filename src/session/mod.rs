@@ -62,7 +62,7 @@ pub use moves::MoveOutcome;
 pub use notebook::{CellAction, CellEditSpec, NotebookEditOutcome};
 pub use outline::OutlineOutcome;
 pub use patch::{PatchOutcome, PatchedAs, PatchedFile};
-pub use read::{LineEndings, ReadOutcome};
+pub use read::{LineEndings, NotebookPage, ReadAs, ReadOutcome};
 pub use read_many::{FileRead, MAX_PATHS, ReadManyOutcome};
 pub use search::{SearchOptions, SearchOutcome};
 pub use undo::UndoOutcome;

@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::read::page_room;
-use super::{ReadOutcome, Session, required};
+use super::{ReadAs, ReadOutcome, Session, required};
 use crate::budget::{Room, json_chars, json_size};
 use crate::error::{Error, Result};
 
@@ -62,19 +62,20 @@ pub struct FileRead {
     #[schemars(with = "String")]
     pub error: Option<String>,
     /// The file was cut short to keep the result within its bound: `file.next_offset` is the
-    /// line to read on from.
+    /// line (for a notebook shown as cells, the cell) to read on from.
     pub cut: bool,
 }
 
 impl Session {
     /// `read_multiple_files`: each of `paths` as [`Session::read_file`] shows it (the same
-    /// `offset` and `limit` for each), within one result's budget. Fails only when no path
-    /// could be read.
+    /// `offset` and `limit` for each: cells for a notebook), within one result's budget;
+    /// `raw_json` shows notebooks as their JSON lines. Fails only when no path could be read.
     pub fn read_multiple_files(
         &self,
         paths: Option<&[String]>,
         offset: Option<i64>,
         limit: Option<usize>,
+        raw_json: bool,
     ) -> Result<ReadManyOutcome> {
         let paths = required(paths, "read_multiple_files", "paths")?;
         if paths.is_empty() {
@@ -106,7 +107,7 @@ impl Session {
                 outcome.not_shown.extend(paths[i..].iter().cloned());
                 break;
             }
-            match self.read_page(Some(raw), offset, limit, false, room) {
+            match self.read_page(Some(raw), offset, limit, ReadAs { anchors: false, raw: raw_json }, room) {
                 Ok((file, cut)) => {
                     let chars = file.content.chars().count();
                     // A page always shows its first line: when even that does not fit, the
@@ -143,7 +144,12 @@ impl Session {
 /// Characters the text of a page takes besides its lines, at most: the footer that names the
 /// path and gives its facts, and the notes on cut lines and on the encoding.
 fn page_text_facts(file: &ReadOutcome) -> usize {
-    let notes = file.encoding_problem.as_ref().map_or(0, |p| p.chars().count() + 10);
+    let broken = file.notebook.as_ref().and_then(|n| n.broken.as_ref());
+    let notes = [file.encoding_problem.as_ref(), broken]
+        .iter()
+        .flatten()
+        .map(|p| p.chars().count() + 10)
+        .sum::<usize>();
     file.path.chars().count() + 320 + if file.cut_lines > 0 { 160 } else { 0 } + notes
 }
 
@@ -162,11 +168,11 @@ mod tests {
         std::fs::write(t.path().join("root/b.txt"), "b1\nb2\n").unwrap();
         std::fs::write(t.path().join("root/a.py"), "x = 1\n").unwrap();
         let paths = vec!["b.txt".to_string(), "missing.txt".into(), "a.py".into()];
-        let out = s.read_multiple_files(Some(&paths), None, None).unwrap();
+        let out = s.read_multiple_files(Some(&paths), None, None, false).unwrap();
         let shown: Vec<&str> = out.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(shown, ["b.txt", "missing.txt", "a.py"]);
         assert_eq!((out.read, out.failed), (2, 1));
-        let alone = s.read_file(Some("b.txt"), None, None, false).unwrap();
+        let alone = s.read_file(Some("b.txt"), None, None, ReadAs::default()).unwrap();
         let b = out.files[0].file.as_ref().unwrap();
         assert_eq!(
             (b.content.as_str(), &b.sha256, b.total_lines),
@@ -183,7 +189,7 @@ mod tests {
             std::fs::write(t.path().join("root").join(name), "1\n2\n3\n4\n5\n").unwrap();
         }
         let paths = vec!["a.txt".to_string(), "b.txt".into()];
-        let out = s.read_multiple_files(Some(&paths), Some(-2), Some(1)).unwrap();
+        let out = s.read_multiple_files(Some(&paths), Some(-2), Some(1), false).unwrap();
         for f in &out.files {
             assert_eq!(f.file.as_ref().unwrap().content, "4\t4");
         }
@@ -195,7 +201,7 @@ mod tests {
         std::fs::create_dir(t.path().join("root/d")).unwrap();
         std::fs::write(t.path().join("root/bin"), b"\0\x01").unwrap();
         let paths = vec!["nope".to_string(), "d".into(), "bin".into(), "../up".into()];
-        let text = s.read_multiple_files(Some(&paths), None, None).unwrap_err().to_string();
+        let text = s.read_multiple_files(Some(&paths), None, None, false).unwrap_err().to_string();
         assert!(text.starts_with("none of the 4 files could be read:"), "{text}");
         for (path, why) in [("nope", "does not exist"), ("d", "is a directory"), ("bin", "not a text file")] {
             assert!(text.contains(&format!("\n- {path}: ")) && text.contains(why), "{path}: {text}");
@@ -206,11 +212,12 @@ mod tests {
     #[test]
     fn the_number_of_paths_is_bounded() {
         let (_t, s) = session();
-        let text = s.read_multiple_files(Some(&names(MAX_PATHS + 1)), None, None).unwrap_err().to_string();
+        let text =
+            s.read_multiple_files(Some(&names(MAX_PATHS + 1)), None, None, false).unwrap_err().to_string();
         assert!(text.contains("101 paths were given") && text.contains("at most 100"), "{text}");
-        let text = s.read_multiple_files(Some(&[]), None, None).unwrap_err().to_string();
+        let text = s.read_multiple_files(Some(&[]), None, None, false).unwrap_err().to_string();
         assert!(text.contains("at least one"), "{text}");
-        let text = s.read_multiple_files(None, None, None).unwrap_err().to_string();
+        let text = s.read_multiple_files(None, None, None, false).unwrap_err().to_string();
         assert!(text.contains("without `paths`"), "{text}");
     }
 
@@ -224,7 +231,7 @@ mod tests {
         for name in names(MAX_PATHS) {
             std::fs::write(t.path().join("root").join(name), &text).unwrap();
         }
-        let out = s.read_multiple_files(Some(&names(MAX_PATHS)), None, None).unwrap();
+        let out = s.read_multiple_files(Some(&names(MAX_PATHS)), None, None, false).unwrap();
         assert!(out.chars <= crate::budget::TEXT_CHARS, "{}", out.chars);
         let whole = out.files.iter().filter(|f| !f.cut).count();
         let per_file = out.files[0].file.as_ref().unwrap().content.chars().count();

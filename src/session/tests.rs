@@ -63,7 +63,7 @@ fn replacing_an_unread_file_warns_but_writes() {
 fn replacing_a_read_file_does_not_warn() {
     let (t, s) = session();
     std::fs::write(t.path().join("root/a.txt"), "old\n").unwrap();
-    s.read_file(Some("a.txt"), None, None, false).unwrap();
+    s.read_file(Some("a.txt"), None, None, super::ReadAs::default()).unwrap();
     let out = s.write_file(Some("a.txt"), Some("new"), None, None).unwrap();
     assert!(out.after.warnings.is_empty(), "{:?}", out.after.warnings);
 }
@@ -393,7 +393,7 @@ fn a_read_needs_no_database_and_a_write_waits_for_it() {
     let (session, database) = Session::open_database_later(&root, &settings).expect("open");
     let mut database = Some(database.expect("SQLite opens later"));
     std::thread::scope(|scope| {
-        let reading = scope.spawn(|| session.read_file(Some("a.txt"), None, None, false));
+        let reading = scope.spawn(|| session.read_file(Some("a.txt"), None, None, super::ReadAs::default()));
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         while !reading.is_finished() && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(5));

@@ -35,6 +35,7 @@ mod moves;
 mod names_python;
 mod names_script;
 mod notebook_edit;
+mod notebook_read;
 mod outline;
 mod patch;
 mod paths;

@@ -4,47 +4,97 @@ use super::*;
 
 impl Rendered for ReadOutcome {
     fn text(&self) -> String {
-        if self.total_lines == 0 {
-            return format!(
-                "{} is empty ({} bytes{}, sha256 {}).",
-                self.path,
-                self.total_bytes,
-                encoding_note(&self.encoding, self.bom),
-                self.sha256
-            );
+        match &self.notebook {
+            Some(nb) if nb.as_cells => return notebook_text(self),
+            Some(nb) => {
+                let why = nb.broken.as_deref().unwrap_or("not shown as cells");
+                return format!("({}: {why})\n{}", self.path, file_text(self));
+            }
+            None => {}
         }
-        let mut text = self.content.clone();
+        file_text(self)
+    }
+}
+
+/// A notebook's page of cells, and its footer: the cells shown, the file's facts, where to
+/// read on.
+fn notebook_text(page: &ReadOutcome) -> String {
+    let mut text = page.content.clone();
+    let total = page.notebook.as_ref().map_or(0, |nb| nb.total_cells);
+    let cells = match (total, page.start_line == page.end_line) {
+        (0, _) => "no cells".to_string(),
+        (_, true) => format!("cell {} of {total}", page.start_line),
+        (_, false) => format!("cells {}-{} of {total}", page.start_line, page.end_line),
+    };
+    text.push_str(&format!(
+        "\n\n[{}: {cells}; the file has {} lines, {} bytes, sha256 {}{}",
+        page.path,
+        page.total_lines,
+        page.total_bytes,
+        page.sha256,
+        encoding_note(&page.encoding, page.bom)
+    ));
+    match page.next_offset {
+        Some(next) => text.push_str(&format!("; more cells follow: read_file with offset {next}]")),
+        None => text.push_str("; last cell]"),
+    }
+    if page.cut_lines > 0 {
         text.push_str(&format!(
-            "\n\n[{}: lines {}-{} of {}, {} bytes, sha256 {}{}{}",
-            self.path,
-            self.start_line,
-            self.end_line,
-            self.total_lines,
-            self.total_bytes,
-            self.sha256,
-            if self.line_endings == LineEndings::Crlf { ", CRLF line endings" } else { "" },
-            if self.ends_with_newline { "" } else { ", no newline at end of file" },
-        ));
-        text.push_str(&encoding_note(&self.encoding, self.bom));
-        match self.next_offset {
-            Some(next) => text.push_str(&format!("; more follows: read_file with offset {next}]")),
-            None => text.push_str("; end of file]"),
-        }
-        if self.cut_lines > 0 {
-            let cut = match self.cut_lines {
+            "\n({} cut at 2000 characters: read_file with raw: true shows the file's JSON)",
+            match page.cut_lines {
                 1 => "1 long line was".to_string(),
                 n => format!("{n} long lines were"),
-            };
-            text.push_str(&format!(
-                "\n({cut} cut at 2000 characters: the rest of such a line cannot be read, as read_file \
-                 has no offset within a line)"
-            ));
-        }
-        if let Some(problem) = &self.encoding_problem {
-            text.push_str(&format!("\n(note: {problem})"));
-        }
-        text
+            }
+        ));
     }
+    if let Some(problem) = &page.encoding_problem {
+        text.push_str(&format!("\n(note: {problem})"));
+    }
+    text
+}
+
+/// A file's page of numbered lines, and its footer.
+fn file_text(page: &ReadOutcome) -> String {
+    if page.total_lines == 0 {
+        return format!(
+            "{} is empty ({} bytes{}, sha256 {}).",
+            page.path,
+            page.total_bytes,
+            encoding_note(&page.encoding, page.bom),
+            page.sha256
+        );
+    }
+    let mut text = page.content.clone();
+    text.push_str(&format!(
+        "\n\n[{}: lines {}-{} of {}, {} bytes, sha256 {}{}{}",
+        page.path,
+        page.start_line,
+        page.end_line,
+        page.total_lines,
+        page.total_bytes,
+        page.sha256,
+        if page.line_endings == LineEndings::Crlf { ", CRLF line endings" } else { "" },
+        if page.ends_with_newline { "" } else { ", no newline at end of file" },
+    ));
+    text.push_str(&encoding_note(&page.encoding, page.bom));
+    match page.next_offset {
+        Some(next) => text.push_str(&format!("; more follows: read_file with offset {next}]")),
+        None => text.push_str("; end of file]"),
+    }
+    if page.cut_lines > 0 {
+        let cut = match page.cut_lines {
+            1 => "1 long line was".to_string(),
+            n => format!("{n} long lines were"),
+        };
+        text.push_str(&format!(
+            "\n({cut} cut at 2000 characters: the rest of such a line cannot be read, as read_file \
+             has no offset within a line)"
+        ));
+    }
+    if let Some(problem) = &page.encoding_problem {
+        text.push_str(&format!("\n(note: {problem})"));
+    }
+    text
 }
 
 impl Rendered for ReadManyOutcome {
