@@ -104,8 +104,8 @@ impl From<NotNotebook> for Refused {
             true => "the notebook is broken: ",
             false => "the file is not a notebook this tool can change: ",
         };
-        let fix = "; it is left as it is: read it with read_file and `raw: true`, and rewrite it whole with \
-                   write_file (a valid notebook), or fix the JSON with edit_file on the raw text";
+        let fix = "; it is left as it is. read_file shows its JSON lines; write it again whole with \
+                   write_file (a valid notebook) to edit it as cells";
         Refused { edit: None, reason: format!("{what}{not}{fix}") }
     }
 }

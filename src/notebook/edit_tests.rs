@@ -273,36 +273,65 @@ fn jupyter_written_notebooks_round_trip_byte_for_byte_through_edits_that_do_not_
         let cells: Vec<&str> = nb.cells.iter().map(|c| &text[c.span.clone()]).collect();
         for at in 0..=n {
             for kind in ["code", "markdown", "raw"] {
-                let inserted =
-                    apply(text, &[edit(EditAction::Insert, Some(at), Some(kind), Some("x = 1\ny\n"))], &mut ids(&["new1"]))
-                        .unwrap()
-                        .text;
+                let inserted = apply(
+                    text,
+                    &[edit(EditAction::Insert, Some(at), Some(kind), Some("x = 1\ny\n"))],
+                    &mut ids(&["new1"]),
+                )
+                .unwrap()
+                .text;
                 let after = parse(&inserted).unwrap();
-                let kept: Vec<&str> = after.cells.iter().filter(|c| c.index != at).map(|c| &inserted[c.span.clone()]).collect();
+                let kept: Vec<&str> =
+                    after.cells.iter().filter(|c| c.index != at).map(|c| &inserted[c.span.clone()]).collect();
                 assert_eq!(kept, cells, "{name}: insert at {at} touched another cell");
-                let back = apply(&inserted, &[edit(EditAction::Delete, Some(at), None, None)], &mut ids(&[])).unwrap();
+                let back = apply(&inserted, &[edit(EditAction::Delete, Some(at), None, None)], &mut ids(&[]))
+                    .unwrap();
                 assert_eq!(back.text, text, "{name}: insert then delete at {at} is not the original");
             }
         }
         for cell in &nb.cells {
             let k = cell.index;
-            let replaced = apply(text, &[edit(EditAction::Replace, Some(k), None, Some("changed = True\n"))], &mut ids(&[]))
-                .unwrap()
-                .text;
+            let replaced = apply(
+                text,
+                &[edit(EditAction::Replace, Some(k), None, Some("changed = True\n"))],
+                &mut ids(&[]),
+            )
+            .unwrap()
+            .text;
             let after = parse(&replaced).unwrap();
             for other in after.cells.iter().filter(|c| c.index != k) {
-                assert_eq!(&replaced[other.span.clone()], cells[other.index], "{name}: replacing {k} touched {}", other.index);
+                assert_eq!(
+                    &replaced[other.span.clone()],
+                    cells[other.index],
+                    "{name}: replacing {k} touched {}",
+                    other.index
+                );
             }
-            assert_eq!(replaced[..nb.cells[0].span.start], text[..nb.cells[0].span.start], "{name}: the head changed");
+            assert_eq!(
+                replaced[..nb.cells[0].span.start],
+                text[..nb.cells[0].span.start],
+                "{name}: the head changed"
+            );
             let tail = nb.cells[n - 1].span.end;
-            assert_eq!(&replaced[after.cells[n - 1].span.end..], &text[tail..], "{name}: the metadata changed");
+            assert_eq!(
+                &replaced[after.cells[n - 1].span.end..],
+                &text[tail..],
+                "{name}: the metadata changed"
+            );
             if cell.kind != CellKind::Code || cell.outputs.is_empty() && cell.execution_count.is_none() {
                 let source = cell.source.clone();
-                let back = apply(&replaced, &[edit(EditAction::Replace, Some(k), None, Some(&source))], &mut ids(&[])).unwrap();
+                let back = apply(
+                    &replaced,
+                    &[edit(EditAction::Replace, Some(k), None, Some(&source))],
+                    &mut ids(&[]),
+                )
+                .unwrap();
                 assert_eq!(back.text, text, "{name}: replacing cell {k} and back is not the original");
             }
-            let deleted = apply(text, &[edit(EditAction::Delete, Some(k), None, None)], &mut ids(&[])).unwrap().text;
-            let left: Vec<&str> = parse(&deleted).unwrap().cells.iter().map(|c| &deleted[c.span.clone()]).collect();
+            let deleted =
+                apply(text, &[edit(EditAction::Delete, Some(k), None, None)], &mut ids(&[])).unwrap().text;
+            let left: Vec<&str> =
+                parse(&deleted).unwrap().cells.iter().map(|c| &deleted[c.span.clone()]).collect();
             let mut meant = cells.clone();
             meant.remove(k);
             assert_eq!(left, meant, "{name}: deleting {k}");

@@ -318,11 +318,25 @@ impl Session {
     }
 }
 
+/// A notebook's cells as read_file shows them, all of them; None for any other file.
+fn cells_shown(key: &str, text: &str) -> Option<String> {
+    if !notebook::is_notebook(key) {
+        return None;
+    }
+    let nb = notebook::parse(text).ok()?;
+    let window = notebook::CellWindow { offset: 0, limit: None, room: crate::budget::Room::unbounded() };
+    notebook::view(&nb, window).ok().map(|view| view.text)
+}
+
 /// What the reply shows of an edit that needs only its texts: the diff, and the stubs the
 /// edit added. A stub already in the text before is not the edit's; that text is scanned only
 /// when the result has stubs to compare.
 fn diff_and_added_stubs(key: &str, applied: &Applied) -> (String, Vec<Stub>) {
-    let diff = files::unified_diff(key, &applied.before, &applied.edited.text, MAX_DIFF_LINES);
+    let diff = match (cells_shown(key, &applied.before), cells_shown(key, &applied.edited.text)) {
+        // A notebook's diff is of its cells as read_file shows them, not of its escaped JSON.
+        (Some(before), Some(after)) => files::unified_diff(key, &before, &after, MAX_DIFF_LINES),
+        _ => files::unified_diff(key, &applied.before, &applied.edited.text, MAX_DIFF_LINES),
+    };
     let mut added_stubs = stubs_of(key, &applied.edited.text, WRITE_STUB_KINDS);
     if !added_stubs.is_empty() {
         let before_stubs = stubs_of(key, &applied.before, WRITE_STUB_KINDS);

@@ -256,8 +256,9 @@ fn broken_reason(not: &notebook::NotNotebook) -> String {
         _ => String::new(),
     };
     format!(
-        "not shown as cells: {}{at}. Its lines are shown as they are: fix the JSON, or write the \
-         notebook again whole, to read it as cells",
+        "a broken notebook, not shown as cells: {}{at}. Its lines are shown as they are; tools that \
+         change cells refuse it: write the notebook again whole with write_file (a valid notebook) to \
+         read and edit it as cells",
         not.message
     )
 }

@@ -193,6 +193,9 @@ async fn edit_file_on_a_notebook_replaces_text_inside_one_cell_as_read_file_show
         .await
         .ok();
     assert_eq!(reply.json()["replacements"], 1, "{}", reply.text());
+    // The diff shows the cell's lines as read_file shows them, not the escaped JSON.
+    let diff = reply.json()["diff"].as_str().unwrap_or_default().to_owned();
+    assert!(diff.contains("+2\t    return sum(xs) or 0\n") && !diff.contains("\\n\","), "{diff}");
     let code = &cells(&root, "sales.ipynb")[1];
     assert_eq!(source(code), "def total(xs):\n    return sum(xs) or 0\nprint(total([1, 2, 3]))");
     assert_eq!(code["outputs"], json!([]), "the outputs of the old source are gone");

@@ -186,7 +186,9 @@ async fn a_broken_notebook_is_shown_as_its_lines_with_the_reason() {
     let reply = server.call("read_file", json!({"path": "cut.ipynb"})).await.ok();
     let text = reply.text();
     assert!(
-        text.starts_with("(cut.ipynb: not shown as cells: its JSON ends before it is complete"),
+        text.starts_with(
+            "(cut.ipynb: a broken notebook, not shown as cells: its JSON ends before it is complete"
+        ),
         "{text}"
     );
     assert!(text.contains("\n1\t{\n2\t \"cells\": ["), "its lines follow: {text}");
