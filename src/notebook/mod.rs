@@ -17,10 +17,12 @@
 mod edit;
 mod layout;
 mod parse;
+mod schema;
 
 pub use edit::{CellEdit, EditAction, Kernel, apply, blank_notebook, edit_source};
 pub use layout::split_lines;
 pub use parse::{Cell, CellKind, Notebook, Output, parse};
+pub use schema::{Violation, validate};
 
 /// Whether `path` names a notebook: its extension is `.ipynb` (any case).
 pub fn is_notebook(path: &str) -> bool {
