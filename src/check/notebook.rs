@@ -68,7 +68,8 @@ pub(crate) fn check_notebook(text: &str, deadline: Instant) -> Report {
                 }
                 Status::NotChecked => {}
                 Status::Errors | Status::Incomplete => {
-                    let cut = if report.status == Status::Incomplete { " (the cell ends before it)" } else { "" };
+                    let cut =
+                        if report.status == Status::Incomplete { " (the cell ends before it)" } else { "" };
                     for p in report.problems {
                         problems.push(Problem {
                             message: format!("{at}, line {}: {}{cut}", p.line, p.message),

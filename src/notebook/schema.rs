@@ -94,11 +94,15 @@ pub fn validate(notebook: &Value) -> Vec<Violation> {
     };
     for key in ["cells", "metadata", "nbformat", "nbformat_minor"] {
         if !top.contains_key(key) {
-            out.top(key, "missing: every notebook has `cells`, `metadata`, `nbformat` and `nbformat_minor`".into());
+            out.top(
+                key,
+                "missing: every notebook has `cells`, `metadata`, `nbformat` and `nbformat_minor`".into(),
+            );
         }
     }
     if !rules.relaxed {
-        for key in top.keys().filter(|k| !["cells", "metadata", "nbformat", "nbformat_minor"].contains(&k.as_str()))
+        for key in
+            top.keys().filter(|k| !["cells", "metadata", "nbformat", "nbformat_minor"].contains(&k.as_str()))
         {
             out.top(key, "not allowed at the top of a notebook (only `cells`, `metadata`, `nbformat`, `nbformat_minor`)".into());
         }
@@ -140,7 +144,11 @@ struct InCell<'f> {
 
 impl InCell<'_> {
     fn push(&mut self, key: &str, message: String) {
-        self.out.0.push(Violation { cell: Some((self.index, self.id.clone())), key: key.to_owned(), message });
+        self.out.0.push(Violation {
+            cell: Some((self.index, self.id.clone())),
+            key: key.to_owned(),
+            message,
+        });
     }
 }
 
@@ -154,7 +162,10 @@ fn notebook_metadata(metadata: &Value, rules: Rules, out: &mut Found) {
             Some(spec) => {
                 for key in ["name", "display_name"] {
                     match spec.get(key) {
-                        None => at(&format!("kernelspec.{key}"), "missing: a kernelspec has `name` and `display_name`".into()),
+                        None => at(
+                            &format!("kernelspec.{key}"),
+                            "missing: a kernelspec has `name` and `display_name`".into(),
+                        ),
                         Some(v) if !v.is_string() => at(&format!("kernelspec.{key}"), must_be("a string", v)),
                         _ => {}
                     }
@@ -215,7 +226,12 @@ fn cell(index: usize, cell: &Value, rules: Rules, out: &mut Found) {
         return at.push("", must_be("an object", cell));
     };
     let kind = match c.get("cell_type") {
-        None => return at.push("cell_type", "missing: every cell says `cell_type` (`code`, `markdown` or `raw`)".into()),
+        None => {
+            return at.push(
+                "cell_type",
+                "missing: every cell says `cell_type` (`code`, `markdown` or `raw`)".into(),
+            );
+        }
         Some(Value::String(kind)) if ["code", "markdown", "raw"].contains(&kind.as_str()) => kind.as_str(),
         Some(Value::String(_)) if rules.relaxed => return unknown_cell(c, &mut at),
         Some(other) => return at.push("cell_type", must_be("`code`, `markdown` or `raw`", other)),
@@ -351,7 +367,10 @@ fn common_metadata(metadata: &Value, at: &mut InCell) -> bool {
             Some(list) => {
                 for (i, tag) in list.iter().enumerate() {
                     if !tag.as_str().is_some_and(|t| whole_line(t, |c| c != ',')) {
-                        at.push(&format!("metadata.tags[{i}]"), must_be("a non-empty string without commas", tag));
+                        at.push(
+                            &format!("metadata.tags[{i}]"),
+                            must_be("a non-empty string without commas", tag),
+                        );
                     }
                 }
                 if list.iter().enumerate().any(|(i, t)| list[..i].contains(t)) {
@@ -395,10 +414,18 @@ fn cell_metadata(kind: &str, metadata: &Value, rules: Rules, at: &mut InCell) {
                         for (key, v) in times {
                             // `^.*$` under `re.search` matches a key with no newline but a final one.
                             let matched = !key.strip_suffix('\n').unwrap_or(key).contains('\n');
-                            let named = ["iopub.execute_input", "iopub.status.busy", "shell.execute_reply", "iopub.status.idle"]
-                                .contains(&key.as_str());
+                            let named = [
+                                "iopub.execute_input",
+                                "iopub.status.busy",
+                                "shell.execute_reply",
+                                "iopub.status.idle",
+                            ]
+                            .contains(&key.as_str());
                             if (matched || named) && !v.is_string() {
-                                at.push(&format!("metadata.execution.{key}"), must_be("a string (a time)", v));
+                                at.push(
+                                    &format!("metadata.execution.{key}"),
+                                    must_be("a string (a time)", v),
+                                );
                             }
                         }
                     }
@@ -447,7 +474,10 @@ fn output(key: &str, o: &Value, rules: Rules, at: &mut InCell) {
     }
     if !rules.relaxed {
         for k in map.keys().filter(|k| !keys.contains(&k.as_str())) {
-            at.push(&format!("{key}.{k}"), format!("not allowed in a `{kind}` output (only {})", quoted(keys, rules)));
+            at.push(
+                &format!("{key}.{k}"),
+                format!("not allowed in a `{kind}` output (only {})", quoted(keys, rules)),
+            );
         }
     }
     let field = |k: &str| map.get(k).map(|v| (format!("{key}.{k}"), v));

@@ -165,7 +165,10 @@ impl CheckOutcome {
                 .map(|f| match &f.note {
                     // A stub or reference note starts with its line: `web/app.js:12 ...`; a
                     // notebook's names its cell.
-                    Some(note) if matches!(f.status, Stubs | Unresolved) && note.starts_with(|c: char| c.is_ascii_digit()) => {
+                    Some(note)
+                        if matches!(f.status, Stubs | Unresolved)
+                            && note.starts_with(|c: char| c.is_ascii_digit()) =>
+                    {
                         format!("{}:{note}", f.path)
                     }
                     Some(note) => format!("{}: {note}", f.path),

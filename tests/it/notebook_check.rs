@@ -119,8 +119,13 @@ async fn check_files_reports_a_name_used_before_any_cell_defines_it_in_cell_orde
         .iter()
         .map(|u| (u["reference"].clone(), u["cell"]["index"].clone(), u["line"].clone()))
         .collect();
-    assert_eq!(found, vec![(json!("radius"), json!(1), json!(1)), (json!("show"), json!(3), json!(1))], "{file}");
-    let reasons: Vec<&str> = file["unresolved"].as_array().unwrap().iter().filter_map(|u| u["reason"].as_str()).collect();
+    assert_eq!(
+        found,
+        vec![(json!("radius"), json!(1), json!(1)), (json!("show"), json!(3), json!(1))],
+        "{file}"
+    );
+    let reasons: Vec<&str> =
+        file["unresolved"].as_array().unwrap().iter().filter_map(|u| u["reason"].as_str()).collect();
     assert!(reasons[0].contains("cell 2 (id c2) defines it later"), "{reasons:?}");
     server.stop().await;
 }

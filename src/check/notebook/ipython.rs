@@ -86,7 +86,11 @@ fn masked_line(code: &str, magics: &mut Vec<String>) -> Option<String> {
             magics.push(name.to_owned());
             // `%time x = f()`: the statement runs, and its names are bound.
             let rest = code.trim_start_matches('%')[name.len()..].trim_start();
-            if RUNS_A_STATEMENT.contains(&name) && !rest.is_empty() && !rest.starts_with('-') && !is_help(code) {
+            if RUNS_A_STATEMENT.contains(&name)
+                && !rest.is_empty()
+                && !rest.starts_with('-')
+                && !is_help(code)
+            {
                 let at = code.len() - rest.len();
                 return Some(format!("pass;{}{rest}", " ".repeat(at.saturating_sub(5).max(1))));
             }
@@ -94,7 +98,9 @@ fn masked_line(code: &str, magics: &mut Vec<String>) -> Option<String> {
         }
         '!' => Some("pass".into()),
         // Autocall (`/f a`, `,f a b`, `;f a`): never the start of a Python statement.
-        '/' | ',' | ';' if code[1..].starts_with(|c: char| c.is_alphabetic() || c == '_') => Some("pass".into()),
+        '/' | ',' | ';' if code[1..].starts_with(|c: char| c.is_alphabetic() || c == '_') => {
+            Some("pass".into())
+        }
         '?' => Some("pass".into()),
         _ if is_help(code) => Some("pass".into()),
         _ => assigned_from_ipython(code, magics),
@@ -109,9 +115,9 @@ fn is_help(code: &str) -> bool {
     let name = name.trim_start_matches('%');
     !name.is_empty()
         && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.split('.').all(|part| {
-            !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '*')
-        })
+        && name
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '*'))
 }
 
 /// `files = !ls`, `a, b = %sx cmd`: the names keep their binding, the value is `None`.
@@ -150,7 +156,10 @@ mod tests {
 
     #[test]
     fn assignments_from_the_shell_or_a_magic_keep_their_names() {
-        assert_eq!(masked("files = !ls -la\na, b = %sx echo 1\nx == !y\n"), "files = None\na, b = None\nx == !y\n");
+        assert_eq!(
+            masked("files = !ls -la\na, b = %sx echo 1\nx == !y\n"),
+            "files = None\na, b = None\nx == !y\n"
+        );
     }
 
     #[test]

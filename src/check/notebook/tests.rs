@@ -57,7 +57,8 @@ fn a_cut_notebook_is_errors_never_incomplete() {
 
 #[test]
 fn a_schema_violation_names_the_cell_at_its_line_in_the_file() {
-    let text = notebook(&["x = 1\n", "y = 2\n"]).replace("\"execution_count\": null", "\"execution_count\": \"no\"");
+    let text =
+        notebook(&["x = 1\n", "y = 2\n"]).replace("\"execution_count\": null", "\"execution_count\": \"no\"");
     let report = check("a.ipynb", &text);
     assert_eq!(report.status, Status::Errors, "{}", report.summary());
     let p = &report.problems[0];
@@ -90,11 +91,17 @@ fn names(cells: &[&str]) -> Option<python::NotebookNames> {
 
 #[test]
 fn a_name_used_before_the_cell_that_defines_it_is_early_and_one_defined_nowhere_is_free() {
-    let n = names(&["print(total)\ndisplay(1)\n", "def f():\n    return later\n", "total = 1\nlater = 2\n", "g(1)\n"])
-        .expect("names known");
+    let n = names(&[
+        "print(total)\ndisplay(1)\n",
+        "def f():\n    return later\n",
+        "total = 1\nlater = 2\n",
+        "g(1)\n",
+    ])
+    .expect("names known");
     assert_eq!(n.early.len(), 1, "{:?}", n.early);
     assert_eq!((n.early[0].name.as_str(), n.early[0].cell.index, n.early[0].bound_in.index), ("total", 0, 2));
-    let free: Vec<_> = n.whole.free.iter().map(|f| (f.name.as_str(), n.locate(f.line).map(|(c, l)| (c.index, l)))).collect();
+    let free: Vec<_> =
+        n.whole.free.iter().map(|f| (f.name.as_str(), n.locate(f.line).map(|(c, l)| (c.index, l)))).collect();
     assert_eq!(free, vec![("g", Some((3, 1)))]);
 }
 

@@ -14,11 +14,27 @@ use crate::check::report::CellAt;
 use crate::lines::LineIndex;
 
 /// Magics after which the notebook's names cannot all be known.
-const UNKNOWABLE: &[&str] = &["run", "load", "store", "load_ext", "reload_ext", "pylab", "macro", "capture", "env"];
+const UNKNOWABLE: &[&str] =
+    &["run", "load", "store", "load_ext", "reload_ext", "pylab", "macro", "capture", "env"];
 
 /// Names IPython defines in every notebook.
-const IPYTHON_NAMES: &[&str] =
-    &["display", "get_ipython", "In", "Out", "_", "__", "___", "_i", "_ii", "_iii", "_ih", "_oh", "_dh", "exit", "quit"];
+const IPYTHON_NAMES: &[&str] = &[
+    "display",
+    "get_ipython",
+    "In",
+    "Out",
+    "_",
+    "__",
+    "___",
+    "_i",
+    "_ii",
+    "_iii",
+    "_ih",
+    "_oh",
+    "_dh",
+    "exit",
+    "quit",
+];
 
 /// What a notebook's code cells say about names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,9 +69,10 @@ impl NotebookNames {
 
 fn is_ipython_name(name: &str) -> bool {
     IPYTHON_NAMES.contains(&name)
-        || name.strip_prefix("_i").or_else(|| name.strip_prefix('_')).is_some_and(|n| {
-            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
-        })
+        || name
+            .strip_prefix("_i")
+            .or_else(|| name.strip_prefix('_'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The names of a notebook's code `cells` (masked, in order); None when they cannot be known.
@@ -96,7 +113,8 @@ pub(crate) fn read_notebook(cells: &[(CellAt, Masked)]) -> Option<NotebookNames>
     let mut early = Vec::new();
     let mut bound_before: HashSet<&str> = HashSet::new();
     for (k, (bound, used)) in scans.iter().enumerate() {
-        for u in used.iter().filter(|u| !bound_before.contains(u.name.as_str()) && !is_ipython_name(&u.name)) {
+        for u in used.iter().filter(|u| !bound_before.contains(u.name.as_str()) && !is_ipython_name(&u.name))
+        {
             let later = scans[k + 1..].iter().position(|(b, _)| b.contains(&u.name));
             if let Some(j) = later {
                 early.push(EarlyUse {

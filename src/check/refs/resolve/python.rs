@@ -402,7 +402,13 @@ impl Project<'_> {
                 Some(dir) => format!("is not defined in {shown_file} and is no submodule of {dir}/{hint}"),
                 None => format!("is not defined in {shown_file}{hint}"),
             };
-            out.push(Unresolved { line: *line, kind: RefKind::Name, reference: name.clone(), reason, cell: None });
+            out.push(Unresolved {
+                line: *line,
+                kind: RefKind::Name,
+                reference: name.clone(),
+                reason,
+                cell: None,
+            });
         }
     }
 
