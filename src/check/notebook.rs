@@ -45,7 +45,8 @@ pub(crate) fn check_notebook(text: &str, deadline: Instant) -> Report {
                 false => "",
             };
             let line = not.line.unwrap_or(1);
-            let message = format!("not a notebook: {}{next}", not.message);
+            let what = if not.truncated { "a broken notebook" } else { "not a notebook" };
+            let message = format!("{what}: {}{next}", not.message);
             let problem = Problem::at(&index, index.start_of(line), message);
             return Report::found(NAME, Status::Errors, vec![problem]);
         }

@@ -8,6 +8,13 @@
 //! in the rest is at the line the cell shows. A cell whose magic runs another language
 //! (`%%bash`, `%%html`, `%%writefile`) is not Python at all.
 
+use std::ops::Range;
+
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{Expr, IpyEscapeKind, PySourceType, Stmt};
+use ruff_python_parser::parse_unchecked_source;
+use ruff_text_size::Ranged;
+
 /// Cell magics whose body is Python, run by the kernel: the body is checked.
 const PYTHON_BODIED: &[&str] = &["time", "timeit", "capture", "prun", "debug", "python", "python3", "pypy"];
 
@@ -26,118 +33,93 @@ pub(crate) struct Masked {
 }
 
 /// The cell `source` as Python; None when a cell magic makes it another language.
+///
+/// What is IPython's is decided by Ruff's parser in its IPython mode (the one Ruff lints
+/// notebooks with): an escape is only recognised where a logical line starts, so `% (a, b)`
+/// continuing a bracketed expression, or a `?` in a string, stays Python.
 pub(crate) fn mask(source: &str) -> Option<Masked> {
-    let mut magics = Vec::new();
-    let mut lines: Vec<String> = Vec::new();
-    let mut continued = false;
-    let mut first_code = true;
-    for line in source.split_inclusive('\n') {
-        let (body, end) = split_end(line);
-        if continued {
-            // The rest of a magic or shell line continued with `\`.
-            continued = body.ends_with('\\');
-            lines.push(end.to_owned());
+    if let Some(first) = source.lines().map(str::trim_start).find(|l| !l.is_empty())
+        && let Some(magic) = first.strip_prefix("%%")
+        && !PYTHON_BODIED.contains(&word(magic))
+    {
+        return None;
+    }
+    let parsed = parse_unchecked_source(source, PySourceType::Ipynb);
+    let mut escapes = Escapes { source, found: Vec::new(), magics: Vec::new() };
+    escapes.visit_body(&parsed.syntax().body);
+    escapes.found.sort_by_key(|(range, _)| range.start);
+    let mut text = String::with_capacity(source.len());
+    let mut at = 0;
+    for (range, replacement) in escapes.found {
+        if range.start < at {
             continue;
         }
-        let indent = &body[..body.len() - body.trim_start().len()];
-        let code = body.trim_start();
-        if first_code && !code.is_empty() {
-            first_code = false;
-            if let Some(magic) = code.strip_prefix("%%") {
-                let name = word(magic);
-                magics.push(name.to_owned());
-                if !PYTHON_BODIED.contains(&name) {
-                    return None;
-                }
-                continued = body.ends_with('\\');
-                lines.push(format!("{indent}pass{end}"));
-                continue;
-            }
-        }
-        match masked_line(code, &mut magics) {
-            Some(replacement) => {
-                continued = body.ends_with('\\');
-                lines.push(format!("{indent}{replacement}{end}"));
-            }
-            None => lines.push(line.to_owned()),
-        }
+        text.push_str(&source[at..range.start]);
+        text.push_str(&replacement);
+        // Lines continued with `\` stay lines, so what follows keeps its line number.
+        text.extend(source[range.clone()].matches('\n').map(|_| '\n'));
+        at = range.end;
     }
-    Some(Masked { text: lines.concat(), magics })
+    text.push_str(&source[at..]);
+    Some(Masked { text, magics: escapes.magics })
 }
 
-/// A line's text and its line ending.
-fn split_end(line: &str) -> (&str, &str) {
-    let body = line.trim_end_matches(['\n', '\r']);
-    (body, &line[body.len()..])
+/// The IPython escapes of a cell, each with the Python it is replaced by.
+struct Escapes<'s> {
+    source: &'s str,
+    found: Vec<(Range<usize>, String)>,
+    magics: Vec<String>,
+}
+
+impl Escapes<'_> {
+    fn escape(&mut self, range: Range<usize>, kind: IpyEscapeKind, value: &str, statement: bool) {
+        let original = &self.source[range.clone()];
+        let mut replacement = if statement { "pass".to_owned() } else { "None".to_owned() };
+        if matches!(kind, IpyEscapeKind::Magic | IpyEscapeKind::Magic2) {
+            let name = word(value.trim_start_matches('%'));
+            self.magics.push(name.to_owned());
+            // `%time x = f()`: the statement runs, and its names are bound.
+            let rest = value.trim_start_matches('%')[name.len()..].trim_start();
+            if statement
+                && kind == IpyEscapeKind::Magic
+                && RUNS_A_STATEMENT.contains(&name)
+                && !rest.is_empty()
+                && !rest.starts_with('-')
+                && !original.contains('\n')
+                && original.ends_with(rest)
+            {
+                let at = original.len() - rest.len();
+                replacement = format!("pass;{}{rest}", " ".repeat(at.saturating_sub(5).max(1)));
+            }
+        }
+        self.found.push((range, replacement));
+    }
+}
+
+impl<'a> Visitor<'a> for Escapes<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::IpyEscapeCommand(command) => {
+                self.escape(command.range().into(), command.kind, &command.value, true)
+            }
+            _ => walk_stmt(self, stmt),
+        }
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::IpyEscapeCommand(command) => {
+                self.escape(command.range().into(), command.kind, &command.value, false)
+            }
+            _ => walk_expr(self, expr),
+        }
+    }
 }
 
 /// The leading name of `text`: letters, digits, `_`.
 fn word(text: &str) -> &str {
     let end = text.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(text.len());
     &text[..end]
-}
-
-/// What an IPython line (its indentation taken off) is replaced with; None for Python.
-fn masked_line(code: &str, magics: &mut Vec<String>) -> Option<String> {
-    let first = code.chars().next()?;
-    match first {
-        '%' => {
-            let name = word(code.trim_start_matches('%'));
-            magics.push(name.to_owned());
-            // `%time x = f()`: the statement runs, and its names are bound.
-            let rest = code.trim_start_matches('%')[name.len()..].trim_start();
-            if RUNS_A_STATEMENT.contains(&name)
-                && !rest.is_empty()
-                && !rest.starts_with('-')
-                && !is_help(code)
-            {
-                let at = code.len() - rest.len();
-                return Some(format!("pass;{}{rest}", " ".repeat(at.saturating_sub(5).max(1))));
-            }
-            Some("pass".into())
-        }
-        '!' => Some("pass".into()),
-        // Autocall (`/f a`, `,f a b`, `;f a`): never the start of a Python statement.
-        '/' | ',' | ';' if code[1..].starts_with(|c: char| c.is_alphabetic() || c == '_') => {
-            Some("pass".into())
-        }
-        '?' => Some("pass".into()),
-        _ if is_help(code) => Some("pass".into()),
-        _ => assigned_from_ipython(code, magics),
-    }
-}
-
-/// `obj?`, `obj.attr??`, `%magic?`, `*int*?`: a dotted name (with `*` wildcards) and one or
-/// two question marks, alone on the line.
-fn is_help(code: &str) -> bool {
-    let code = code.trim_end();
-    let Some(name) = code.strip_suffix("??").or_else(|| code.strip_suffix('?')) else { return false };
-    let name = name.trim_start_matches('%');
-    !name.is_empty()
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name
-            .split('.')
-            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '*'))
-}
-
-/// `files = !ls`, `a, b = %sx cmd`: the names keep their binding, the value is `None`.
-fn assigned_from_ipython(code: &str, magics: &mut Vec<String>) -> Option<String> {
-    let (lhs, rhs) = code.split_once('=')?;
-    let rhs_trimmed = rhs.trim_start();
-    let names_only = !lhs.trim().is_empty()
-        && lhs.split(',').all(|n| {
-            let n = n.trim();
-            !n.is_empty() && n.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-        });
-    if !names_only || rhs.starts_with('=') {
-        return None;
-    }
-    if let Some(magic) = rhs_trimmed.strip_prefix('%') {
-        magics.push(word(magic.trim_start_matches('%')).to_owned());
-    } else if !rhs_trimmed.starts_with('!') {
-        return None;
-    }
-    Some(format!("{lhs}= None"))
 }
 
 #[cfg(test)]
@@ -175,6 +157,16 @@ mod tests {
         assert_eq!(masked("!echo a \\\n  b\nx = 1\n"), "pass\n\nx = 1\n");
         let python = "x = a % b\ns = '?'\n# why?\nd = {'a': 1}\n";
         assert_eq!(masked(python), python);
+    }
+
+    #[test]
+    fn a_percent_or_question_mark_inside_python_is_python() {
+        let python = "x = ('%s'\n     % (1,))\ny = [a,\n     !b]\ns = f(\n    ?\n)\n";
+        assert_eq!(masked(python), python);
+        assert_eq!(
+            masked("def f():\n    files = !ls\n    return files\n"),
+            "def f():\n    files = None\n    return files\n"
+        );
     }
 
     #[test]
