@@ -126,6 +126,16 @@ pub fn apply(text: &str, edits: &[CellEdit], new_id: &mut dyn FnMut() -> String)
     let mut done = Vec::with_capacity(edits.len());
     for (i, edit) in edits.iter().enumerate() {
         let nb = parse(&text)?;
+        let major = nb.top.get("nbformat").and_then(|v| serde_json::from_str::<u64>(v.get()).ok());
+        if let Some(major) = major.filter(|m| *m != 4) {
+            return Err(Refused {
+                edit: None,
+                reason: format!(
+                    "it is an nbformat {major} notebook, and only nbformat 4 notebooks are changed here; it \
+                     is left as it is (Jupyter converts one: jupyter nbconvert --to notebook --nbformat 4)"
+                ),
+            });
+        }
         let (next, what) =
             apply_one(&nb, edit, new_id).map_err(|reason| Refused { edit: Some(i), reason })?;
         done.push(what);
@@ -196,7 +206,11 @@ fn apply_one(
             let cell = target(nb, edit, "replace")?;
             let text = replace(nb, cell, kind.as_ref(), edit.source.as_deref());
             let kind = kind.as_ref().unwrap_or(&cell.kind);
-            Ok((text, format!("replaced {} cell {}{}", kind.name(), cell.index, id_note(cell))))
+            let dropped = match *kind == CellKind::Code && cell.fields.get("attachments").is_some() {
+                true => " (its attachments dropped: a code cell cannot hold them)",
+                false => "",
+            };
+            Ok((text, format!("replaced {} cell {}{}{dropped}", kind.name(), cell.index, id_note(cell))))
         }
     }
 }
@@ -321,14 +335,14 @@ fn delete(nb: &Notebook<'_>, cell: &Cell<'_>) -> String {
 fn replace(nb: &Notebook<'_>, cell: &Cell<'_>, kind: Option<&CellKind>, source: Option<&str>) -> String {
     let layout = &nb.layout;
     let kind = kind.unwrap_or(&cell.kind);
-    let source_changed = source.is_some_and(|s| s != cell.source);
+    let source_changed = source.is_some_and(|s| s != cell.source || cell.source_inexact);
     let text = nb.text;
     if *kind == cell.kind {
         let mut changes: Vec<(std::ops::Range<usize>, String)> = Vec::new();
         if let (Some(source), true) = (source, source_changed) {
             match cell.value_span(text, "source") {
                 Some(span) => changes.push((span, layout.write(&layout.source(source), CELL_DEPTH + 1))),
-                None => return rebuild(nb, cell, kind, source),
+                None => return rebuild(nb, cell, kind, Some(source)),
             }
         }
         if *kind == CellKind::Code && source_changed {
@@ -344,20 +358,21 @@ fn replace(nb: &Notebook<'_>, cell: &Cell<'_>, kind: Option<&CellKind>, source: 
         changes.sort_by_key(|(span, _)| std::cmp::Reverse(span.start));
         return changes.into_iter().fold(text.to_owned(), |text, (span, with)| splice(&text, span, &with));
     }
-    rebuild(nb, cell, kind, source.unwrap_or(&cell.source))
+    rebuild(nb, cell, kind, source)
 }
 
-/// Cell `cell` written anew as `kind` with `source`, keeping its other keys (those `kind`
+/// Cell `cell` written anew as `kind` with `source` (None: its own), keeping its other keys (those `kind`
 /// allows) and their order; keys `kind` needs and the cell lacks go where sorted order puts
 /// them when the cell's keys are sorted, else at the end.
-fn rebuild(nb: &Notebook<'_>, cell: &Cell<'_>, kind: &CellKind, source: &str) -> String {
+fn rebuild(nb: &Notebook<'_>, cell: &Cell<'_>, kind: &CellKind, source: Option<&str>) -> String {
     let layout = &nb.layout;
     let code = *kind == CellKind::Code;
     let mut fields: Vec<(String, Json)> = Vec::new();
     for (key, value) in &cell.fields.0 {
         let json = match key.as_str() {
             "cell_type" => Json::Str(kind.name().to_owned()),
-            "source" => layout.source(source),
+            // A source the edit does not change keeps its bytes (also one that is not text).
+            "source" => source.map_or_else(|| Json::Raw(value.get().to_owned()), |s| layout.source(s)),
             "outputs" | "execution_count" if !code => continue,
             "outputs" => Json::List(Vec::new()),
             "execution_count" => Json::Null,
@@ -372,7 +387,7 @@ fn rebuild(nb: &Notebook<'_>, cell: &Cell<'_>, kind: &CellKind, source: &str) ->
     let sorted = fields.windows(2).all(|w| w[0].0 <= w[1].0);
     let mut needed =
         vec![("cell_type", Json::Str(kind.name().to_owned())), ("metadata", Json::Object(Vec::new()))];
-    needed.push(("source", layout.source(source)));
+    needed.push(("source", layout.source(source.unwrap_or_default())));
     if code {
         needed.push(("execution_count", Json::Null));
         needed.push(("outputs", Json::List(Vec::new())));

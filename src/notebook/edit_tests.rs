@@ -338,3 +338,32 @@ fn jupyter_written_notebooks_round_trip_byte_for_byte_through_edits_that_do_not_
         }
     }
 }
+
+#[test]
+fn a_source_that_is_not_text_keeps_its_bytes_through_a_type_change_and_other_versions_are_refused() {
+    let text = "{\"cells\":[{\"cell_type\":\"code\",\"execution_count\":null,\"id\":\"c0\",\"metadata\":{},\"outputs\":[],\"source\":\"x = '\\ud800' + 1\"}],\"metadata\":{},\"nbformat\":4,\"nbformat_minor\":5}";
+    let nb = parse(text).unwrap();
+    assert!(nb.cells[0].source_inexact);
+    assert_eq!(nb.cells[0].source, "x = '\u{fffd}' + 1");
+    let changed = apply(text, &[edit(EditAction::Replace, Some(0), Some("markdown"), None)], &mut ids(&[]))
+        .unwrap()
+        .text;
+    assert!(changed.contains("\"source\":\"x = '\\ud800' + 1\""), "{changed}");
+    let five = "{\"cells\":[],\"metadata\":{},\"nbformat\":5,\"nbformat_minor\":0}";
+    let refused =
+        apply(five, &[edit(EditAction::Insert, None, None, Some("x"))], &mut ids(&["a"])).unwrap_err();
+    assert!(refused.reason.contains("nbformat 5"), "{}", refused.reason);
+}
+
+#[test]
+fn a_markdown_cell_made_code_says_its_attachments_are_dropped() {
+    let text = TWO.replace("\"id\": \"aa11bb22\",", "\"attachments\": {},\n   \"id\": \"aa11bb22\",");
+    let applied =
+        apply(&text, &[edit(EditAction::Replace, Some(0), Some("code"), None)], &mut ids(&[])).unwrap();
+    assert!(
+        applied.done[0].ends_with("(its attachments dropped: a code cell cannot hold them)"),
+        "{:?}",
+        applied.done
+    );
+    assert!(!applied.text.contains("attachments"));
+}

@@ -42,6 +42,8 @@ pub fn edit_in_cells(path: &str, text: &str, edits: &[Edit], tolerant: bool) -> 
         };
         let mut hits = Vec::new();
         let mut closest = Vec::new();
+        // Cells where old_string occurs more than once (or matches several places tolerantly).
+        let mut several = Vec::new();
         for cell in &nb.cells {
             match files::apply_edits(path, &cell.source, std::slice::from_ref(edit), tolerant) {
                 Ok(edited) => hits.push((cell.index, edited)),
@@ -52,24 +54,31 @@ pub fn edit_in_cells(path: &str, text: &str, edits: &[Edit], tolerant: bool) -> 
                             near.into_iter().map(|(line, text)| (line, format!("({cell_at}) {text}"))),
                         );
                     }
-                    // Found more than once in this cell: that is this cell's answer.
-                    other => return Err(fail(in_cell(other, cell.index))),
+                    EditFailure::NoChange => return Err(fail(EditFailure::NoChange)),
+                    other => several.push((cell.index, other)),
                 },
                 Err(other) => return Err(other),
             }
         }
-        match hits.len() {
-            0 => {
+        let mut cells: Vec<usize> =
+            hits.iter().map(|(i, _)| *i).chain(several.iter().map(|(i, _)| *i)).collect();
+        cells.sort_unstable();
+        match (cells.len(), several.pop()) {
+            (0, _) => {
                 closest.truncate(3);
                 return Err(fail(EditFailure::NotFound { closest }));
             }
-            1 => {}
-            _ if replace_all => {}
-            _ => {
-                return Err(fail(EditFailure::InSeveralCells {
-                    cells: hits.iter().map(|(i, _)| *i).collect(),
-                }));
-            }
+            (1, Some((cell, failure))) => return Err(fail(in_cell(failure, cell))),
+            (1, None) => {}
+            (_, None) if replace_all => {}
+            _ => return Err(fail(EditFailure::InSeveralCells { cells })),
+        }
+        if let Some((cell, _)) = hits.iter().find(|(i, _)| nb.cells[*i].source_inexact) {
+            let reason = format!(
+                "cell {cell}'s source holds an escaped lone surrogate (such as \\ud800), which is not text, so \
+                 it cannot be edited in place; give the cell its whole new source with edit_notebook"
+            );
+            return Err(refused(path, Refused { edit: Some(index), reason }));
         }
         for (cell, edited) in hits {
             replacements[index] += edited.replacements.iter().sum::<usize>();
@@ -179,6 +188,9 @@ mod tests {
         let text = notebook(&[("code", "x = 1\n"), ("markdown", "x"), ("code", "print(x)\n")]);
         let two = edit_in_cells("a.ipynb", &text, &[replace("x", "y", false)], false).unwrap_err();
         assert!(two.to_string().contains("cell 0, cell 1, cell 2"), "{two}");
+        let twice = notebook(&[("code", "x = x + 1\n"), ("code", "print(x)\n")]);
+        let both = edit_in_cells("a.ipynb", &twice, &[replace("x", "y", false)], false).unwrap_err();
+        assert!(both.to_string().contains("cell 0, cell 1"), "{both}");
         let all = edit_in_cells("a.ipynb", &text, &[replace("x", "y", true)], false).unwrap();
         let nb = parse(&all.text).unwrap();
         let sources: Vec<&str> = nb.cells.iter().map(|c| c.source.as_str()).collect();

@@ -49,6 +49,10 @@ pub struct Cell<'t> {
     pub source: String,
     /// The source was a list of lines (else one string).
     pub source_as_lines: Option<bool>,
+    /// The source is not text: it holds an escaped lone surrogate (`\ud800`), which Python
+    /// reads and Rust strings cannot hold. `source` then shows U+FFFD in its place, and a
+    /// change that would write it back from `source` is refused.
+    pub source_inexact: bool,
     /// A code cell's outputs, summarised.
     pub outputs: Vec<Output>,
     /// A code cell's `execution_count`.
@@ -195,6 +199,37 @@ pub(super) fn multiline(raw: &RawValue) -> Option<(String, bool)> {
     serde_json::from_str::<Vec<String>>(raw.get()).ok().map(|lines| (lines.concat(), true))
 }
 
+/// [`multiline`] of a string whose escapes name lone surrogates, each surrogate escape read
+/// as U+FFFD (a pair's halves too: this reading is for showing, never for writing back).
+fn multiline_lossy(raw: &RawValue) -> Option<(String, bool)> {
+    let text = raw.get();
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut copied, mut i) = (0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let unit = text.get(i + 2..i + 6).filter(|_| bytes.get(i + 1) == Some(&b'u'));
+        if unit
+            .and_then(|hex| u16::from_str_radix(hex, 16).ok())
+            .is_some_and(|u| (0xd800..0xe000).contains(&u))
+        {
+            out.push_str(&text[copied..i]);
+            out.push_str("\\ufffd");
+            i += 6;
+            copied = i;
+        } else {
+            // Any other escape: its two characters, so an escaped backslash is never read as
+            // the start of one.
+            i += 2;
+        }
+    }
+    out.push_str(&text[copied..]);
+    multiline(&RawValue::from_string(out).ok()?)
+}
+
 impl<'t> Cell<'t> {
     fn read(text: &'t str, index: usize, raw: &'t RawValue, fields: Fields<'t>) -> Cell<'t> {
         let string = |key: &str| fields.get(key).and_then(|v| serde_json::from_str::<String>(v.get()).ok());
@@ -202,9 +237,15 @@ impl<'t> Cell<'t> {
             Some(name) => CellKind::named(&name).unwrap_or(CellKind::Other(name)),
             None => CellKind::Other(String::new()),
         };
-        let (source, source_as_lines) = match fields.get("source").and_then(multiline) {
-            Some((source, lines)) => (source, Some(lines)),
-            None => (String::new(), None),
+        let (source, source_as_lines, source_inexact) = match fields.get("source") {
+            None => (String::new(), None, false),
+            Some(raw) => match multiline(raw) {
+                Some((source, lines)) => (source, Some(lines), false),
+                None => match multiline_lossy(raw) {
+                    Some((source, lines)) => (source, Some(lines), true),
+                    None => (String::new(), None, false),
+                },
+            },
         };
         let outputs = fields.get("outputs").map(|v| summarise_outputs(v.get())).unwrap_or_default();
         let execution_count = fields.get("execution_count").and_then(|v| serde_json::from_str(v.get()).ok());
@@ -215,6 +256,7 @@ impl<'t> Cell<'t> {
             kind,
             source,
             source_as_lines,
+            source_inexact,
             outputs,
             execution_count,
             fields,

@@ -80,7 +80,7 @@ pub struct ReadArgs {
     #[schemars(with = "i64")]
     pub offset: Option<i64>,
     /// Maximum lines to show (default 2000). For a notebook shown as cells: maximum cells
-    /// (default as many as fit in 50,000 characters).
+    /// (default as many as fit in 50,000 characters; a page never holds more).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1), with = "usize")]
     pub limit: Option<usize>,
@@ -411,8 +411,10 @@ pub struct MkdirArgs {
     pub agent: Option<String>,
 }
 
-/// Arguments of `edit_notebook`.
+/// Arguments of `edit_notebook`. An unknown key is refused, not ignored (a mistyped
+/// `expected_sha256` would otherwise drop the guard).
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct EditNotebookArgs {
     /// The notebook (`.ipynb`), relative to the root; created when missing.
     #[schemars(required, with = "String")]

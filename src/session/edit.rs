@@ -63,9 +63,11 @@ impl EditSpec {
                 name,
                 reason: format!(
                     "{raw:?} is not a line anchor: use `<line>#<hash>` exactly as read_file with anchors: true \
-                     shows it (for example \"12#{}\"){}",
+                     shows it (for example \"12#{}\"){}; in a notebook the anchor starts with its cell, \
+                     `<cell>:<line>#<hash>`{}",
                     anchor::line_hash("x"),
-                    if name == "after" { ", or \"0\" for the top of the file" } else { "" }
+                    if name == "after" { ", or \"0\" for the top of the file" } else { "" },
+                    if name == "after" { " (`3:0`: the top of cell 3)" } else { "" }
                 ),
             })
         };

@@ -16,8 +16,10 @@ use crate::error::{Error, Result};
 use crate::files;
 use crate::notebook::{self, CellEdit, EditAction, Kernel};
 
-/// One edit of `edit_notebook` as the model sends it.
+/// One edit of `edit_notebook` as the model sends it. A key it does not know is refused, not
+/// ignored: `type` for `cell_type` would otherwise insert a code cell where markdown was meant.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CellEditSpec {
     /// `insert` a new cell (before the cell named by cell_id or index, or at the end when
     /// none is named), `replace` a cell's source and/or type, or `delete` a cell.
@@ -137,6 +139,10 @@ impl Session {
                 };
                 Error::Notebook { path: key.to_owned(), reason }
             })?;
+            if existed && applied.text == start {
+                let reason = "nothing to change: the notebook already is as these edits make it".to_owned();
+                return Err(Error::Notebook { path: key.to_owned(), reason });
+            }
             let cells = notebook::parse(&applied.text).map(|nb| nb.cells.len()).unwrap_or(0);
             *done.lock().unwrap_or_else(|e| e.into_inner()) = (applied.done, cells);
             Ok(files::Edited {

@@ -167,8 +167,12 @@ impl Session {
         self.settle(&path);
         let shown = path.display();
         let decoded = files::read_text(&self.ws, &path, self.config.max_file_bytes)?;
+        let as_cells = !how.raw && notebook::is_notebook(&shown);
+        // A notebook's `limit` counts cells, and one cell can hold megabytes: the page keeps
+        // the result's bound even with an explicit limit (a cell too long for it is cut).
+        let room = if as_cells && room.is_unbounded() { Room::result() } else { room };
         let mut room = page_room(room, &shown);
-        let broken = match !how.raw && notebook::is_notebook(&shown) {
+        let broken = match as_cells {
             true => match notebook::parse(&decoded.text) {
                 Ok(nb) => {
                     room.spend(NOTEBOOK_FACTS.0, NOTEBOOK_FACTS.1);

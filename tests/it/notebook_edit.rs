@@ -309,3 +309,22 @@ async fn line_anchors_read_from_a_notebook_name_their_cell_and_edit_file_lands_t
     assert_eq!(root.read("sales.ipynb"), before);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn an_edit_with_a_key_edit_notebook_does_not_know_is_refused_not_ignored() {
+    let root = Root::new().file("sales.ipynb", JUPYTER);
+    let server = Server::spawn(&root).await;
+    for wrong in [
+        json!({"action": "insert", "index": 0, "type": "markdown", "source": "# H"}),
+        json!({"action": "insert", "id": "c0de0001", "source": "x"}),
+    ] {
+        let text = server.call("edit_notebook", json!({"path": "sales.ipynb", "edits": [wrong]})).await.err();
+        assert!(text.contains("unknown field"), "{text}");
+    }
+    let guard =
+        json!({"path": "sales.ipynb", "expected_sha": "0", "edits": [{"action": "delete", "index": 0}]});
+    let text = server.call("edit_notebook", guard).await.err();
+    assert!(text.contains("unknown field `expected_sha`"), "{text}");
+    assert_eq!(root.read("sales.ipynb"), JUPYTER.as_bytes());
+    server.stop().await;
+}

@@ -304,3 +304,49 @@ async fn read_multiple_files_shows_a_notebook_as_cells() {
     assert!(reply.text().contains("== sales.ipynb ==\n1\t{\n2\t \"cells\": ["), "{}", reply.text());
     server.stop().await;
 }
+
+#[tokio::test]
+async fn an_explicit_limit_of_cells_keeps_the_result_within_its_bound() {
+    let huge: String = (0..200_000).map(|k| format!("v{k} = {k}\n")).collect();
+    let nb = notebook(vec![
+        code("a", "a = 1\n", 1, json!([])),
+        code("big", &huge, 2, json!([])),
+        code("b", "b = 2\n", 3, json!([])),
+    ]);
+    let root = Root::new().file("huge.ipynb", nb);
+    let server = Server::spawn(&root).await;
+    for (offset, limit) in [(0, 2), (0, 3), (1, 1)] {
+        let reply = server
+            .call("read_file", json!({"path": "huge.ipynb", "offset": offset, "limit": limit}))
+            .await
+            .ok();
+        let (text, _) = sizes(&reply);
+        assert!(text <= 50_000, "offset {offset} limit {limit}: {text} characters");
+        match offset {
+            // The long cell does not fit after another: the page ends before it.
+            0 => assert_eq!(reply.json()["next_offset"], 1, "{}", &reply.text()[..300]),
+            // Alone on its page it is cut at a line, and the page says so.
+            _ => assert!(reply.text().contains("cell 1 is cut here"), "{}", &reply.text()[..300]),
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_cell_whose_source_is_not_text_is_shown_and_never_rewritten_from_what_is_shown() {
+    let nb = "{\"cells\":[{\"cell_type\":\"code\",\"execution_count\":null,\"id\":\"c0\",\"metadata\":{},\"outputs\":[],\"source\":\"x = '\\ud800' + 1\"}],\"metadata\":{},\"nbformat\":4,\"nbformat_minor\":5}";
+    let root = Root::new().file("sur.ipynb", nb);
+    let server = Server::spawn(&root).await;
+    let read = server.call("read_file", json!({"path": "sur.ipynb"})).await.ok();
+    assert!(read.text().contains("1\tx = '\u{fffd}' + 1"), "{}", read.text());
+    let text = server
+        .call("edit_file", json!({"path": "sur.ipynb", "old_string": "+ 1", "new_string": "+ 2"}))
+        .await
+        .err();
+    assert!(text.contains("lone surrogate") && text.contains("edit_notebook"), "{text}");
+    assert_eq!(root.read("sur.ipynb"), nb.as_bytes());
+    let retyped = json!({"path": "sur.ipynb", "edits": [{"action": "replace", "cell_id": "c0", "cell_type": "markdown"}]});
+    server.call("edit_notebook", retyped).await.ok();
+    assert!(String::from_utf8(root.read("sur.ipynb")).unwrap().contains("\"source\":\"x = '\\ud800' + 1\""));
+    server.stop().await;
+}

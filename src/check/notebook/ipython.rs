@@ -44,6 +44,8 @@ pub(crate) fn mask(source: &str) -> Option<Masked> {
     {
         return None;
     }
+    let cleaned = cleaned_up(source);
+    let source = cleaned.as_str();
     let parsed = parse_unchecked_source(source, PySourceType::Ipynb);
     let mut escapes = Escapes { source, found: Vec::new(), magics: Vec::new() };
     escapes.visit_body(&parsed.syntax().body);
@@ -62,6 +64,27 @@ pub(crate) fn mask(source: &str) -> Option<Masked> {
     }
     text.push_str(&source[at..]);
     Some(Masked { text, magics: escapes.magics })
+}
+
+/// The cell as IPython's first transforms leave it before parsing (`leading_indent`,
+/// `classic_prompt`): a cell whose first line is indented has that indentation taken off every
+/// line that starts with it, and `>>> ` / `... ` prompts pasted from a console are taken off.
+/// Lines stay lines.
+fn cleaned_up(source: &str) -> String {
+    let Some(first) = source.lines().find(|l| !l.trim().is_empty()) else { return source.to_owned() };
+    let indent = &first[..first.len() - first.trim_start_matches([' ', '\t']).len()];
+    let prompts = first.trim_start().starts_with(">>>");
+    source
+        .split_inclusive('\n')
+        .map(|line| {
+            let line = line.strip_prefix(indent).unwrap_or(line);
+            if !prompts {
+                return line;
+            }
+            let bare = ["... ", ">>> ", "...", ">>>"].iter().find_map(|p| line.strip_prefix(p));
+            bare.unwrap_or(line)
+        })
+        .collect()
 }
 
 /// The IPython escapes of a cell, each with the Python it is replaced by.
@@ -167,6 +190,14 @@ mod tests {
             masked("def f():\n    files = !ls\n    return files\n"),
             "def f():\n    files = None\n    return files\n"
         );
+    }
+
+    #[test]
+    fn an_indented_cell_and_console_prompts_are_read_as_ipython_reads_them() {
+        assert_eq!(masked("  x = 1\n  y = 2\n"), "x = 1\ny = 2\n");
+        assert_eq!(masked("\n\tx = 1\n"), "\nx = 1\n");
+        assert_eq!(masked(">>> z = 1\n>>> if z:\n...     print(z)\n"), "z = 1\nif z:\n    print(z)\n");
+        assert_eq!(masked("x = 1\n  y = 2\n"), "x = 1\n  y = 2\n");
     }
 
     #[test]
