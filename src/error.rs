@@ -349,10 +349,8 @@ impl fmt::Display for Error {
                  symlink that leads out of it."
             ),
             Error::InvalidPath { path, reason } => {
-                write!(
-                    f,
-                    "invalid path {path:?}: {reason}. Use a path relative to the root, like \"src/app.js\"."
-                )
+                let example = "\"src/app.js\"";
+                write!(f, "invalid path {path:?}: {reason}. Use a path relative to the root, like {example}.")
             }
             Error::NotFound { path } => write!(
                 f,

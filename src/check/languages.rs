@@ -30,6 +30,9 @@ pub(crate) enum Validator {
     /// Only fenced code blocks in a checked language count, each judged by its own
     /// row; tree-sitter-md's block grammar finds them (see `markdown.rs`).
     Markdown,
+    /// A Jupyter notebook: JSON, the nbformat schema, and each code cell's source by its
+    /// language's row (see `notebook.rs`).
+    Notebook,
 }
 
 /// The stable name of a checked language, as reports give it (`"python"`, `"tsx"`).
@@ -60,6 +63,8 @@ pub enum LanguageName {
     Bash,
     /// `markdown`.
     Markdown,
+    /// `notebook`: a Jupyter notebook (`.ipynb`).
+    Notebook,
 }
 
 impl LanguageName {
@@ -78,6 +83,7 @@ impl LanguageName {
             LanguageName::Rust => "rust",
             LanguageName::Bash => "bash",
             LanguageName::Markdown => "markdown",
+            LanguageName::Notebook => "notebook",
         }
     }
 }
@@ -270,6 +276,18 @@ pub(crate) static TABLE: &[Spec] = &[
         fence_names: &[],
         grammar: || tree_sitter_md::LANGUAGE.into(),
         validator: Validator::Markdown,
+        probes: &[],
+        stubs: Rules::None,
+        ascii_input: false,
+        text_without_markup_is_content: false,
+    },
+    Spec {
+        name: LanguageName::Notebook,
+        extensions: &["ipynb"],
+        fence_names: &[],
+        // The JSON's tree; the stubs and names of a notebook are its cells' (see `notebook.rs`).
+        grammar: || tree_sitter_json::LANGUAGE.into(),
+        validator: Validator::Notebook,
         probes: &[],
         stubs: Rules::None,
         ascii_input: false,

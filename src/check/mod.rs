@@ -12,6 +12,8 @@
 //! - `syntax.rs`: tree-sitter parsing under a deadline, for the syntax tree and for
 //!   the languages without a parser of their own (HTML, CSS, Bash).
 //! - `markdown.rs`: the fenced code blocks of a Markdown text, each checked as its language.
+//! - `notebook/`: a Jupyter notebook: its JSON, the nbformat schema, each code cell's source
+//!   (IPython's syntax masked), and per cell the stubs and names `check_files` reads.
 //! - `report.rs`: [`Report`], [`Status`], [`Problem`] and the human summary.
 //! - `cache.rs`: what one check leaves for the next after an append.
 //! - `stubs/`: placeholders and files with no code, read off the syntax tree
@@ -49,6 +51,7 @@ mod languages;
 mod layout_tests;
 mod markdown;
 mod names;
+mod notebook;
 pub mod outline;
 mod parsers;
 pub mod refs;
@@ -65,7 +68,7 @@ pub use html::{Linked, linked_assets};
 pub use languages::{Language, LanguageName, language_for};
 pub use parsers::rust::RustEdition;
 pub use parsers::toml::{ManifestEdition, rust_edition_of_manifest};
-pub use report::{MAX_PROBLEMS, MAX_SOURCE_CHARS, NotChecked, Problem, Report, Status};
+pub use report::{CellAt, MAX_PROBLEMS, MAX_SOURCE_CHARS, NotChecked, Problem, Report, Status};
 pub use survey::{Survey, check_and_survey, survey};
 pub use syntax::parse_tree;
 
@@ -206,6 +209,7 @@ fn check_from(
     }
     match lang.spec().validator {
         Validator::Markdown => (markdown::check_markdown(text, deadline), None),
+        Validator::Notebook => (notebook::check_notebook(text, deadline), None),
         Validator::TreeSitter => {
             let old = match prior {
                 Some(Prior::Tree(tree)) => Some(tree),
@@ -333,7 +337,7 @@ fn reference_parse(
         Validator::Json => parsers::json::parse(part),
         Validator::Toml => parsers::toml::parse(part),
         Validator::Yaml => parsers::yaml::parse(part),
-        Validator::TreeSitter | Validator::Markdown => Parsed::default(),
+        Validator::TreeSitter | Validator::Markdown | Validator::Notebook => Parsed::default(),
     };
     let parsed = if depth <= SHALLOW_NESTING {
         judge()

@@ -40,6 +40,33 @@ pub struct Problem {
     pub message: String,
     /// The offending source line without its line ending, cut to about 200 characters.
     pub source: String,
+    /// In a notebook, the cell whose source holds the problem: `line` and `column` are then
+    /// within that cell's source (as `read_file` shows it), not the file's JSON. Absent
+    /// elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "CellAt")]
+    pub cell: Option<CellAt>,
+}
+
+/// A notebook cell, as a problem or stub names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct CellAt {
+    /// 0-based position in the notebook.
+    pub index: usize,
+    /// The cell's `id` (nbformat 4.5); absent in older notebooks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub id: Option<String>,
+}
+
+impl std::fmt::Display for CellAt {
+    /// `cell 3 (id ab12cd34)`, or `cell 3` without an id.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.id {
+            Some(id) => write!(f, "cell {} (id {id})", self.index),
+            None => write!(f, "cell {}", self.index),
+        }
+    }
 }
 
 /// The result of checking one text.
@@ -121,7 +148,7 @@ impl Report {
     /// Incomplete or Errors with the problems found, which must be in text order
     /// (sorted by line, then column); keeps the first per line and caps the list.
     pub(crate) fn found(language: LanguageName, status: Status, mut problems: Vec<Problem>) -> Self {
-        problems.dedup_by_key(|p| p.line);
+        problems.dedup_by_key(|p| (p.cell.as_ref().map(|c| c.index), p.line));
         Self::with(Some(language), status, None, problems)
     }
 
@@ -165,7 +192,11 @@ impl Report {
                 let noun = if total == 1 { "error" } else { "errors" };
                 let mut out = format!("syntax: {total} {noun} ({language})");
                 for p in &self.problems {
-                    out.push_str(&format!("\n  {}:{} {}", p.line, p.column, p.message));
+                    // A notebook cell's problem says its cell and line in its message.
+                    match p.cell {
+                        Some(_) => out.push_str(&format!("\n  {}", p.message)),
+                        None => out.push_str(&format!("\n  {}:{} {}", p.line, p.column, p.message)),
+                    }
                     if !p.source.trim().is_empty() {
                         out.push_str(&format!("\n      {}", p.source.trim_end()));
                     }
@@ -183,7 +214,7 @@ impl Problem {
     /// The problem `message` at byte `at` of the indexed text, located for a reader.
     pub(crate) fn at(index: &LineIndex, at: usize, message: String) -> Self {
         let (line, column) = index.locate(at);
-        Problem { line, column, message, source: source_text(index.line(line)) }
+        Problem { line, column, message, source: source_text(index.line(line)), cell: None }
     }
 }
 
@@ -201,7 +232,7 @@ mod tests {
     use super::*;
 
     fn problem(line: usize, column: usize, message: &str, source: &str) -> Problem {
-        Problem { line, column, message: message.to_owned(), source: source.to_owned() }
+        Problem { line, column, message: message.to_owned(), source: source.to_owned(), cell: None }
     }
 
     #[test]

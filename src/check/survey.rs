@@ -36,6 +36,9 @@ pub struct Survey {
 /// a script, tree-sitter's for any other language (see [`check_and_survey`] for a file whose
 /// verdict is parsed too).
 pub fn survey(path: &str, text: &str) -> Survey {
+    if language_for(path).is_some_and(|l| l.name() == LanguageName::Notebook) {
+        return super::notebook::survey(text);
+    }
     let mut refs = refs::Refs::default();
     let stubs = stubs::find_all_stubs_and(path, text, |syntax| refs = refs::of_syntax(path, text, syntax));
     Survey { stubs, refs }

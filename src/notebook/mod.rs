@@ -19,12 +19,14 @@ mod edit;
 mod in_cells;
 mod layout;
 mod parse;
+mod schema;
 mod view;
 
 pub use edit::{Applied, CellEdit, EditAction, Kernel, Refused, apply, blank_notebook, edit_source};
 pub use in_cells::edit_in_cells;
 pub use layout::split_lines;
 pub use parse::{Cell, CellKind, Notebook, Output, parse};
+pub use schema::{Violation, validate};
 pub use view::{CellWindow, PartialCell, View, view};
 
 /// Whether `path` names a notebook: its extension is `.ipynb` (any case).

@@ -163,8 +163,14 @@ impl CheckOutcome {
                 .filter(|f| s.contains(&f.status))
                 .take(3)
                 .map(|f| match &f.note {
-                    // A stub or reference note starts with its line: `web/app.js:12 ...`.
-                    Some(note) if matches!(f.status, Stubs | Unresolved) => format!("{}:{note}", f.path),
+                    // A stub or reference note starts with its line: `web/app.js:12 ...`; a
+                    // notebook's names its cell.
+                    Some(note)
+                        if matches!(f.status, Stubs | Unresolved)
+                            && note.starts_with(|c: char| c.is_ascii_digit()) =>
+                    {
+                        format!("{}:{note}", f.path)
+                    }
                     Some(note) => format!("{}: {note}", f.path),
                     None => f.path.clone(),
                 })
@@ -388,7 +394,11 @@ impl Session {
             _ => Vec::new(),
         };
         let first_problem = |report: &Report| {
-            report.problems.first().map(|p| format!("{}:{} {}", p.line, p.column, p.message))
+            report.problems.first().map(|p| match p.cell {
+                // A notebook cell's problem names its cell and line in its message.
+                Some(_) => p.message.clone(),
+                None => format!("{}:{} {}", p.line, p.column, p.message),
+            })
         };
         // An empty file in a language with stub rules is a stub ("no code"), or
         // complete where empty is idiomatic (`__init__.py`); elsewhere it is unfinished.
@@ -398,9 +408,13 @@ impl Session {
             match syntax.status {
                 Status::Errors => (FileStatus::Errors, first_problem(&syntax)),
                 Status::Incomplete => (FileStatus::Incomplete, first_problem(&syntax)),
-                _ if !found.is_empty() => {
-                    (FileStatus::Stubs, found.first().map(|s| format!("{} {}", s.line, s.message)))
-                }
+                _ if !found.is_empty() => (
+                    FileStatus::Stubs,
+                    found.first().map(|s| match s.cell {
+                        Some(_) => s.message.clone(),
+                        None => format!("{} {}", s.line, s.message),
+                    }),
+                ),
                 Status::Ok if !unresolved.is_empty() => {
                     (FileStatus::Unresolved, unresolved.first().map(Unresolved::summary))
                 }
@@ -499,6 +513,7 @@ impl Session {
                     message: problem,
                     source: source.clone(),
                     overridable: None,
+                    cell: None,
                 })
             })
             .collect()

@@ -42,13 +42,27 @@ pub struct WriteOutcome {
     pub after: AfterWrite,
 }
 
-/// Why `write_file` refuses content for a `.ipynb` that is not a notebook, and what to do.
-fn not_a_notebook(not: &crate::notebook::NotNotebook) -> String {
-    format!(
-        "the content is not a valid notebook ({not}). write_file takes a notebook only whole; to build one \
-         in pieces use edit_notebook: it creates the notebook and inserts cells a few at a time (at most \
-         ~8,000 characters per call), the file valid after every call"
-    )
+/// Why `write_file` refuses `text` for a `.ipynb`: it is not a notebook that nbformat
+/// validates (what is wrong, and what to do). None for a valid notebook.
+fn not_a_notebook(text: &str) -> Option<String> {
+    let why = match crate::notebook::parse(text) {
+        Err(not) => not.to_string(),
+        Ok(_) => {
+            let value: serde_json::Value = serde_json::from_str(text).ok()?;
+            let violations = crate::notebook::validate(&value);
+            let shown: Vec<String> = violations.iter().take(3).map(ToString::to_string).collect();
+            match violations.len() {
+                0 => return None,
+                n if n > 3 => format!("{}; and {} more", shown.join("; "), n - 3),
+                _ => shown.join("; "),
+            }
+        }
+    };
+    Some(format!(
+        "the content is not a valid notebook ({why}). write_file takes a notebook only whole and valid; to \
+         build one in pieces use edit_notebook: it creates the notebook and inserts cells a few at a time \
+         (at most ~8,000 characters per call), the file valid after every call"
+    ))
 }
 
 impl Session {
@@ -85,9 +99,9 @@ impl Session {
         let seen = self.lock_seen();
         let (text, unescaped) = choose_form(&path, "", content);
         if crate::notebook::is_notebook(&path.display())
-            && let Err(not) = crate::notebook::parse(&text)
+            && let Some(why) = not_a_notebook(&text)
         {
-            return Err(Error::Notebook { path: path.display(), reason: not_a_notebook(&not) });
+            return Err(Error::Notebook { path: path.display(), reason: why });
         }
         let encoding = match named {
             Some(named) => named,

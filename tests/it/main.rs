@@ -34,6 +34,7 @@ mod media;
 mod moves;
 mod names_python;
 mod names_script;
+mod notebook_check;
 mod notebook_edit;
 mod notebook_read;
 mod outline;

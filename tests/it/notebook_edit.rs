@@ -233,9 +233,39 @@ async fn append_file_and_a_write_file_that_is_no_notebook_are_refused_with_what_
         .err();
     assert!(text.contains("not a valid notebook") && text.contains("edit_notebook"), "{text}");
     assert_eq!(root.read("sales.ipynb"), JUPYTER.as_bytes());
+    // JSON with a cells list, but no nbformat version: nbformat refuses it, and so does write_file.
+    let text = server
+        .call("write_file", json!({"path": "bare.ipynb", "content": "{\"cells\": [], \"metadata\": {}}"}))
+        .await
+        .err();
+    assert!(text.contains("not a valid notebook") && text.contains("nbformat"), "{text}");
+    assert!(!root.exists("bare.ipynb"));
     // A whole valid notebook is a write like any other.
     let reply = server.call("write_file", json!({"path": "copy.ipynb", "content": JUPYTER})).await.ok();
     assert_eq!(reply.json()["created"], true);
     assert_eq!(root.read("copy.ipynb"), JUPYTER.as_bytes());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn every_edit_notebook_result_carries_the_verdict_naming_the_broken_cell() {
+    let root = Root::new().file("sales.ipynb", JUPYTER);
+    let server = Server::spawn(&root).await;
+    let magics = json!({"path": "sales.ipynb", "edits": [
+        {"action": "insert", "index": 1, "source": "%matplotlib inline\n!pip install pandas\nfiles = !ls\n"},
+        {"action": "insert", "index": 2, "source": "%%time\nsum(range(10))\n"}
+    ]});
+    let reply = server.call("edit_notebook", magics).await.ok();
+    assert_eq!(reply.json()["syntax"]["status"], "ok", "{}", reply.text());
+    let broken = json!({"path": "sales.ipynb", "edits": [
+        {"action": "replace", "cell_id": "c0de0001", "source": "def total(xs):\n    return sum(xs\nprint(total([1]))\n"}
+    ]});
+    let reply = server.call("edit_notebook", broken).await.ok();
+    let syntax = &reply.json()["syntax"];
+    assert_eq!(syntax["status"], "errors", "{}", reply.text());
+    assert_eq!(syntax["problems"][0]["cell"]["index"], 3, "{}", reply.text());
+    assert_eq!(syntax["problems"][0]["cell"]["id"], "c0de0001", "{}", reply.text());
+    assert!(reply.text().contains("cell 3 (id c0de0001)"), "{}", reply.text());
+    assert_eq!(reply.json()["new_problems"], 1, "{}", reply.text());
     server.stop().await;
 }

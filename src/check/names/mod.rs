@@ -39,4 +39,6 @@ pub(crate) enum Names {
     Script(script::ScriptNames),
     /// An HTML page: its inline scripts and event handlers.
     Page(page::PageNames),
+    /// A Jupyter notebook: its Python code cells in order.
+    Notebook(python::NotebookNames),
 }

@@ -20,7 +20,10 @@ use super::FreeName;
 use crate::lines::LineIndex;
 
 mod builtins;
+mod notebook;
 mod walk;
+
+pub(crate) use notebook::{NotebookNames, read_notebook};
 
 /// What a Python module says about names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -69,13 +69,20 @@ pub struct Unresolved {
     /// Why it does not resolve, naming what was looked for: "does not exist (web/js/app.js)",
     /// "is not defined in app/timer.py; did you mean `PomodoroTimer`?", "is on no page".
     pub reason: String,
+    /// In a notebook, the cell of the reference: `line` is then within the cell's source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "super::CellAt")]
+    pub cell: Option<super::CellAt>,
 }
 
 impl Unresolved {
     /// `12 \`#start-btn\` is on no page`: the reference after its line, as the verdict shows
     /// it.
     pub fn summary(&self) -> String {
-        format!("{} `{}` {}", self.line, self.reference, self.reason)
+        match &self.cell {
+            Some(cell) => format!("{cell}, line {}: `{}` {}", self.line, self.reference, self.reason),
+            None => format!("{} `{}` {}", self.line, self.reference, self.reason),
+        }
     }
 }
 

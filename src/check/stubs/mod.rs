@@ -78,6 +78,10 @@ pub struct Stub {
     #[serde(skip)]
     #[schemars(skip)]
     pub overridable: Option<Overridable>,
+    /// In a notebook, the cell of the stub: `line` is then within the cell's source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "super::CellAt")]
+    pub cell: Option<super::CellAt>,
 }
 
 /// The kinds of sign looked for.
@@ -204,6 +208,7 @@ fn located(text: &str, mut found: Vec<Found>) -> Vec<Stub> {
                 message: f.message,
                 source: source_text(index.line(line)).trim().to_owned(),
                 overridable: f.overridable,
+                cell: None,
             }
         })
         .collect();

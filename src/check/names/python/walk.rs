@@ -89,6 +89,33 @@ impl<'a> Scan<'a> {
         self.scopes[0].bound.contains(name)
     }
 
+    /// Every name the module's own scope binds.
+    pub(super) fn module_bound(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.scopes[0].bound.iter().copied()
+    }
+
+    /// [`Scan::free`] of the loads that run when the module runs: not in a function or lambda
+    /// body, which may run later, when more names are bound (a notebook's cells).
+    pub(super) fn free_now(&self) -> impl Iterator<Item = (&'a str, usize)> + '_ {
+        self.uses
+            .iter()
+            .filter(move |u| !u.guarded && self.runs_now(u.scope) && !self.resolves(u, false))
+            .map(|u| (u.name, u.at))
+    }
+
+    fn runs_now(&self, mut scope: usize) -> bool {
+        loop {
+            let s = &self.scopes[scope];
+            if s.kind == Kind::Function {
+                return false;
+            }
+            match s.parent {
+                Some(parent) => scope = parent,
+                None => return true,
+            }
+        }
+    }
+
     /// The loads no scope that sees them binds and no builtin provides, with their offsets,
     /// in the order of the walk. `package`: the module is a package's `__init__.py`.
     pub(super) fn free(&self, package: bool) -> impl Iterator<Item = (&'a str, usize)> + '_ {

@@ -231,7 +231,7 @@ impl<'f> Project<'f> {
         }
         self.ids(path, refs, &mut out);
         self.names(path, refs, &mut out);
-        out.sort_by_key(|u| u.line);
+        out.sort_by_key(|u| (u.cell.as_ref().map(|c| c.index), u.line));
         out.dedup();
         out
     }

@@ -15,6 +15,7 @@ impl Project<'_> {
             Some(Names::Python(names)) => self.python_free_names(path, names, out),
             Some(Names::Script(names)) => self.script_free_names(path, names, out),
             Some(Names::Page(names)) => self.page_free_names(path, names, out),
+            Some(Names::Notebook(names)) => self.notebook_free_names(path, names, out),
             None => {}
         }
     }
@@ -22,5 +23,5 @@ impl Project<'_> {
 
 /// The report of `name`, used at `line` and defined nowhere.
 pub(super) fn undefined(name: &str, line: usize, reason: impl Into<String>) -> Unresolved {
-    Unresolved { line, kind: RefKind::Name, reference: name.to_owned(), reason: reason.into() }
+    Unresolved { line, kind: RefKind::Name, reference: name.to_owned(), reason: reason.into(), cell: None }
 }

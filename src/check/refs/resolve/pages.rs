@@ -63,6 +63,7 @@ impl Project<'_> {
             .map(|n| format!("; did you mean `{}`?", respell(&import.written, name, &n)))
             .unwrap_or_default();
         out.push(Unresolved {
+            cell: None,
             line: import.line,
             kind: RefKind::File,
             reference: import.written.clone(),
@@ -141,6 +142,7 @@ impl Project<'_> {
                 .map(|n| format!("; did you mean `#{n}`?"))
                 .unwrap_or_default();
             out.push(Unresolved {
+                cell: None,
                 line: lookup.line,
                 kind: RefKind::Id,
                 reference: format!("#{}", lookup.id),

@@ -311,6 +311,7 @@ impl Project<'_> {
                         format!("`{module}`: ")
                     };
                     found.push(Unresolved {
+                        cell: None,
                         line: import.line,
                         kind: RefKind::Module,
                         reference: shown.clone(),
@@ -384,6 +385,7 @@ impl Project<'_> {
                         format!("{dots}{}.{name}", import.written)
                     };
                     out.push(Unresolved {
+                        cell: None,
                         line: *line,
                         kind: RefKind::Module,
                         reference: module,
@@ -400,7 +402,13 @@ impl Project<'_> {
                 Some(dir) => format!("is not defined in {shown_file} and is no submodule of {dir}/{hint}"),
                 None => format!("is not defined in {shown_file}{hint}"),
             };
-            out.push(Unresolved { line: *line, kind: RefKind::Name, reference: name.clone(), reason });
+            out.push(Unresolved {
+                line: *line,
+                kind: RefKind::Name,
+                reference: name.clone(),
+                reason,
+                cell: None,
+            });
         }
     }
 

@@ -51,6 +51,7 @@ impl Project<'_> {
             .map(|n| format!("; did you mean `mod {};`?", n.trim_end_matches(".rs")))
             .unwrap_or_default();
         out.push(Unresolved {
+            cell: None,
             line: import.line,
             kind: RefKind::Module,
             reference: format!("mod {name};"),

@@ -107,6 +107,7 @@ impl Project<'_> {
                     )
                 };
                 out.push(Unresolved {
+                    cell: None,
                     line: import.line,
                     kind: RefKind::Module,
                     reference: import.written.clone(),
@@ -158,7 +159,7 @@ impl Project<'_> {
             } else {
                 name.clone()
             };
-            out.push(Unresolved { line: *line, kind: RefKind::Name, reference, reason });
+            out.push(Unresolved { line: *line, kind: RefKind::Name, reference, reason, cell: None });
         }
     }
 

@@ -9,8 +9,8 @@ use super::super::python::{PYTHON_STDLIB, PyTarget};
 use super::super::{Project, distance, split};
 use super::undefined;
 use crate::check::names::Names;
-use crate::check::names::python::{PyNames, StarImport};
-use crate::check::refs::Unresolved;
+use crate::check::names::python::{NotebookNames, PyNames, StarImport};
+use crate::check::refs::{RefKind, Unresolved};
 
 /// How deep star imports of star imports are followed before the names are taken as
 /// unknowable.
@@ -58,6 +58,41 @@ impl Project<'_> {
         for entry in names.exports.iter().filter(|n| !defined(&n.name)) {
             let reason = format!("is in `__all__` and not defined{}", hint(&entry.name));
             out.push(undefined(&entry.name, entry.line, reason));
+        }
+    }
+
+    /// A notebook's names: those no cell defines (as for a module of its cells in order), at
+    /// their cell, and those a cell uses before a later cell defines them (unless a star
+    /// import may define them first).
+    pub(in crate::check::refs::resolve) fn notebook_free_names(
+        &self,
+        path: &str,
+        names: &NotebookNames,
+        out: &mut Vec<Unresolved>,
+    ) {
+        let mut found = Vec::new();
+        self.python_free_names(path, &names.whole, &mut found);
+        for mut u in found {
+            if let Some((cell, line)) = names.locate(u.line) {
+                u.line = line;
+                u.cell = Some(cell);
+            }
+            out.push(u);
+        }
+        if !names.whole.stars.is_empty() {
+            return;
+        }
+        for early in &names.early {
+            out.push(Unresolved {
+                line: early.line,
+                kind: RefKind::Name,
+                reference: early.name.clone(),
+                reason: format!(
+                    "is used before any cell defines it: {} defines it later (cells run in order)",
+                    early.bound_in
+                ),
+                cell: Some(early.cell.clone()),
+            });
         }
     }
 
