@@ -80,7 +80,12 @@ fn main() {
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_filewright"));
-    command.arg("--root").arg(root.path()).arg("--state-dir").arg(state.path()).env("FILEWRIGHT_LOG", "error");
+    command
+        .arg("--root")
+        .arg(root.path())
+        .arg("--state-dir")
+        .arg(state.path())
+        .env("FILEWRIGHT_LOG", "error");
     let (mut server, _) = Server::spawn(command, Vec::new());
 
     // 1. The build.
@@ -93,11 +98,19 @@ fn main() {
     let scratch = tempfile::tempdir().unwrap();
     let copy = scratch.path().join("large.ipynb");
     std::fs::write(&copy, &large).unwrap();
-    let ours = edit_large(&mut server, repeats);
+    let (ours, page_chars) = edit_large(&mut server, repeats);
     drop(server);
 
     // 3. nbformat on the same bytes.
     let python = nbformat_python();
+    if let Ok(python) = &python {
+        let out = Command::new(python)
+            .args(["-c", "import nbformat, sys; sys.stdout.write(nbformat.writes(nbformat.read(sys.argv[1], 4)) + '\\n')"])
+            .arg(&copy)
+            .output()
+            .unwrap();
+        assert!(out.stdout == large, "nbformat does not write the large notebook back byte for byte");
+    }
     let theirs = python.as_ref().ok().map(|python| {
         ["insert", "replace", "delete", "edit", "read"]
             .map(|op| (op, time_nbformat(python, op, &copy, &large, repeats)))
@@ -115,11 +128,15 @@ fn main() {
         ms(*build.calls.last().unwrap()),
         ms(build.total),
     );
-    println!("\n### A {large_mb:.1} MB notebook: {LARGE_CELLS} code cells, each with a ~50 KB PNG; {repeats} calls each\n");
+    println!(
+        "\n### A {large_mb:.1} MB notebook: {LARGE_CELLS} code cells, each with a ~50 KB PNG; {repeats} calls each\n"
+    );
     if let Err(why) = &python {
         println!("(the nbformat comparison was skipped: {why})\n");
     }
-    println!("| operation | filewright p50 / p95 | nbformat read+change+write p50 / p95 | nbformat, one process each (start-up included) p50 |");
+    println!(
+        "| operation | filewright p50 / p95 | nbformat read+change+write p50 / p95 | nbformat, one process each (start-up included) p50 |"
+    );
     println!("|---|---|---|---|");
     for (name, op, times) in &ours {
         let (inproc, process) = match (&theirs, op) {
@@ -132,6 +149,7 @@ fn main() {
         };
         println!("| {name} | {} | {inproc} | {process} |", p50_p95(times));
     }
+    println!("\n`read_file`'s first page: {page_chars} characters of text.");
 }
 
 /// The calls of the build, and its wall time.
@@ -172,11 +190,12 @@ fn build_notebook(server: &mut Server, root: &Path, cells: usize) -> Build {
     Build { calls, total }
 }
 
-/// The operations timed on `large.ipynb`: their row name, the nbformat operation that does the
-/// same (None: no counterpart), and each call's time.
-fn edit_large(server: &mut Server, repeats: usize) -> Vec<(&'static str, Option<&'static str>, Vec<Duration>)> {
+/// The operations timed on `large.ipynb`, each `repeats` times.
+/// Also the length of `read_file`'s reply.
+fn edit_large(server: &mut Server, repeats: usize) -> (Vec<Row>, usize) {
     let path = "large.ipynb";
     let mut rows = Vec::new();
+    let mut page_chars = 0;
     let mut time = |name, op, call: &mut dyn FnMut(&mut Server, usize)| {
         let times = (0..repeats)
             .map(|i| {
@@ -206,13 +225,21 @@ fn edit_large(server: &mut Server, repeats: usize) -> Vec<(&'static str, Option<
     });
     time("`read_file`: first page of cells", Some("read"), &mut |s, _| {
         let reply = s.call_ok("read_file", json!({"path": path}));
-        assert!(!reply.contains("iVBORw0KGgo"), "the cells view showed an image's base64");
+        let reply: Value = serde_json::from_str(&reply).unwrap();
+        let text = reply["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        page_chars = text.chars().count();
+        assert!(text.contains("threshold_0 = 0"), "the first page does not show the first cell");
+        assert!(!text.contains("iVBORw0KGgo"), "the cells view showed an image's base64");
     });
     time("`get_file_info`", None, &mut |s, _| {
         s.call_ok("get_file_info", json!({"path": path}));
     });
-    rows
+    (rows, page_chars)
 }
+
+/// A row of the large notebook's table: its name, the nbformat operation that does the same
+/// (None: no counterpart), and each call's time.
+type Row = (&'static str, Option<&'static str>, Vec<Duration>);
 
 /// The interpreter `FILEWRIGHT_BENCH_PYTHON` names, when it has nbformat; otherwise why not.
 fn nbformat_python() -> Result<PathBuf, String> {
@@ -319,7 +346,9 @@ fn lines(source: &str) -> Vec<&str> {
 
 /// The lines that draw a cell's figure.
 fn plot_lines(k: usize) -> String {
-    format!("fig, ax = plt.subplots()\nax.plot(series_{k}.index, series_{k}.values)\nax.set_title(\"step {k}\")")
+    format!(
+        "fig, ax = plt.subplots()\nax.plot(series_{k}.index, series_{k}.values)\nax.set_title(\"step {k}\")"
+    )
 }
 
 /// Markdown between code cells: a heading and a few sentences.
