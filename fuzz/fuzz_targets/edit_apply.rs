@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     if n >= 1 {
         edits.push(Edit::Lines { from: valid(n), to: valid(n.max(1)), new: new.to_string() });
     }
-    edits.push(Edit::Insert { after: Anchor { line: 0, hash: None }, new: old.to_string() });
+    edits.push(Edit::Insert { after: Anchor { line: 0, hash: None, cell: None }, new: old.to_string() });
     if let Some(anchor) = Anchor::parse(selector) {
         assert_eq!(Anchor::parse(&anchor.to_string()), Some(anchor.clone()), "an anchor round-trips");
         edits.push(Edit::Insert { after: anchor.clone(), new: new.to_string() });

@@ -50,8 +50,8 @@ pub enum EditFailure {
         /// 0-based indexes of the cells.
         cells: Vec<usize>,
     },
-    /// A line edit, a line insertion or an empty `old_string` on a notebook, whose lines are
-    /// numbered per cell.
+    /// An empty `old_string`, or a line edit whose anchors name no cell, on a notebook (whose
+    /// lines are numbered per cell).
     NotInCells,
     /// A line range whose `to` comes before its `from`.
     BackwardRange {
@@ -141,10 +141,10 @@ impl fmt::Display for EditFailure {
             ),
             EditFailure::NotInCells => write!(
                 f,
-                "in a notebook, edit_file only replaces an old_string within one cell's source (read_file \
-                 numbers lines per cell, so line anchors cannot name one). Give old_string and \
-                 new_string, or use edit_notebook to insert, replace or delete whole cells (it also \
-                 creates a notebook)."
+                "in a notebook, edit_file changes one cell's source: an old_string found within one \
+                 cell, or lines named by anchors that carry their cell, `<cell>:<line>#<hash>` (`3:12#kq7`, \
+                 as read_file with anchors: true shows a notebook's lines; `3:0` is the top of cell 3). \
+                 To insert, replace or delete whole cells, or to create a notebook, use edit_notebook."
             ),
             EditFailure::EmptyOldOnNonEmptyFile => write!(
                 f,

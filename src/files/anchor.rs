@@ -40,6 +40,9 @@ pub struct Anchor {
     pub line: usize,
     /// The hash the caller saw; None for `0`.
     pub hash: Option<String>,
+    /// In a notebook, the cell (0-based index) whose source the line is in: `3:12#kq7`, as
+    /// read_file shows a notebook's lines with anchors. None in any other file.
+    pub cell: Option<usize>,
 }
 
 impl Anchor {
@@ -48,15 +51,19 @@ impl Anchor {
     pub fn parse(raw: &str) -> Option<Anchor> {
         let raw = raw.trim();
         let raw = raw.split('\t').next().unwrap_or(raw).trim();
+        let (cell, raw) = match raw.split_once(':') {
+            Some((cell, rest)) => (Some(cell.trim().parse::<usize>().ok()?), rest.trim()),
+            None => (None, raw),
+        };
         match raw.split_once('#') {
             Some((line, hash)) => {
                 let line: usize = line.trim().parse().ok()?;
                 let hash = hash.trim();
                 let valid =
                     line > 0 && hash.len() == HASH_CHARS && hash.bytes().all(|b| ALPHABET.contains(&b));
-                valid.then(|| Anchor { line, hash: Some(hash.to_owned()) })
+                valid.then(|| Anchor { line, hash: Some(hash.to_owned()), cell })
             }
-            None if raw == "0" => Some(Anchor { line: 0, hash: None }),
+            None if raw == "0" => Some(Anchor { line: 0, hash: None, cell }),
             None => None,
         }
     }
@@ -64,6 +71,9 @@ impl Anchor {
 
 impl fmt::Display for Anchor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(cell) = self.cell {
+            write!(f, "{cell}:")?;
+        }
         match &self.hash {
             Some(hash) => write!(f, "{}#{hash}", self.line),
             None => write!(f, "{}", self.line),
@@ -97,9 +107,21 @@ mod tests {
     #[test]
     fn anchors_parse_as_copied_from_a_read_result() {
         let h = line_hash("x");
-        assert_eq!(Anchor::parse(&format!("12#{h}")), Some(Anchor { line: 12, hash: Some(h.clone()) }));
-        assert_eq!(Anchor::parse(&format!(" 12#{h}\tlet x = 1;")), Some(Anchor { line: 12, hash: Some(h) }));
-        assert_eq!(Anchor::parse("0"), Some(Anchor { line: 0, hash: None }));
+        assert_eq!(
+            Anchor::parse(&format!("12#{h}")),
+            Some(Anchor { line: 12, hash: Some(h.clone()), cell: None })
+        );
+        assert_eq!(
+            Anchor::parse(&format!(" 12#{h}\tlet x = 1;")),
+            Some(Anchor { line: 12, hash: Some(h.clone()), cell: None })
+        );
+        assert_eq!(Anchor::parse("0"), Some(Anchor { line: 0, hash: None, cell: None }));
+        // A notebook's lines: the cell, then the line in its source.
+        let in_cell = Anchor::parse(&format!("3:12#{h}\tx = 1"));
+        assert_eq!(in_cell, Some(Anchor { line: 12, hash: Some(h.clone()), cell: Some(3) }));
+        assert_eq!(in_cell.map(|a| a.to_string()), Some(format!("3:12#{h}")));
+        assert_eq!(Anchor::parse("2:0").map(|a| a.cell), Some(Some(2)));
+        assert_eq!(Anchor::parse(&format!("x:12#{h}")), None);
         assert_eq!(Anchor::parse("12"), None);
         assert_eq!(Anchor::parse("0#abc"), None);
         assert_eq!(Anchor::parse("12#ABCD"), None);

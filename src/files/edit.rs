@@ -273,6 +273,14 @@ fn stale(index: &LineIndex, anchor: &Anchor, allow_top: bool) -> Option<EditFail
             .map(|k| (anchor_of(k, index.line(k)), index.line(k).chars().take(200).collect()))
             .collect()
     };
+    if anchor.cell.is_some() {
+        return Some(EditFailure::StaleAnchor {
+            anchor: anchor.to_string(),
+            problem: "it names a notebook cell (`<cell>:`), and this file is not a notebook".into(),
+            moved_to: None,
+            around: around(anchor.line.clamp(1, count.max(1))),
+        });
+    }
     let Some(hash) = &anchor.hash else {
         return (!allow_top).then(|| EditFailure::StaleAnchor {
             anchor: anchor.to_string(),
@@ -704,7 +712,7 @@ mod tests {
 
     fn at(text: &str, n: usize) -> Anchor {
         let line = LineIndex::new(text).line(n).to_string();
-        Anchor { line: n, hash: Some(line_hash(&line)) }
+        Anchor { line: n, hash: Some(line_hash(&line)), cell: None }
     }
 
     fn lines(text: &str, from: usize, to: usize, new: &str) -> Edit {
@@ -724,7 +732,7 @@ mod tests {
         let body = "a\nb\n";
         let after = Edit::Insert { after: at(body, 1), new: "x".into() };
         assert_eq!(apply("f", text, &[after], true).unwrap().text, "\u{feff}a\nx\nb\n");
-        let top = Edit::Insert { after: Anchor { line: 0, hash: None }, new: "# head\n".into() };
+        let top = Edit::Insert { after: Anchor { line: 0, hash: None, cell: None }, new: "# head\n".into() };
         assert_eq!(apply("f", text, &[top], true).unwrap().text, "\u{feff}# head\na\nb\n");
     }
 
@@ -753,7 +761,7 @@ mod tests {
         let text = "a\nb\nc";
         let out = apply("f", text, &[lines(text, 2, 2, "B"), lines(text, 3, 3, "")], true).unwrap();
         assert_eq!(out.text, "a\nB");
-        let top = Edit::Insert { after: Anchor { line: 0, hash: None }, new: "x".into() };
+        let top = Edit::Insert { after: Anchor { line: 0, hash: None, cell: None }, new: "x".into() };
         assert_eq!(apply("f", "a", &[top, lines("a", 1, 1, "")], true).unwrap().text, "x");
         assert_eq!(apply("f", text, &[lines(text, 3, 3, "C\r\n")], true).unwrap().text, "a\nb\nC");
     }
@@ -799,7 +807,7 @@ mod tests {
         let err = apply("f.rs", now, &[lines(old, 2, 2, "fn b2() {}")], true).unwrap_err().to_string();
         assert!(err.contains("anchor 2#") && err.contains("is now on line 3"), "{err}");
         assert!(err.contains(&format!("3#{}\tfn b() {{}}", line_hash("fn b() {}"))), "{err}");
-        let past = Anchor { line: 9, hash: Some(line_hash("x")) };
+        let past = Anchor { line: 9, hash: Some(line_hash("x")), cell: None };
         let err = apply("f", now, &[Edit::Lines { from: past.clone(), to: past, new: String::new() }], true)
             .unwrap_err();
         assert!(err.to_string().contains("only 4 lines"), "{err}");

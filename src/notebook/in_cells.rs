@@ -5,6 +5,7 @@
 use super::edit::{Refused, edit_source};
 use super::parse::parse;
 use crate::error::{EditFailure, Error, Result};
+use crate::files::anchor::Anchor;
 use crate::files::{self, Edit, Edited};
 
 /// Apply `edits` (replacements only) to the cells of the notebook `text` at `path`, in order.
@@ -21,11 +22,24 @@ pub fn edit_in_cells(path: &str, text: &str, edits: &[Edit], tolerant: bool) -> 
             total: edits.len(),
             failure: Box::new(failure),
         };
+        let nb = parse(&text).map_err(|not| refused(path, not.into()))?;
         let replace_all = match edit {
             Edit::Replace { old, replace_all, .. } if !old.is_empty() => *replace_all,
-            _ => return Err(fail(EditFailure::NotInCells)),
+            Edit::Replace { .. } => return Err(fail(EditFailure::NotInCells)),
+            Edit::Lines { .. } | Edit::Insert { .. } => {
+                let (cell, in_cell) = in_one_cell(edit).ok_or_else(|| fail(EditFailure::NotInCells))?;
+                let source = nb.cells.get(cell).map(|c| c.source.as_str()).ok_or_else(|| {
+                    refused(path, Refused { edit: Some(index), reason: no_cell(cell, nb.cells.len()) })
+                })?;
+                let edited = files::apply_edits(path, source, &[in_cell], tolerant).map_err(|e| match e {
+                    Error::Edit { failure, .. } => fail(anchored_in(*failure, cell)),
+                    other => other,
+                })?;
+                replacements[index] += 1;
+                text = edit_source(&text, cell, &edited.text).map_err(|r| refused(path, r))?;
+                continue;
+            }
         };
-        let nb = parse(&text).map_err(|not| refused(path, not.into()))?;
         let mut hits = Vec::new();
         let mut closest = Vec::new();
         for cell in &nb.cells {
@@ -64,6 +78,40 @@ pub fn edit_in_cells(path: &str, text: &str, edits: &[Edit], tolerant: bool) -> 
         }
     }
     Ok(Edited { text, replacements, converted_to_crlf: false, tolerated })
+}
+
+/// A line edit's cell and the edit with its anchors freed of it; None when its anchors
+/// name no cell, or two.
+fn in_one_cell(edit: &Edit) -> Option<(usize, Edit)> {
+    let free = |anchor: &Anchor| Anchor { cell: None, ..anchor.clone() };
+    match edit {
+        Edit::Lines { from, to, new } if to.cell.is_none() || to.cell == from.cell => {
+            Some((from.cell?, Edit::Lines { from: free(from), to: free(to), new: new.clone() }))
+        }
+        Edit::Insert { after, new } => {
+            Some((after.cell?, Edit::Insert { after: free(after), new: new.clone() }))
+        }
+        _ => None,
+    }
+}
+
+fn no_cell(cell: usize, cells: usize) -> String {
+    format!(
+        "there is no cell {cell}: the notebook has {cells} cells; read_file with anchors: true shows each line's anchor"
+    )
+}
+
+/// A stale anchor found in cell `cell`, its anchors named as that cell's.
+fn anchored_in(failure: EditFailure, cell: usize) -> EditFailure {
+    match failure {
+        EditFailure::StaleAnchor { anchor, problem, moved_to, around } => EditFailure::StaleAnchor {
+            anchor: format!("{cell}:{anchor}"),
+            problem: format!("in cell {cell}, {problem}"),
+            moved_to,
+            around: around.into_iter().map(|(a, text)| (format!("{cell}:{a}"), text)).collect(),
+        },
+        other => other,
+    }
 }
 
 /// A failure found inside one cell, its lines named as that cell's.
@@ -139,7 +187,7 @@ mod tests {
     }
 
     #[test]
-    fn tolerance_works_inside_a_cell_and_line_edits_are_refused() {
+    fn tolerance_works_inside_a_cell_and_edits_without_a_cell_are_refused() {
         let text = notebook(&[("code", "if x:\n\tprint('a')\n")]);
         let edited = edit_in_cells(
             "a.ipynb",
@@ -152,5 +200,30 @@ mod tests {
         assert!(edited.tolerated[0].starts_with("cell 0: "), "{:?}", edited.tolerated);
         let empty = edit_in_cells("a.ipynb", &text, &[replace("", "x", false)], false).unwrap_err();
         assert!(empty.to_string().contains("edit_notebook"), "{empty}");
+        let top = Edit::Insert { after: Anchor::parse("0").unwrap(), new: "x\n".into() };
+        let no_cell = edit_in_cells("a.ipynb", &text, &[top], false).unwrap_err();
+        assert!(no_cell.to_string().contains("`<cell>:<line>#<hash>`"), "{no_cell}");
+    }
+
+    #[test]
+    fn a_line_edit_names_its_cell_and_a_stale_one_shows_fresh_anchors_of_that_cell() {
+        use crate::files::anchor::anchor_of;
+        let text = notebook(&[("code", "a = 1\n"), ("code", "b = 2\nc = 3\n")]);
+        let line = Anchor::parse(&format!("1:2#{}", &anchor_of(2, "c = 3")[2..])).unwrap();
+        let lines = Edit::Lines { from: line.clone(), to: line, new: "c = 4\n".into() };
+        let top = Edit::Insert { after: Anchor::parse("0:0").unwrap(), new: "import os\n".into() };
+        let edited = edit_in_cells("a.ipynb", &text, &[lines, top], false).unwrap();
+        let nb = parse(&edited.text).unwrap();
+        assert_eq!(
+            (nb.cells[0].source.as_str(), nb.cells[1].source.as_str()),
+            ("import os\na = 1\n", "b = 2\nc = 4\n")
+        );
+        let stale = Anchor::parse(&format!("0:1#{}", &anchor_of(1, "zzz")[2..])).unwrap();
+        let stale = Edit::Lines { from: stale.clone(), to: stale, new: "x\n".into() };
+        let error = edit_in_cells("a.ipynb", &text, &[stale], false).unwrap_err().to_string();
+        assert!(
+            error.contains("in cell 0") && error.contains(&format!("0:{}", anchor_of(1, "a = 1"))),
+            "{error}"
+        );
     }
 }

@@ -25,6 +25,7 @@ use std::borrow::Cow;
 use super::parse::{Cell, CellKind, Notebook};
 use crate::budget::{Room, json_chars};
 use crate::error::{Error, Result};
+use crate::files::anchor::anchor_of;
 use crate::files::{MAX_LINE_CHARS, cut_line};
 use crate::lines::LineIndex;
 
@@ -41,6 +42,9 @@ pub struct CellWindow {
     pub offset: i64,
     /// Cells shown at most; None: as many as fit in `room`.
     pub limit: Option<usize>,
+    /// Each source line numbered with its anchor, `<cell>:<n>#<hash>`, for edit_file's line
+    /// edits (see `files::anchor`).
+    pub anchors: bool,
     /// The room the page may take in a result, as text and again as a JSON string: the page
     /// stops before the first cell that does not fit. Its first cell is always shown, cut at
     /// a line when even it does not fit alone.
@@ -89,7 +93,7 @@ impl View {
 
 /// The page of `notebook` that `window` asks for.
 pub fn view(notebook: &Notebook<'_>, window: CellWindow) -> Result<View> {
-    let CellWindow { offset, limit, mut room } = window;
+    let CellWindow { offset, limit, anchors, mut room } = window;
     if limit == Some(0) {
         return Err(Error::InvalidArgument { name: "limit", reason: "must be at least 1 (cell)".into() });
     }
@@ -117,7 +121,7 @@ pub fn view(notebook: &Notebook<'_>, window: CellWindow) -> Result<View> {
     let mut stopped_by_room = false;
     let mut partial = None;
     for cell in &notebook.cells[first..last_allowed] {
-        let (block, cut) = cell_block(cell);
+        let (block, cut) = cell_block(cell, anchors);
         // The blank line between cells: 2 characters of text, 4 of JSON.
         if room.take(block.chars().count() + 2, json_chars(&block) + 4) {
             push_block(&mut body, &block);
@@ -128,7 +132,7 @@ pub fn view(notebook: &Notebook<'_>, window: CellWindow) -> Result<View> {
         stopped_by_room = true;
         if end == first {
             room.spend(PARTIAL_NOTE_ROOM.0, PARTIAL_NOTE_ROOM.1);
-            let (block, cut, shown) = cell_block_within(cell, &mut room, notebook.text);
+            let (block, cut, shown) = cell_block_within(cell, &mut room, notebook.text, anchors);
             push_block(&mut body, &block);
             cut_lines += cut;
             end = cell.index + 1;
@@ -224,13 +228,25 @@ fn shown<'a>(line: &'a str, cut: &mut usize) -> Cow<'a, str> {
     shown
 }
 
+/// Line `n` of `cell`'s source as a page numbers it: `n`, or its anchor `<cell>:<n>#<hash>`.
+fn number(cell: &Cell<'_>, n: usize, line: &str, anchors: bool) -> String {
+    match anchors {
+        true => format!("{}:{}", cell.index, anchor_of(n, line)),
+        false => n.to_string(),
+    }
+}
+
 /// The whole cell as a page shows it, and how many of its lines were cut.
-fn cell_block(cell: &Cell<'_>) -> (String, usize) {
+fn cell_block(cell: &Cell<'_>, anchors: bool) -> (String, usize) {
     let mut cut = 0;
     let mut block = cell_line(cell);
     let lines = LineIndex::new(&cell.source);
     for n in 1..=lines.count() {
-        block.push_str(&format!("\n{n}\t{}", shown(lines.line(n), &mut cut)));
+        block.push_str(&format!(
+            "\n{}\t{}",
+            number(cell, n, lines.line(n), anchors),
+            shown(lines.line(n), &mut cut)
+        ));
     }
     if lines.count() == 0 {
         block.push_str("\n(empty source)");
@@ -244,14 +260,20 @@ fn cell_block(cell: &Cell<'_>) -> (String, usize) {
 
 /// The cell's first line and as many of its source lines as fit in `room` (at least one), with
 /// a note that says where the rest is.
-fn cell_block_within(cell: &Cell<'_>, room: &mut Room, text: &str) -> (String, usize, PartialCell) {
+fn cell_block_within(
+    cell: &Cell<'_>,
+    room: &mut Room,
+    text: &str,
+    anchors: bool,
+) -> (String, usize, PartialCell) {
     let mut cut = 0;
     let mut block = cell_line(cell);
     room.spend(block.chars().count(), json_chars(&block));
     let lines = LineIndex::new(&cell.source);
     let mut lines_shown = 0;
     for n in 1..=lines.count() {
-        let line = format!("\n{n}\t{}", shown(lines.line(n), &mut cut));
+        let line =
+            format!("\n{}\t{}", number(cell, n, lines.line(n), anchors), shown(lines.line(n), &mut cut));
         if !room.take(line.chars().count(), json_chars(&line)) && n > 1 {
             break;
         }
@@ -296,7 +318,7 @@ mod tests {
     }
 
     fn all(offset: i64, limit: Option<usize>) -> CellWindow {
-        CellWindow { offset, limit, room: Room::unbounded() }
+        CellWindow { offset, limit, anchors: false, room: Room::unbounded() }
     }
 
     #[test]
@@ -354,7 +376,7 @@ mod tests {
         let text = notebook(&cells);
         let nb = parse(&text).unwrap();
         let room = Room::new(3_000, 8_000);
-        let v = view(&nb, CellWindow { offset: 0, limit: None, room }).unwrap();
+        let v = view(&nb, CellWindow { offset: 0, limit: None, anchors: false, room }).unwrap();
         assert!(v.stopped_by_room && v.more_after() && v.end > 1, "{:?}", (v.end, v.stopped_by_room));
         assert!(v.text.chars().count() <= 3_000, "{}", v.text.chars().count());
         assert!(v.text.ends_with("outputs: none"), "ends with a whole cell");
@@ -366,7 +388,9 @@ mod tests {
         let long: String = (0..2000).map(|i| format!("value_{i} = {i}\n")).collect();
         let text = notebook(&[code("big", &long, serde_json::json!([])), markdown("after", "x")]);
         let nb = parse(&text).unwrap();
-        let v = view(&nb, CellWindow { offset: 0, limit: None, room: Room::new(5_000, 12_000) }).unwrap();
+        let v =
+            view(&nb, CellWindow { offset: 0, limit: None, anchors: false, room: Room::new(5_000, 12_000) })
+                .unwrap();
         let partial = v.partial.clone().expect("cut");
         assert!(partial.lines_shown > 10 && partial.lines_shown < 2000, "{partial:?}");
         assert_eq!(partial.file_line, 3, "the cell's `{{` is on line 3 of the file");

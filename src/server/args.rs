@@ -85,8 +85,8 @@ pub struct ReadArgs {
     #[schemars(range(min = 1), with = "usize")]
     pub limit: Option<usize>,
     /// Show each line as `<n>#<hash>\t<text>`: the anchor `<n>#<hash>` names the line in
-    /// edit_file's line edits (default false; lines of the file, so not for a notebook shown
-    /// as cells).
+    /// edit_file's line edits (default false). In a notebook shown as cells, each source line
+    /// as `<cell>:<n>#<hash>\t<text>`, its cell's index first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "bool")]
     pub anchors: Option<bool>,

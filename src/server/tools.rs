@@ -69,8 +69,8 @@ impl FilewrightServer {
     /// the file's sha256. With `anchors: true` each line shows as `<n>#<hash>\t<text>`: `<hash>` is
     /// 3 characters of a hash of that line's text, stable and the same for the same text; use
     /// `<n>#<hash>` in edit_file's line edits. A notebook (`.ipynb`) is shown as its cells:
-    /// each with its 0-based index, id, type, source lines numbered from 1 within the cell,
-    /// and one line summarising its outputs (no base64); `offset`/`limit` then count cells
+    /// each with its 0-based index, id, type, source lines numbered from 1 within the cell
+    /// (anchors `<cell>:<n>#<hash>`), and one line summarising its outputs (no base64); `offset`/`limit` then count cells
     /// (0-based; negative from the end) and a page ends at a cell. `raw: true` shows a
     /// notebook's JSON as numbered lines instead (a notebook that does not parse is shown so,
     /// with the reason).
@@ -374,7 +374,10 @@ impl FilewrightServer {
     /// anchors when the text repeats. The file's line endings (CRLF kept even when you send
     /// LF), final newline and BOM are preserved; the write is atomic. The result shows a
     /// unified diff and the syntax check, counting problems the edit introduced.
-    /// `dry_run: true` shows the diff without writing.
+    /// `dry_run: true` shows the diff without writing. In a notebook (`.ipynb`) each edit
+    /// changes one cell's source as read_file shows it: old_string is matched within one cell
+    /// (never across cells or in the JSON), anchors carry their cell (`3:12#kq7`), edits apply
+    /// in order, and a code cell whose source changed loses its outputs.
     #[tool(
         input_schema = schemas::input("edit_file"),
         output_schema = schemas::output("edit_file"),

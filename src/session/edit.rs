@@ -324,7 +324,12 @@ fn cells_shown(key: &str, text: &str) -> Option<String> {
         return None;
     }
     let nb = notebook::parse(text).ok()?;
-    let window = notebook::CellWindow { offset: 0, limit: None, room: crate::budget::Room::unbounded() };
+    let window = notebook::CellWindow {
+        offset: 0,
+        limit: None,
+        anchors: false,
+        room: crate::budget::Room::unbounded(),
+    };
     notebook::view(&nb, window).ok().map(|view| view.text)
 }
 

@@ -24,7 +24,8 @@ pub struct ReadOutcome {
     pub path: String,
     /// Numbered lines, `<n>\t<text>` each (`<n>#<hash>\t<text>` with anchors). For a notebook
     /// shown as cells: a header line, then each cell as `cell <index> [<type>] id=<id>`, its
-    /// source lines numbered from 1 within the cell, and a line summarising its outputs.
+    /// source lines numbered from 1 within the cell (`<cell>:<n>#<hash>` with anchors), and a
+    /// line summarising its outputs.
     pub content: String,
     /// First line shown (1-based; 0 for an empty file). For a notebook shown as cells: the
     /// first cell shown (0-based index).
@@ -171,7 +172,9 @@ impl Session {
             true => match notebook::parse(&decoded.text) {
                 Ok(nb) => {
                     room.spend(NOTEBOOK_FACTS.0, NOTEBOOK_FACTS.1);
-                    let page = notebook_page(shown, &decoded, &nb, offset, limit, room)?;
+                    let (offset, anchors) = (offset.unwrap_or(0), how.anchors);
+                    let window = notebook::CellWindow { offset, limit, anchors, room };
+                    let page = notebook_page(shown, &decoded, &nb, window)?;
                     self.lock_seen().insert(path.clone());
                     return Ok(page);
                 }
@@ -268,11 +271,8 @@ fn notebook_page(
     path: String,
     decoded: &Decoded,
     nb: &notebook::Notebook<'_>,
-    offset: Option<i64>,
-    limit: Option<usize>,
-    room: Room,
+    window: notebook::CellWindow,
 ) -> Result<(ReadOutcome, bool)> {
-    let window = notebook::CellWindow { offset: offset.unwrap_or(0), limit, room };
     let view = notebook::view(nb, window)?;
     let text = &decoded.text;
     let total_lines = crate::lines::count_lines(text.as_bytes());

@@ -269,3 +269,43 @@ async fn every_edit_notebook_result_carries_the_verdict_naming_the_broken_cell()
     assert_eq!(reply.json()["new_problems"], 1, "{}", reply.text());
     server.stop().await;
 }
+
+#[tokio::test]
+async fn line_anchors_read_from_a_notebook_name_their_cell_and_edit_file_lands_there() {
+    let root = Root::new().file("sales.ipynb", JUPYTER);
+    let server = Server::spawn(&root).await;
+    let read = server.call("read_file", json!({"path": "sales.ipynb", "anchors": true})).await.ok();
+    let anchor = |prefix: &str| -> String {
+        let line = read.text().lines().find(|l| l.contains(prefix)).map(str::to_owned);
+        line.and_then(|l| l.split('\t').next().map(str::to_owned))
+            .unwrap_or_else(|| panic!("{}", read.text()))
+    };
+    let body = anchor("\t    return sum(xs)");
+    assert!(body.starts_with("1:2#"), "{body}");
+    let top = "2:0";
+    let edits = json!([
+        {"from": body, "new_string": "    return sum(xs) or 0\n"},
+        {"after": top, "new_string": "Written down:\n"}
+    ]);
+    let reply = server.call("edit_file", json!({"path": "sales.ipynb", "edits": edits})).await.ok();
+    assert_eq!(reply.json()["replacements"], 2, "{}", reply.text());
+    let all = cells(&root, "sales.ipynb");
+    assert_eq!(source(&all[1]), "def total(xs):\n    return sum(xs) or 0\nprint(total([1, 2, 3]))");
+    assert_eq!(source(&all[2]), "Written down:\nThe end.");
+    // The same anchor again is stale now: nothing changes, and fresh anchors of that cell are shown.
+    let before = root.read("sales.ipynb");
+    let text = server
+        .call("edit_file", json!({"path": "sales.ipynb", "edits": [{"from": body, "new_string": "x\n"}]}))
+        .await
+        .err();
+    assert!(text.contains("in cell 1") && text.contains("1:2#"), "{text}");
+    // An anchor without its cell names no line of a notebook.
+    let bare = body.trim_start_matches("1:");
+    let text = server
+        .call("edit_file", json!({"path": "sales.ipynb", "edits": [{"from": bare, "new_string": "x\n"}]}))
+        .await
+        .err();
+    assert!(text.contains("<cell>:<line>#<hash>"), "{text}");
+    assert_eq!(root.read("sales.ipynb"), before);
+    server.stop().await;
+}
