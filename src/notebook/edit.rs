@@ -117,6 +117,8 @@ pub struct Applied {
     pub text: String,
     /// What each edit did, for the reply: `inserted code cell 3 (id 1f0c9a2e)`.
     pub done: Vec<String>,
+    /// Cells in the notebook after the edits.
+    pub cells: usize,
 }
 
 /// Apply `edits` to the notebook `text`, in order; `new_id` makes a fresh cell id (checked
@@ -124,8 +126,10 @@ pub struct Applied {
 pub fn apply(text: &str, edits: &[CellEdit], new_id: &mut dyn FnMut() -> String) -> Result<Applied, Refused> {
     let mut text = text.to_owned();
     let mut done = Vec::with_capacity(edits.len());
+    let mut cells = 0;
     for (i, edit) in edits.iter().enumerate() {
         let nb = parse(&text)?;
+        cells = nb.cells.len();
         let major = nb.top.get("nbformat").and_then(|v| serde_json::from_str::<u64>(v.get()).ok());
         if let Some(major) = major.filter(|m| *m != 4) {
             return Err(Refused {
@@ -140,8 +144,13 @@ pub fn apply(text: &str, edits: &[CellEdit], new_id: &mut dyn FnMut() -> String)
             apply_one(&nb, edit, new_id).map_err(|reason| Refused { edit: Some(i), reason })?;
         done.push(what);
         text = next;
+        cells = match edit.action {
+            EditAction::Insert => cells + 1,
+            EditAction::Delete => cells - 1,
+            EditAction::Replace => cells,
+        };
     }
-    Ok(Applied { text, done })
+    Ok(Applied { text, done, cells })
 }
 
 /// `text` with cell `index`'s source replaced by `source` (a code cell's outputs and count

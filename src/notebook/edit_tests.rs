@@ -318,7 +318,7 @@ fn jupyter_written_notebooks_round_trip_byte_for_byte_through_edits_that_do_not_
                 &text[tail..],
                 "{name}: the metadata changed"
             );
-            if cell.kind != CellKind::Code || cell.outputs.is_empty() && cell.execution_count.is_none() {
+            if cell.kind != CellKind::Code || cell.outputs().is_empty() && cell.execution_count.is_none() {
                 let source = cell.source.clone();
                 let back = apply(
                     &replaced,

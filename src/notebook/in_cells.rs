@@ -3,7 +3,7 @@
 //! never in the escaped JSON.
 
 use super::edit::{Refused, edit_source};
-use super::parse::parse;
+use super::parse::{Cell, parse};
 use crate::error::{EditFailure, Error, Result};
 use crate::files::anchor::Anchor;
 use crate::files::{self, Edit, Edited};
@@ -23,8 +23,8 @@ pub fn edit_in_cells(path: &str, text: &str, edits: &[Edit], tolerant: bool) -> 
             failure: Box::new(failure),
         };
         let nb = parse(&text).map_err(|not| refused(path, not.into()))?;
-        let replace_all = match edit {
-            Edit::Replace { old, replace_all, .. } if !old.is_empty() => *replace_all,
+        let (old, replace_all) = match edit {
+            Edit::Replace { old, replace_all, .. } if !old.is_empty() => (old, *replace_all),
             Edit::Replace { .. } => return Err(fail(EditFailure::NotInCells)),
             Edit::Lines { .. } | Edit::Insert { .. } => {
                 let (cell, in_cell) = in_one_cell(edit).ok_or_else(|| fail(EditFailure::NotInCells))?;
@@ -44,7 +44,12 @@ pub fn edit_in_cells(path: &str, text: &str, edits: &[Edit], tolerant: bool) -> 
         let mut closest = Vec::new();
         // Cells where old_string occurs more than once (or matches several places tolerantly).
         let mut several = Vec::new();
-        for cell in &nb.cells {
+        // As in any file, an exact match comes first: when some cells hold old_string as it
+        // is, only they are candidates, and the others are not searched with a tolerance (most
+        // of the time of an edit in a large notebook).
+        let exact: Vec<&Cell<'_>> = nb.cells.iter().filter(|c| c.source.contains(old.as_str())).collect();
+        let candidates = if exact.is_empty() { nb.cells.iter().collect() } else { exact };
+        for cell in candidates {
             match files::apply_edits(path, &cell.source, std::slice::from_ref(edit), tolerant) {
                 Ok(edited) => hits.push((cell.index, edited)),
                 Err(Error::Edit { failure, .. }) => match *failure {
@@ -167,7 +172,7 @@ mod tests {
             edit_in_cells("a.ipynb", &text, &[replace("sum(xs)", "sum(xs) + 1", false)], false).unwrap();
         let nb = parse(&edited.text).unwrap();
         assert_eq!(nb.cells[1].source, "def total(xs):\n    return sum(xs) + 1\n");
-        assert!(nb.cells[1].outputs.is_empty() && nb.cells[1].execution_count.is_none());
+        assert!(nb.cells[1].outputs().is_empty() && nb.cells[1].execution_count.is_none());
         let untouched = parse(&text).unwrap().cells[1].span.start;
         assert_eq!(edited.text[..untouched], text[..untouched]);
         assert_eq!(edited.replacements, [1]);

@@ -53,8 +53,7 @@ pub struct Cell<'t> {
     /// reads and Rust strings cannot hold. `source` then shows U+FFFD in its place, and a
     /// change that would write it back from `source` is refused.
     pub source_inexact: bool,
-    /// A code cell's outputs, summarised.
-    pub outputs: Vec<Output>,
+
     /// A code cell's `execution_count`.
     pub execution_count: Option<u64>,
 }
@@ -247,7 +246,6 @@ impl<'t> Cell<'t> {
                 },
             },
         };
-        let outputs = fields.get("outputs").map(|v| summarise_outputs(v.get())).unwrap_or_default();
         let execution_count = fields.get("execution_count").and_then(|v| serde_json::from_str(v.get()).ok());
         Cell {
             index,
@@ -257,10 +255,15 @@ impl<'t> Cell<'t> {
             source,
             source_as_lines,
             source_inexact,
-            outputs,
             execution_count,
             fields,
         }
+    }
+
+    /// A code cell's outputs, summarised: read from the file when asked, since an image's
+    /// base64 is most of a notebook's bytes and only a reader needs this.
+    pub fn outputs(&self) -> Vec<Output> {
+        self.fields.get("outputs").map(|v| summarise_outputs(v.get())).unwrap_or_default()
     }
 
     /// The span of `key`'s value in the file.
@@ -406,9 +409,10 @@ mod tests {
         assert!(JUPYTER[md.span.clone()].starts_with('{') && JUPYTER[md.span.clone()].ends_with('}'));
         let code = &nb.cells[1];
         assert_eq!(code.execution_count, Some(3));
-        assert_eq!(code.outputs.len(), 2);
-        assert_eq!(code.outputs[0].summary, "stdout, 1 line, 3 B");
-        assert!(code.outputs[1].summary.starts_with("image/png"), "{:?}", code.outputs[1]);
+        let outputs = code.outputs();
+        assert_eq!(outputs.len(), 2);
+        assert_eq!(outputs[0].summary, "stdout, 1 line, 3 B");
+        assert!(outputs[1].summary.starts_with("image/png"), "{:?}", outputs[1]);
         assert_eq!(&JUPYTER[nb.cells_span.clone()].chars().next(), &Some('['));
         let source = code.value_span(JUPYTER, "source").unwrap();
         assert_eq!(&JUPYTER[source], "[\n    \"print('hi')\"\n   ]");

@@ -200,10 +200,10 @@ fn outputs_line(cell: &Cell<'_>) -> Option<String> {
     if cell.kind != CellKind::Code {
         return None;
     }
-    let outputs = match cell.outputs.is_empty() {
+    let outputs = cell.outputs();
+    let outputs = match outputs.is_empty() {
         true => "none".to_owned(),
-        false => cell
-            .outputs
+        false => outputs
             .iter()
             .map(|o| format!("{} ({})", o.kind, one_line(&o.summary)))
             .collect::<Vec<_>>()

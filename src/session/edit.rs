@@ -189,19 +189,20 @@ impl Session {
             }
             files::apply_edits(key, before, &edits, tolerant)
         };
-        self.edit_with(raw_path, dry_run, expected_sha256, agent, &apply)
+        self.edit_with(raw_path, dry_run, expected_sha256, agent, true, &apply)
     }
 
     /// An edit of the file at `raw_path`: `apply` makes the new text from the old (`""` and
     /// `false` for a file that does not exist), and the result is checked, diffed and, unless
     /// `dry_run`, written atomically once, claimed and journaled. `edit_file` and
-    /// `edit_notebook` differ only in `apply`.
+    /// `edit_notebook` differ only in `apply`, and in the diff (`diff: false` makes none).
     pub(super) fn edit_with(
         &self,
         raw_path: &str,
         dry_run: bool,
         expected_sha256: Option<&str>,
         agent: Option<&str>,
+        diff: bool,
         apply: &dyn Fn(&str, &str, bool) -> Result<files::Edited>,
     ) -> Result<EditOutcome> {
         let agent = self.agent(agent)?;
@@ -237,7 +238,7 @@ impl Session {
             let syntax = check::check(&key, &applied.edited.text);
             // Nothing was written: the file is as it was.
             let sha256 = sha256_hex(applied.before_bytes());
-            let shown = diff_and_added_stubs(&key, &applied);
+            let shown = diff_and_added_stubs(&key, &applied, diff);
             (applied, shown, AfterWrite { warnings: Vec::new(), syntax, hook: None, sha256 })
         } else {
             let ((applied, shown, sha256, now), unrecorded) = self
@@ -263,7 +264,7 @@ impl Session {
                                 false => Before::Absent,
                             }),
                         };
-                        let shown = diff_and_added_stubs(&key, &applied);
+                        let shown = diff_and_added_stubs(&key, &applied, diff);
                         Ok(((applied, shown, sha256, staged), Some(facts)))
                     },
                     |(applied, shown, sha256, staged)| {
@@ -338,11 +339,14 @@ fn cells_shown(key: &str, text: &str) -> Option<String> {
 /// What the reply shows of an edit that needs only its texts: the diff, and the stubs the
 /// edit added. A stub already in the text before is not the edit's; that text is scanned only
 /// when the result has stubs to compare.
-fn diff_and_added_stubs(key: &str, applied: &Applied) -> (String, Vec<Stub>) {
-    let diff = match (cells_shown(key, &applied.before), cells_shown(key, &applied.edited.text)) {
-        // A notebook's diff is of its cells as read_file shows them, not of its escaped JSON.
-        (Some(before), Some(after)) => files::unified_diff(key, &before, &after, MAX_DIFF_LINES),
-        _ => files::unified_diff(key, &applied.before, &applied.edited.text, MAX_DIFF_LINES),
+fn diff_and_added_stubs(key: &str, applied: &Applied, diff: bool) -> (String, Vec<Stub>) {
+    let diff = match diff {
+        false => String::new(),
+        true => match (cells_shown(key, &applied.before), cells_shown(key, &applied.edited.text)) {
+            // A notebook's diff is of its cells as read_file shows them, not of its escaped JSON.
+            (Some(before), Some(after)) => files::unified_diff(key, &before, &after, MAX_DIFF_LINES),
+            _ => files::unified_diff(key, &applied.before, &applied.edited.text, MAX_DIFF_LINES),
+        },
     };
     let mut added_stubs = stubs_of(key, &applied.edited.text, WRITE_STUB_KINDS);
     if !added_stubs.is_empty() {

@@ -143,8 +143,7 @@ impl Session {
                 let reason = "nothing to change: the notebook already is as these edits make it".to_owned();
                 return Err(Error::Notebook { path: key.to_owned(), reason });
             }
-            let cells = notebook::parse(&applied.text).map(|nb| nb.cells.len()).unwrap_or(0);
-            *done.lock().unwrap_or_else(|e| e.into_inner()) = (applied.done, cells);
+            *done.lock().unwrap_or_else(|e| e.into_inner()) = (applied.done, applied.cells);
             Ok(files::Edited {
                 text: applied.text,
                 replacements: vec![1; edits.len()],
@@ -152,10 +151,8 @@ impl Session {
                 tolerated: Vec::new(),
             })
         };
-        let mut edit = self.edit_with(raw_path, false, expected_sha256, agent, &apply)?;
-        // The model knows what it sent, and a diff of the notebook's JSON is its escaped noise:
-        // `done` says what changed.
-        edit.diff = String::new();
+        // No diff: the model knows what it sent, and `done` says what changed.
+        let edit = self.edit_with(raw_path, false, expected_sha256, agent, false, &apply)?;
         let (done, cells) = done.into_inner().unwrap_or_else(|e| e.into_inner());
         Ok(NotebookEditOutcome { done, cells, edit })
     }
