@@ -100,7 +100,7 @@ fn is_python(nb: &Notebook) -> bool {
 /// The schema's violations, each at the line of the JSON where its cell or key is.
 fn schema_problems(nb: &Notebook, index: &LineIndex) -> Vec<Problem> {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(nb.text) else { return Vec::new() };
-    let offset = |raw: &RawValue| raw.get().as_ptr() as usize - nb.text.as_ptr() as usize;
+    let offset = |raw: &RawValue| notebook::span_in(nb.text, raw.get()).start;
     notebook::validate(&value)
         .into_iter()
         .map(|v| {

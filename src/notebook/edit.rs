@@ -7,7 +7,7 @@
 
 use super::NotNotebook;
 use super::layout::{Json, Layout};
-use super::parse::{Cell, CellKind, Notebook, parse, span_in};
+use super::parse::{Cell, CellKind, Notebook, parse};
 
 /// Cells sit at this depth: in the top-level object's `cells` list.
 const CELL_DEPTH: usize = 2;
@@ -163,12 +163,8 @@ pub fn edit_source(text: &str, index: usize, source: &str) -> Result<String, Ref
         cell_type: None,
         source: Some(source.to_owned()),
     };
-    apply(text, &[edit], &mut || unreachable_id()).map(|applied| applied.text)
-}
-
-/// A replace never makes a cell id.
-fn unreachable_id() -> String {
-    String::from("0")
+    // A replace makes no cell id.
+    apply(text, &[edit], &mut String::new).map(|applied| applied.text)
 }
 
 fn apply_one(
@@ -412,7 +408,7 @@ fn rebuild(nb: &Notebook<'_>, cell: &Cell<'_>, kind: &CellKind, source: Option<&
         fields.insert(at, (key.to_owned(), json));
     }
     let written = layout.write(&Json::Object(fields), CELL_DEPTH);
-    splice(nb.text, span_in(nb.text, &nb.text[cell.span.clone()]), &written)
+    splice(nb.text, cell.span.clone(), &written)
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ mod view;
 pub use edit::{Applied, CellEdit, EditAction, Kernel, Refused, apply, blank_notebook, edit_source};
 pub use in_cells::edit_in_cells;
 pub use layout::split_lines;
+pub(crate) use parse::span_in;
 pub use parse::{Cell, CellKind, Notebook, Output, parse};
 pub use schema::{Violation, validate};
 pub use view::{CellWindow, PartialCell, View, view};

@@ -140,7 +140,7 @@ impl<'de: 't, 't> Deserialize<'de> for Fields<'t> {
 }
 
 /// Where `part`, a slice of `text`, lies in it.
-pub(super) fn span_in(text: &str, part: &str) -> Range<usize> {
+pub(crate) fn span_in(text: &str, part: &str) -> Range<usize> {
     let start = part.as_ptr() as usize - text.as_ptr() as usize;
     start..start + part.len()
 }
@@ -295,7 +295,7 @@ fn summarise_output(output: &serde_json::Value) -> Output {
             let name = output["ename"].as_str().unwrap_or("error");
             let value = output["evalue"].as_str().unwrap_or("");
             let line = format!("{name}: {value}");
-            cut(&line, 120)
+            crate::files::cut_line(&line, 120).into_owned()
         }
         _ => match output["data"].as_object() {
             Some(data) => data
@@ -329,13 +329,6 @@ fn size(bytes: usize) -> String {
         0..1024 => format!("{bytes} B"),
         1024..1_048_576 => format!("{:.1} KB", bytes as f64 / 1024.0),
         _ => format!("{:.1} MB", bytes as f64 / 1_048_576.0),
-    }
-}
-
-fn cut(line: &str, max: usize) -> String {
-    match line.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line.to_owned(),
     }
 }
 
